@@ -1,0 +1,324 @@
+/* host_kernels.c: the typed inner loops of the host path.
+ *
+ * A "block" is an aligned group of 16 leaves (256 positions): the unit the
+ * host engine works in. For each accumulator type and operation this file
+ * defines
+ *   - block(): folds each of the block's leaves left to right (ORDER.md),
+ *     then reduces the 16 leaf nodes pairwise into the block's node; a
+ *     block cut short by the end of the input has fewer leaves, and the
+ *     missing ones are none, which is the same as the last odd node moving
+ *     up unchanged;
+ *   - combine(): ORDER.md's none-aware combine(l, r).
+ *
+ * Speed comes from folding the 16 leaves of a block side by side: 16
+ * independent dependency chains instead of one, which the CPU overlaps
+ * and the compiler may vectorise across leaves. Each chain is still
+ * strictly left to right, so the bits are those of ORDER.md. This file is
+ * compiled with -ffp-contract=off and without any fast-math flag.
+ *
+ * A skipped (masked-out) element is folded as the operation's exact
+ * identity (-0.0 or 0 for sum, 1 for prod): v + -0.0 == v and v * 1 == v
+ * for every v, so this equals skipping it. The leaf's none-ness is tracked
+ * separately, because none is not the start value. min/max cannot use an
+ * identity (the first element starts the fold, and NaNs compare false), so
+ * they track none explicitly. */
+#include <string.h>
+#include "sb_internal.h"
+
+#define L SB_LEAF_SIZE
+#define NL SB_BLOCK_LEAVES
+
+/* Reduces v[0..15] (with has[]) pairwise into v[0], has[0].
+ * COMBINE(a, b) must set a = a op b for two present values. */
+#define TREE16(T, v, has, COMBINE)                                         \
+    for (int w_ = NL / 2; w_ >= 1; w_ /= 2) {                              \
+        for (int l_ = 0; l_ < w_; l_++) {                                  \
+            T a_ = v[2 * l_], b_ = v[2 * l_ + 1];                          \
+            bool ha_ = has[2 * l_], hb_ = has[2 * l_ + 1];                 \
+            if (ha_ && hb_) { COMBINE(a_, b_); }                           \
+            else if (hb_) { a_ = b_; }                                     \
+            v[l_] = a_; has[l_] = ha_ || hb_;                              \
+        }                                                                  \
+    }
+
+/* ---- explicit vectors for full float leaves ----------------------------- */
+
+/* Folding leaves side by side needs, per step, "element i of each of 4 (or
+ * 2) leaves" in one register: a small transpose of consecutive loads. GCC's
+ * auto-vectoriser does this poorly, so it is spelled out with portable
+ * vector extensions (SSE, NEON, ...). Each lane still folds its own leaf
+ * strictly left to right, so the bits are unchanged. */
+#if defined(__has_builtin)
+#  if __has_builtin(__builtin_shufflevector)
+#    define SB_HAVE_SHUFFLE 1
+#  endif
+#endif
+
+#ifdef SB_HAVE_SHUFFLE
+typedef float  sb_v4f __attribute__((vector_size(16)));
+typedef double sb_v2d __attribute__((vector_size(16)));
+
+#define VLOAD(dst, src) memcpy(&(dst), (src), sizeof(dst))
+
+/* v[l] = v[l] OP x[16l + 0] OP x[16l + 1] ... OP x[16l + 15], l = 0..15. */
+#define DEFINE_VFOLD_F32(NAME, OP)                                          \
+static inline void NAME(const float *x, float *v)                           \
+{                                                                           \
+    sb_v4f acc[4];                                                          \
+    for (int g = 0; g < 4; g++) VLOAD(acc[g], v + 4 * g);                   \
+    for (int i = 0; i < L; i += 4)                                          \
+        for (int g = 0; g < 4; g++) {                                       \
+            const float *p = x + g * 4 * L + i;                             \
+            sb_v4f r0, r1, r2, r3;                                          \
+            VLOAD(r0, p); VLOAD(r1, p + L);                                 \
+            VLOAD(r2, p + 2 * L); VLOAD(r3, p + 3 * L);                     \
+            const sb_v4f t0 = __builtin_shufflevector(r0, r1, 0, 4, 1, 5);  \
+            const sb_v4f t1 = __builtin_shufflevector(r0, r1, 2, 6, 3, 7);  \
+            const sb_v4f t2 = __builtin_shufflevector(r2, r3, 0, 4, 1, 5);  \
+            const sb_v4f t3 = __builtin_shufflevector(r2, r3, 2, 6, 3, 7);  \
+            acc[g] = acc[g] OP __builtin_shufflevector(t0, t2, 0, 1, 4, 5); \
+            acc[g] = acc[g] OP __builtin_shufflevector(t0, t2, 2, 3, 6, 7); \
+            acc[g] = acc[g] OP __builtin_shufflevector(t1, t3, 0, 1, 4, 5); \
+            acc[g] = acc[g] OP __builtin_shufflevector(t1, t3, 2, 3, 6, 7); \
+        }                                                                   \
+    for (int g = 0; g < 4; g++) memcpy(v + 4 * g, &acc[g], sizeof acc[g]);  \
+}
+
+#define DEFINE_VFOLD_F64(NAME, OP)                                          \
+static inline void NAME(const double *x, double *v)                         \
+{                                                                           \
+    sb_v2d acc[8];                                                          \
+    for (int g = 0; g < 8; g++) VLOAD(acc[g], v + 2 * g);                   \
+    for (int i = 0; i < L; i += 2)                                          \
+        for (int g = 0; g < 8; g++) {                                       \
+            const double *p = x + g * 2 * L + i;                            \
+            sb_v2d r0, r1;                                                  \
+            VLOAD(r0, p); VLOAD(r1, p + L);                                 \
+            acc[g] = acc[g] OP __builtin_shufflevector(r0, r1, 0, 2);       \
+            acc[g] = acc[g] OP __builtin_shufflevector(r0, r1, 1, 3);       \
+        }                                                                   \
+    for (int g = 0; g < 8; g++) memcpy(v + 2 * g, &acc[g], sizeof acc[g]);  \
+}
+
+#define VOP_ADD +
+#define VOP_MUL *
+DEFINE_VFOLD_F32(vfold_f32_sum, VOP_ADD)
+DEFINE_VFOLD_F32(vfold_f32_prod, VOP_MUL)
+DEFINE_VFOLD_F64(vfold_f64_sum, VOP_ADD)
+DEFINE_VFOLD_F64(vfold_f64_prod, VOP_MUL)
+#endif /* SB_HAVE_SHUFFLE */
+
+/* The scalar form: 16 independent chains the CPU overlaps. */
+#define SCALAR_FULL_FOLD(x, v, STEP)                                        \
+    for (int i = 0; i < L; i++)                                             \
+        for (int l = 0; l < NL; l++) STEP(v[l], x[l * L + i]);
+
+/* ---- sum and product: float, wrapping integer, checked integer ---------- */
+
+#define STEP_PLAIN_ADD(a, b)   ((a) = (a) + (b))
+#define STEP_PLAIN_MUL(a, b)   ((a) = (a) * (b))
+#define STEP_CHECKED_ADD(a, b) (ov |= __builtin_add_overflow((a), (b), &(a)))
+#define STEP_CHECKED_MUL(a, b) (ov |= __builtin_mul_overflow((a), (b), &(a)))
+
+/* NAME: function prefix; T: accumulator C type; FIELD: sb__node member;
+ * START: start value; SKIP: exact identity folded for a masked-out element;
+ * STEP(a, b): a = a op b (may set the local `ov`);
+ * FULL(x, v, STEP): folds 16 full unmasked leaves into v[]. */
+#define DEFINE_FOLD_KERNEL(NAME, T, FIELD, START, SKIP, STEP, FULL)         \
+static void NAME##_block(const void *xv, const unsigned char *mask,         \
+                         size_t count, sb__node *out, bool *overflow)       \
+{                                                                           \
+    const T *x = xv;                                                        \
+    T v[NL];                                                                \
+    bool has[NL];                                                           \
+    bool ov = false;                                                        \
+    if (count == SB_BLOCK_SIZE && mask == NULL) {                           \
+        for (int l = 0; l < NL; l++) v[l] = START;                          \
+        FULL(x, v, STEP)                                                    \
+        for (int l = 0; l < NL; l++) has[l] = true;                         \
+    } else if (count == SB_BLOCK_SIZE) {                                    \
+        unsigned char any[NL] = {0};                                        \
+        for (int l = 0; l < NL; l++) v[l] = START;                          \
+        for (int i = 0; i < L; i++)                                         \
+            for (int l = 0; l < NL; l++) {                                  \
+                const unsigned char m = mask[l * L + i];                    \
+                const T e = m ? x[l * L + i] : (T)(SKIP);                   \
+                STEP(v[l], e);                                              \
+                any[l] |= m;                                                \
+            }                                                               \
+        for (int l = 0; l < NL; l++) has[l] = any[l] != 0;                  \
+    } else {                                                                \
+        for (int l = 0; l < NL; l++) {                                      \
+            v[l] = START;                                                   \
+            has[l] = false;                                                 \
+            for (size_t i = (size_t)l * L; i < count && i < (size_t)(l + 1) * L; i++) \
+                if (mask == NULL || mask[i]) { STEP(v[l], x[i]); has[l] = true; } \
+        }                                                                   \
+    }                                                                       \
+    TREE16(T, v, has, STEP)                                                 \
+    out->v.FIELD = v[0];                                                    \
+    out->has = has[0];                                                      \
+    if (ov) *overflow = true;                                               \
+}                                                                           \
+static void NAME##_combine(sb__node *left, const sb__node *right,           \
+                           bool *overflow)                                  \
+{                                                                           \
+    bool ov = false;                                                        \
+    if (!right->has) return;                                                \
+    if (!left->has) { *left = *right; return; }                             \
+    STEP(left->v.FIELD, right->v.FIELD);                                    \
+    if (ov) *overflow = true;                                               \
+}                                                                           \
+static const sb__kernel NAME##_kernel = { NAME##_block, NAME##_combine };
+
+/* ---- min and max --------------------------------------------------------- */
+
+/* BETTER(x, v): x replaces v (strictly smaller for min, larger for max). */
+#define BETTER_MIN(x, v) ((x) < (v))
+#define BETTER_MAX(x, v) ((x) > (v))
+
+#define DEFINE_MINMAX_KERNEL(NAME, T, FIELD, BETTER, PICK)                      \
+static void NAME##_block(const void *xv, const unsigned char *mask,         \
+                         size_t count, sb__node *out, bool *overflow)       \
+{                                                                           \
+    const T *x = xv;                                                        \
+    T v[NL];                                                                \
+    bool has[NL];                                                           \
+    (void)overflow;                                                         \
+    if (count == SB_BLOCK_SIZE && mask == NULL) {                           \
+        for (int l = 0; l < NL; l++) v[l] = x[l * L];                       \
+        for (int i = 1; i < L; i++)                                         \
+            for (int l = 0; l < NL; l++) {                                  \
+                const T e = x[l * L + i];                                   \
+                v[l] = BETTER(e, v[l]) ? e : v[l];                          \
+            }                                                               \
+        for (int l = 0; l < NL; l++) has[l] = true;                         \
+    } else {                                                                \
+        for (int l = 0; l < NL; l++) {                                      \
+            v[l] = 0;                                                       \
+            has[l] = false;                                                 \
+            for (size_t i = (size_t)l * L; i < count && i < (size_t)(l + 1) * L; i++) { \
+                if (mask != NULL && !mask[i]) continue;                     \
+                if (!has[l] || BETTER(x[i], v[l])) v[l] = x[i];             \
+                has[l] = true;                                              \
+            }                                                               \
+        }                                                                   \
+    }                                                                       \
+    /* combine(l, r) = BETTER(r, l) ? r : l */                             \
+    TREE16(T, v, has, PICK)                                                 \
+    out->v.FIELD = v[0];                                                    \
+    out->has = has[0];                                                      \
+}                                                                           \
+static void NAME##_combine(sb__node *left, const sb__node *right,           \
+                           bool *overflow)                                  \
+{                                                                           \
+    (void)overflow;                                                         \
+    if (!right->has) return;                                                \
+    if (!left->has || BETTER(right->v.FIELD, left->v.FIELD)) *left = *right; \
+}                                                                           \
+static const sb__kernel NAME##_kernel = { NAME##_block, NAME##_combine };
+
+#define PICK_MIN(a, b) ((a) = BETTER_MIN((b), (a)) ? (b) : (a))
+#define PICK_MAX(a, b) ((a) = BETTER_MAX((b), (a)) ? (b) : (a))
+
+/* ---- instantiation ------------------------------------------------------- */
+
+/* Floats: sum skips with -0.0 (the only exact additive identity). */
+#ifdef SB_HAVE_SHUFFLE
+#  define FULL_VEC(tag) FULL_VEC_(tag)
+#  define FULL_VEC_(tag) VECTOR_FULL_FOLD_##tag
+#  define VECTOR_FULL_FOLD_f32_sum(x, v, STEP)  vfold_f32_sum((x), (v));
+#  define VECTOR_FULL_FOLD_f32_prod(x, v, STEP) vfold_f32_prod((x), (v));
+#  define VECTOR_FULL_FOLD_f64_sum(x, v, STEP)  vfold_f64_sum((x), (v));
+#  define VECTOR_FULL_FOLD_f64_prod(x, v, STEP) vfold_f64_prod((x), (v));
+#else
+#  define FULL_VEC(tag) SCALAR_FULL_FOLD
+#endif
+DEFINE_FOLD_KERNEL(f32_sum,  float,  f32, 0.0f, -0.0f, STEP_PLAIN_ADD, FULL_VEC(f32_sum))
+DEFINE_FOLD_KERNEL(f64_sum,  double, f64, 0.0,  -0.0,  STEP_PLAIN_ADD, FULL_VEC(f64_sum))
+DEFINE_FOLD_KERNEL(f32_prod, float,  f32, 1.0f, 1.0f,  STEP_PLAIN_MUL, FULL_VEC(f32_prod))
+DEFINE_FOLD_KERNEL(f64_prod, double, f64, 1.0,  1.0,   STEP_PLAIN_MUL, FULL_VEC(f64_prod))
+
+/* Wrapping integers: signed accumulators use the unsigned type of the same
+ * width; two's complement makes the bits identical and avoids signed
+ * overflow, which C leaves undefined. */
+#define DEFINE_INT_KERNELS(tag, T, UT, UFIELD)                              \
+    DEFINE_FOLD_KERNEL(tag##_csum,  T,  tag,    0, 0, STEP_CHECKED_ADD, SCALAR_FULL_FOLD) \
+    DEFINE_FOLD_KERNEL(tag##_cprod, T,  tag,    1, 1, STEP_CHECKED_MUL, SCALAR_FULL_FOLD) \
+    DEFINE_FOLD_KERNEL(tag##_wsum,  UT, UFIELD, 0, 0, STEP_PLAIN_ADD, SCALAR_FULL_FOLD) \
+    DEFINE_FOLD_KERNEL(tag##_wprod, UT, UFIELD, 1, 1, STEP_PLAIN_MUL, SCALAR_FULL_FOLD)
+
+/* Integer promotion would turn 8/16-bit wrapping steps into int arithmetic
+ * (fine: the result is truncated back on assignment, and int cannot
+ * overflow from two 16-bit operands... except for multiplication of two
+ * uint16_t, which promotes to int and can overflow). So 8/16-bit wrapping
+ * uses 32-bit unsigned steps then truncates; see wrap_small below. */
+#define STEP_U32_ADD(a, b) ((a) = (__typeof__(a))((uint32_t)(a) + (uint32_t)(b)))
+#define STEP_U32_MUL(a, b) ((a) = (__typeof__(a))((uint32_t)(a) * (uint32_t)(b)))
+
+#define DEFINE_SMALL_INT_KERNELS(tag, T, UT, UFIELD)                        \
+    DEFINE_FOLD_KERNEL(tag##_csum,  T,  tag,    0, 0, STEP_CHECKED_ADD, SCALAR_FULL_FOLD) \
+    DEFINE_FOLD_KERNEL(tag##_cprod, T,  tag,    1, 1, STEP_CHECKED_MUL, SCALAR_FULL_FOLD) \
+    DEFINE_FOLD_KERNEL(tag##_wsum,  UT, UFIELD, 0, 0, STEP_U32_ADD, SCALAR_FULL_FOLD) \
+    DEFINE_FOLD_KERNEL(tag##_wprod, UT, UFIELD, 1, 1, STEP_U32_MUL, SCALAR_FULL_FOLD)
+
+DEFINE_SMALL_INT_KERNELS(i8,  int8_t,   uint8_t,  u8)
+DEFINE_SMALL_INT_KERNELS(u8,  uint8_t,  uint8_t,  u8)
+DEFINE_SMALL_INT_KERNELS(i16, int16_t,  uint16_t, u16)
+DEFINE_SMALL_INT_KERNELS(u16, uint16_t, uint16_t, u16)
+DEFINE_INT_KERNELS(i32, int32_t,  uint32_t, u32)
+DEFINE_INT_KERNELS(u32, uint32_t, uint32_t, u32)
+DEFINE_INT_KERNELS(i64, int64_t,  uint64_t, u64)
+DEFINE_INT_KERNELS(u64, uint64_t, uint64_t, u64)
+
+#define DEFINE_MINMAX_PAIR(tag, T)                                          \
+    DEFINE_MINMAX_KERNEL(tag##_min, T, tag, BETTER_MIN, PICK_MIN)           \
+    DEFINE_MINMAX_KERNEL(tag##_max, T, tag, BETTER_MAX, PICK_MAX)
+
+#define SB_MINMAX_INSTANCE_(e, tag, ctype, f, s) DEFINE_MINMAX_PAIR(tag, ctype)
+SB_TYPE_LIST(SB_MINMAX_INSTANCE_)
+#undef SB_MINMAX_INSTANCE_
+
+/* ---- lookup -------------------------------------------------------------- */
+
+const sb__kernel *sb__host_kernel(const sb__plan *plan)
+{
+    switch (plan->op) {
+    case SB_MIN:
+        switch (plan->acc) {
+#define SB_MIN_CASE_(e, tag, ctype, f, s) case e: return &tag##_min_kernel;
+        SB_TYPE_LIST(SB_MIN_CASE_)
+#undef SB_MIN_CASE_
+        }
+        return NULL;
+    case SB_MAX:
+        switch (plan->acc) {
+#define SB_MAX_CASE_(e, tag, ctype, f, s) case e: return &tag##_max_kernel;
+        SB_TYPE_LIST(SB_MAX_CASE_)
+#undef SB_MAX_CASE_
+        }
+        return NULL;
+    case SB_SUM:
+    case SB_PROD: {
+        const bool sum = plan->op == SB_SUM;
+        switch (plan->acc) {
+        case SB_F32: return sum ? &f32_sum_kernel : &f32_prod_kernel;
+        case SB_F64: return sum ? &f64_sum_kernel : &f64_prod_kernel;
+#define SB_INT_CASE_(e, tag)                                              \
+        case e:                                                           \
+            if (plan->wrap) return sum ? &tag##_wsum_kernel : &tag##_wprod_kernel; \
+            return sum ? &tag##_csum_kernel : &tag##_cprod_kernel;
+        SB_INT_CASE_(SB_I8, i8)   SB_INT_CASE_(SB_U8, u8)
+        SB_INT_CASE_(SB_I16, i16) SB_INT_CASE_(SB_U16, u16)
+        SB_INT_CASE_(SB_I32, i32) SB_INT_CASE_(SB_U32, u32)
+        SB_INT_CASE_(SB_I64, i64) SB_INT_CASE_(SB_U64, u64)
+#undef SB_INT_CASE_
+        }
+        return NULL;
+    }
+    case SB_ANY:
+    case SB_ALL:
+        return NULL;
+    }
+    return NULL;
+}

@@ -1,0 +1,300 @@
+/* host_reduce.c: sb_reduce_host(), the host path's engine.
+ *
+ * The input is walked in aligned blocks of 16 leaves (host_kernels.c).
+ * Block nodes are merged with a binary counter: a node enters at level 0,
+ * and two nodes of equal level combine (left = lower positions) into one a
+ * level up. When the input ends, the remaining nodes, of decreasing level,
+ * fold from the right: a lower node is a subtree padded with none, which
+ * moves up unchanged until it meets its left sibling. That is exactly
+ * ORDER.md's tree, computed in one pass with O(log n) memory.
+ *
+ * For large inputs the blocks are cut into "chunks" of 2^k blocks, each an
+ * aligned subtree whose node does not depend on anything outside it;
+ * threads take chunks in any order and the chunk nodes are merged the same
+ * way. So the thread count, and the chunk size, change speed, never bits. */
+#include <limits.h>
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include "sb_internal.h"
+
+#define SB_MAX_THREADS         256u
+#define SB_CHUNKS_PER_THREAD   4u        /* load balance */
+#define SB_MIN_CHUNK_BLOCKS    256u      /* 64 Ki elements: amortises a chunk */
+#define SB_THREADED_MIN_N      ((size_t)1 << 18)
+
+/* ---- the binary counter ------------------------------------------------- */
+
+typedef struct {
+    sb__node node[64];
+    unsigned level[64];
+    int top;
+} merge_stack;
+
+static void merge_push(merge_stack *s, const sb__kernel *k, sb__node node,
+                       bool *overflow)
+{
+    unsigned level = 0;
+    while (s->top > 0 && s->level[s->top - 1] == level) {
+        sb__node left = s->node[--s->top];
+        k->combine(&left, &node, overflow);
+        node = left;
+        level++;
+    }
+    s->node[s->top] = node;
+    s->level[s->top] = level;
+    s->top++;
+}
+
+static sb__node merge_finish(const merge_stack *s, const sb__kernel *k,
+                             bool *overflow)
+{
+    sb__node root = { .has = false };
+    if (s->top == 0)
+        return root;
+    root = s->node[s->top - 1];
+    for (int i = s->top - 2; i >= 0; i--) {
+        sb__node left = s->node[i];
+        k->combine(&left, &root, overflow);
+        root = left;
+    }
+    return root;
+}
+
+/* ---- one range of blocks ----------------------------------------------- */
+
+typedef struct {
+    const sb__plan      *plan;
+    const sb__kernel    *kernel;
+    const unsigned char *x;
+    const unsigned char *mask;
+    size_t               n;
+    size_t               chunk_blocks;   /* a power of two */
+    size_t               chunk_count;
+    sb__node            *chunk_nodes;
+    atomic_size_t        next_chunk;
+    atomic_bool          overflow;
+} job;
+
+static sb__node reduce_blocks(const job *j, size_t first_block,
+                              size_t block_count, bool *overflow)
+{
+    _Alignas(64) unsigned char converted[SB_BLOCK_SIZE * sizeof(double)];
+    const bool convert = j->plan->acc != j->plan->input;
+    merge_stack stack;
+    stack.top = 0;
+    for (size_t b = first_block; b < first_block + block_count; b++) {
+        const size_t start = b * SB_BLOCK_SIZE;
+        const size_t count = j->n - start < SB_BLOCK_SIZE
+                           ? j->n - start : SB_BLOCK_SIZE;
+        const void *x = j->x + start * j->plan->input_size;
+        if (convert) {
+            sb__convert(j->plan->input, j->plan->acc, x, converted, count);
+            x = converted;
+        }
+        sb__node node;
+        j->kernel->block(x, j->mask ? j->mask + start : NULL, count, &node,
+                         overflow);
+        merge_push(&stack, j->kernel, node, overflow);
+    }
+    return merge_finish(&stack, j->kernel, overflow);
+}
+
+static void run_chunks(job *j)
+{
+    const size_t blocks = (j->n + SB_BLOCK_SIZE - 1) / SB_BLOCK_SIZE;
+    bool overflow = false;
+    sb__fpenv env;
+    sb__fpenv_enter(&env);
+    for (;;) {
+        const size_t c = atomic_fetch_add(&j->next_chunk, 1);
+        if (c >= j->chunk_count)
+            break;
+        const size_t first = c * j->chunk_blocks;
+        const size_t count = blocks - first < j->chunk_blocks
+                           ? blocks - first : j->chunk_blocks;
+        j->chunk_nodes[c] = reduce_blocks(j, first, count, &overflow);
+    }
+    sb__fpenv_leave(&env);
+    if (overflow)
+        atomic_store(&j->overflow, true);
+}
+
+static void *chunk_worker(void *arg)
+{
+    run_chunks(arg);
+    return NULL;
+}
+
+/* ---- threads ------------------------------------------------------------ */
+
+unsigned sb__host_thread_count(unsigned requested)
+{
+    unsigned long count = requested;
+    if (count == 0) {
+        const char *env = getenv("SAMEBITS_THREADS");
+        if (env != NULL && *env != '\0') {
+            char *end = NULL;
+            count = strtoul(env, &end, 10);
+            if (*end != '\0')
+                count = 0;
+        }
+    }
+    if (count == 0) {
+        const long online = sysconf(_SC_NPROCESSORS_ONLN);
+        count = online > 0 ? (unsigned long)online : 1;
+    }
+    return count > SB_MAX_THREADS ? SB_MAX_THREADS : (unsigned)count;
+}
+
+static size_t round_up_pow2(size_t v)
+{
+    size_t p = 1;
+    while (p < v)
+        p <<= 1;
+    return p;
+}
+
+static sb__node reduce_tree(const sb__plan *plan, const unsigned char *x,
+                            const unsigned char *mask, size_t n,
+                            unsigned threads, bool *overflow)
+{
+    const sb__kernel *kernel = sb__host_kernel(plan);
+    const size_t blocks = (n + SB_BLOCK_SIZE - 1) / SB_BLOCK_SIZE;
+    if (n < SB_THREADED_MIN_N)
+        threads = 1;
+
+    size_t chunk_blocks = blocks == 0 ? 1 : round_up_pow2(blocks);
+    if (threads > 1) {
+        const size_t per = (blocks + threads * SB_CHUNKS_PER_THREAD - 1)
+                         / (threads * SB_CHUNKS_PER_THREAD);
+        chunk_blocks = round_up_pow2(per < SB_MIN_CHUNK_BLOCKS
+                                     ? SB_MIN_CHUNK_BLOCKS : per);
+    }
+    sb__node chunk_nodes[SB_MAX_THREADS * SB_CHUNKS_PER_THREAD];
+    job j = {
+        .plan = plan, .kernel = kernel, .x = x, .mask = mask, .n = n,
+        .chunk_blocks = chunk_blocks,
+        .chunk_count = (blocks + chunk_blocks - 1) / chunk_blocks,
+        .chunk_nodes = chunk_nodes,
+    };
+    atomic_init(&j.next_chunk, 0);
+    atomic_init(&j.overflow, false);
+
+    /* A thread that cannot be started is no error: the others, and this
+     * one, take its chunks. */
+    pthread_t tid[SB_MAX_THREADS];
+    unsigned started = 0;
+    const size_t helpers = j.chunk_count < threads ? j.chunk_count : threads;
+    for (size_t t = 1; t < helpers; t++) {
+        if (pthread_create(&tid[started], NULL, chunk_worker, &j) != 0)
+            break;
+        started++;
+    }
+    run_chunks(&j);
+    for (unsigned t = 0; t < started; t++)
+        pthread_join(tid[t], NULL);
+
+    merge_stack stack;
+    stack.top = 0;
+    bool ov = atomic_load(&j.overflow);
+    for (size_t c = 0; c < j.chunk_count; c++)
+        merge_push(&stack, kernel, chunk_nodes[c], &ov);
+    sb__node root = merge_finish(&stack, kernel, &ov);
+    *overflow = ov;
+    return root;
+}
+
+/* ---- any / all ---------------------------------------------------------- */
+
+/* Booleans combine the same whatever the order, so a plain loop already
+ * gives ORDER.md's bits. */
+static unsigned char reduce_boolean(const sb__plan *plan, const void *x,
+                                    const unsigned char *mask, size_t n)
+{
+    bool any = false, all = true;
+    switch (plan->input) {
+#define SB_BOOL_CASE_(e, tag, ctype, f, s)                                  \
+    case e: {                                                               \
+        const ctype *v = x;                                                 \
+        for (size_t i = 0; i < n; i++) {                                    \
+            if (mask != NULL && !mask[i]) continue;                         \
+            const bool t = v[i] != 0;   /* NaN: true; -0.0: false */        \
+            any |= t;                                                       \
+            all &= t;                                                       \
+        }                                                                   \
+        break;                                                              \
+    }
+    SB_TYPE_LIST(SB_BOOL_CASE_)
+#undef SB_BOOL_CASE_
+    }
+    return plan->op == SB_ANY ? any : all;
+}
+
+/* ---- the result --------------------------------------------------------- */
+
+static void node_set_small_int(sb__node *node, sb_type t, int value)
+{
+    switch (t) {
+#define SB_SET_CASE_(e, tag, ctype, f, s) case e: node->v.tag = (ctype)value; break;
+    SB_TYPE_LIST(SB_SET_CASE_)
+#undef SB_SET_CASE_
+    }
+}
+
+sb_status sb__finish(const sb__plan *plan, const sb__node *root,
+                     bool overflow, void *result)
+{
+    SB_RETURN_IF(plan->checked && overflow, SB_OVERFLOW);
+    sb__node out = *root;
+    if (!out.has) {
+        SB_RETURN_IF(plan->op == SB_MIN || plan->op == SB_MAX, SB_EMPTY);
+        node_set_small_int(&out, plan->acc, plan->op == SB_PROD ? 1 : 0);
+    }
+    /* Hardware differs in NaN payloads; ORDER.md returns one NaN. */
+    if (plan->acc == SB_F32 && out.v.f32 != out.v.f32) {
+        const uint32_t bits = 0x7FC00000u;
+        memcpy(&out.v.f32, &bits, sizeof bits);
+    } else if (plan->acc == SB_F64 && out.v.f64 != out.v.f64) {
+        const uint64_t bits = 0x7FF8000000000000u;
+        memcpy(&out.v.f64, &bits, sizeof bits);
+    }
+    memcpy(result, out.v.bytes, plan->result_size);
+    return SB_OK;
+}
+
+/* ---- entry points ------------------------------------------------------- */
+
+sb_status sb_reduce_host_opts(sb_reduction r, const void *x,
+                              const unsigned char *mask, size_t n,
+                              void *result, const sb_host_options *opts)
+{
+    sb__plan plan;
+    const sb_status check = sb__plan_make(r, &plan);
+    SB_RETURN_IF(check != SB_OK, check);
+    SB_RETURN_IF(result == NULL, SB_INVALID_ARGUMENT);
+    SB_RETURN_IF(n > 0 && x == NULL, SB_INVALID_ARGUMENT);
+    SB_RETURN_IF(n > SIZE_MAX / plan.input_size, SB_INVALID_ARGUMENT);
+
+    if (plan.op == SB_ANY || plan.op == SB_ALL) {
+        const unsigned char value = reduce_boolean(&plan, x, mask, n);
+        memcpy(result, &value, 1);
+        return SB_OK;
+    }
+    const unsigned threads = sb__host_thread_count(opts ? opts->threads : 0);
+    bool overflow = false;
+    sb__fpenv env;
+    sb__fpenv_enter(&env);
+    const sb__node root = reduce_tree(&plan, x, mask, n, threads, &overflow);
+    const sb_status status = sb__finish(&plan, &root, overflow, result);
+    sb__fpenv_leave(&env);
+    return status;
+}
+
+sb_status sb_reduce_host(sb_reduction r, const void *x,
+                         const unsigned char *mask, size_t n, void *result)
+{
+    return sb_reduce_host_opts(r, x, mask, n, result, NULL);
+}

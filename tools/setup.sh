@@ -1,0 +1,33 @@
+#!/usr/bin/env bash
+# tools/setup.sh: installs what samebits needs (Debian/Ubuntu packages) and
+# builds it into build/. Safe to run again: it installs only what is missing
+# and rebuilds only what changed.
+#   SAMEBITS_WERROR=ON     treat warnings as errors (CI)
+#   SAMEBITS_BUILD_DIR=... build somewhere else than ./build
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+packages=(
+  cmake gcc make pkg-config
+  libcmocka-dev          # tests
+  libmpfr-dev            # exactly rounded reference sums (samebits demo)
+  ocl-icd-opencl-dev opencl-headers pocl-opencl-icd clinfo   # OpenCL
+)
+missing=()
+for p in "${packages[@]}"; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" \
+    || missing+=("$p")
+done
+if ((${#missing[@]})); then
+  sudo=""
+  if [ "$(id -u)" -ne 0 ]; then sudo="sudo"; fi
+  echo "setup: installing ${missing[*]}" >&2
+  $sudo apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq --no-install-recommends \
+    "${missing[@]}" >/dev/null
+fi
+
+build="${SAMEBITS_BUILD_DIR:-build}"
+cmake -S . -B "$build" -DCMAKE_BUILD_TYPE=Release \
+      -DSAMEBITS_WERROR="${SAMEBITS_WERROR:-OFF}" >/dev/null
+cmake --build "$build" -j"$(nproc)"
