@@ -34,6 +34,15 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#ifndef CL_TARGET_OPENCL_VERSION
+#define CL_TARGET_OPENCL_VERSION 120   /* the oldest OpenCL samebits needs */
+#endif
+#ifdef __APPLE__
+#include <OpenCL/opencl.h>
+#else
+#include <CL/cl.h>
+#endif
+
 #ifdef __cplusplus
 extern "C" {
 #endif
@@ -116,7 +125,8 @@ typedef struct {
     X(SB_INVALID_ARGUMENT, 3, "invalid argument: null pointer, unknown op "   \
                               "or type, refused type pair, bad flags or "     \
                               "range")                                        \
-    X(SB_UNSUPPORTED,      4, "the device cannot compute this type exactly")  \
+    X(SB_UNSUPPORTED,      4, "unsupported: no such OpenCL device, or the "   \
+                              "device cannot compute this type exactly")      \
     X(SB_OUT_OF_MEMORY,    5, "out of memory")                                \
     X(SB_OPENCL_ERROR,     6, "an OpenCL call failed")                        \
     X(SB_BUILD_ERROR,      7, "an OpenCL kernel failed to build")
@@ -172,7 +182,8 @@ SB_API SB_NODISCARD sb_status sb_reduction_check(sb_reduction r);
  *  takes part iff mask[i] != 0. A mask never moves a leaf boundary.
  *  `x` (and `mask`) may be NULL only when n == 0.
  *  Large inputs are split over threads along aligned subtrees, so the bits
- *  never depend on the thread count (see SAMEBITS_THREADS below).
+ *  never depend on the thread count (see SAMEBITS_THREADS below); if a
+ *  thread cannot be started, the others do its share.
  *  When nothing takes part (n == 0 or an all-zero mask): sum writes 0
  *  (+0.0), prod 1, any 0, all 1; min and max return SB_EMPTY.
  *  A NaN result is written as the canonical quiet NaN (0x7FC00000,
@@ -183,7 +194,6 @@ SB_API SB_NODISCARD sb_status sb_reduction_check(sb_reduction r);
  *            tree order, does not fit the accumulator;
  *          SB_INVALID_ARGUMENT for a bad `r` (sb_reduction_check()), a NULL
  *            `result`, or a NULL `x`/`mask` with n > 0;
- *          SB_OUT_OF_MEMORY if worker threads could not be started.
  *          On any status but SB_OK, `result` is untouched. */
 SB_API SB_NODISCARD sb_status sb_reduce_host(sb_reduction r, const void *x,
         const unsigned char *mask, size_t n, void *result);
@@ -206,6 +216,185 @@ SB_API SB_NODISCARD sb_status sb_reduce_host_opts(sb_reduction r,
 /*! SAMEBITS_THREADS (environment variable) :
  *  The host path's default thread count when sb_host_options.threads is 0:
  *  a positive integer. Unset, empty or invalid: every online CPU. */
+
+/* ------------------------------------------------------------------------
+ * OpenCL devices
+ *
+ * The same reductions on any OpenCL 1.2+ device (POCL on a CPU, NVIDIA, AMD
+ * and Intel GPUs, the Oclgrind simulator), with the same bits as
+ * sb_reduce_host(). Kernels are embedded in the library: nothing is read
+ * from disk at run time.
+ * ---------------------------------------------------------------------- */
+
+/*! sb_options flags */
+#define SB_OPT_NO_HOST        1u  /* never reduce on the host, however small n */
+#define SB_OPT_ALLOW_INEXACT  2u  /* accept types the device cannot compute
+                                     exactly (e.g. f32 without subnormals):
+                                     the bits may then differ from the host */
+
+/*! Sub-group modes of sb_options.subgroups */
+#define SB_SUBGROUPS_AUTO      0u /* hardware shuffles where the device has
+                                     them, else local memory */
+#define SB_SUBGROUPS_OFF       1u /* local memory only */
+#define SB_SUBGROUPS_EMULATE   2u /* shuffles emulated through local memory
+                                     with sub-groups of emulated_subgroup_size
+                                     lanes: the hardware code path's lane
+                                     arithmetic, on any device (for tests) */
+
+/*! sb_options : settings of a device context. Zero-initialise, then set
+ *  what you need: 0 always means "the default". None of these changes the
+ *  bits of a result, only speed (SB_OPT_ALLOW_INEXACT aside). Fields may be
+ *  added at the end while the major version is 0. */
+typedef struct {
+    unsigned        flags;              /* SB_OPT_* */
+    size_t          host_max_n;         /* sb_reduce() reduces n <= this on
+                                           the host (default 32768; see
+                                           SB_OPT_NO_HOST) */
+    sb_host_options host;               /* for those host reductions */
+    size_t          work_group_size;    /* power of two, <= the device's
+                                           maximum; 0: chosen per device */
+    unsigned        leaves_per_item;    /* 1, 2, 4, ... 128; 0: chosen */
+    size_t          tree_work_group_size; /* for the passes over partials */
+    unsigned        nodes_per_item;     /* 1 ... 128, for those passes */
+    unsigned        subgroups;          /* SB_SUBGROUPS_* */
+    unsigned        emulated_subgroup_size; /* 2 ... 64, a power of two
+                                           <= work_group_size */
+} sb_options;
+
+/*! sb_context : a device, its programs (built on first use, once per
+ *  (input, accumulator) pair) and its scratch buffers. One context may be
+ *  used from several host threads at once. */
+typedef struct sb_context sb_context;
+
+/*! sb_context_create() :
+ *  Makes a context for `device` of the OpenCL context `cl_ctx` (both are
+ *  retained, and released by sb_context_release()). `opts` may be NULL.
+ *  @return SB_OK; SB_INVALID_ARGUMENT for NULL handles, an `out` of NULL or
+ *          invalid options; SB_OPENCL_ERROR if the device cannot be queried;
+ *          SB_OUT_OF_MEMORY. *out is set only on SB_OK. */
+SB_API SB_NODISCARD sb_status sb_context_create(cl_context cl_ctx,
+        cl_device_id device, const sb_options *opts, sb_context **out);
+
+/*! sb_context_create_default() :
+ *  Makes a context (and its own cl_context) on the default device: the one
+ *  named by the environment variable SAMEBITS_DEVICE if set, otherwise the
+ *  first GPU, otherwise the first CPU device (POCL), otherwise the first
+ *  device of any kind (the Oclgrind simulator only when nothing else is
+ *  there). SAMEBITS_DEVICE is "P" or "P:D" (platform and
+ *  device indices, as `samebits info` lists them) or a case-insensitive
+ *  substring of the platform's name, vendor or version or of the device's
+ *  name (e.g. "pocl", "oclgrind", "nvidia").
+ *  @return SB_OK; SB_UNSUPPORTED if there is no OpenCL platform or device,
+ *          or none matches SAMEBITS_DEVICE; SB_OPENCL_ERROR; SB_OUT_OF_MEMORY. */
+SB_API SB_NODISCARD sb_status sb_context_create_default(const sb_options *opts,
+        sb_context **out);
+
+/*! sb_context_release() :
+ *  Waits for nothing, releases everything the context holds. Reductions
+ *  enqueued with sb_reduce_enqueue() still complete (OpenCL keeps their
+ *  objects alive). NULL is a harmless no-op. */
+SB_API void sb_context_release(sb_context *ctx);
+
+/*! sb_context_device(), sb_context_cl_context() : the context's handles
+ *  (not retained for the caller). */
+SB_API cl_device_id sb_context_device(const sb_context *ctx);
+SB_API cl_context sb_context_cl_context(const sb_context *ctx);
+
+/*! sb_context_last_cl_error() :
+ *  The cl_int of the last OpenCL call of this context that failed (0 if
+ *  none), for SB_OPENCL_ERROR. Shared by the context's threads. */
+SB_API cl_int sb_context_last_cl_error(const sb_context *ctx);
+
+/*! sb_context_build_log() :
+ *  The build log of the last program that failed to build (SB_BUILD_ERROR),
+ *  or "" if none. Valid until the next call on `ctx`; copy it to keep it. */
+SB_API const char *sb_context_build_log(sb_context *ctx);
+
+/*! Sub-group back-ends (sb_device_caps.subgroup_backend) */
+#define SB_SUBGROUP_BACKEND_NONE   0  /* local memory only (AMD, POCL, Oclgrind) */
+#define SB_SUBGROUP_BACKEND_KHR    1  /* cl_khr_subgroup_shuffle_relative */
+#define SB_SUBGROUP_BACKEND_INTEL  2  /* cl_intel_subgroups */
+#define SB_SUBGROUP_BACKEND_NVIDIA 3  /* inline PTX shfl.sync */
+
+/*! sb_device_caps : what a device can do, as far as ORDER.md cares. */
+typedef struct {
+    char     name[128];
+    char     vendor[128];
+    char     version[128];          /* CL_DEVICE_VERSION */
+    int      is_gpu;
+    int      fp64;                  /* cl_khr_fp64 (or OpenCL C doubles) */
+    int      f32_denormals;         /* CL_FP_DENORM in single-precision config */
+    int      f64_denormals;         /* CL_FP_DENORM in double-precision config */
+    int      int64;                 /* 64-bit integers (full profile, or
+                                       cles_khr_int64) */
+    int      subgroup_backend;      /* SB_SUBGROUP_BACKEND_* */
+    unsigned subgroup_sizes[8];     /* as reported, where the device says */
+    unsigned subgroup_size_count;
+    size_t   max_work_group_size;
+    size_t   local_mem_size;
+    cl_ulong max_alloc;             /* CL_DEVICE_MAX_MEM_ALLOC_SIZE */
+    int      host_unified_memory;
+    size_t   work_group_size;       /* the launch shape samebits uses */
+    unsigned leaves_per_item;
+    sb_status verdict[SB_F64 + 1];  /* per sb_type (index 0 unused):
+                                       SB_OK (exact) or SB_UNSUPPORTED */
+    char     reason[SB_F64 + 1][96];/* why a type is refused; "" if exact */
+} sb_device_caps;
+
+/*! sb_device_report() :
+ *  Fills *out for `device`. @return SB_OK; SB_INVALID_ARGUMENT for NULL;
+ *  SB_OPENCL_ERROR if the device cannot be queried. */
+SB_API SB_NODISCARD sb_status sb_device_report(cl_device_id device,
+        sb_device_caps *out);
+
+/*! sb_reduce() :
+ *  Reduces `n` elements of `x`, from element `x_offset`, on the device of
+ *  `ctx` through `queue`, and copies the value to host memory at `result`
+ *  (as sb_reduce_host()). Blocks until done. The bits equal those of
+ *  sb_reduce_host() for the same input.
+ *  `mask` may be NULL: every element then takes part; otherwise a buffer of
+ *  bytes, element i taking part iff mask[mask_offset + i] != 0.
+ *  `queue` must belong to the context and device of `ctx`; `x` and `mask`
+ *  to its context. Inputs with n <= sb_options.host_max_n are reduced on the
+ *  host (same bits, no launch) unless SB_OPT_NO_HOST is set.
+ *  @return SB_OK; SB_EMPTY (min/max over nothing); SB_OVERFLOW;
+ *          SB_INVALID_ARGUMENT for a bad reduction, NULL handles or result,
+ *            a buffer or queue of another context, or a range outside a
+ *            buffer (offset and n in elements, overflow-safe);
+ *          SB_UNSUPPORTED if the device cannot compute the input or
+ *            accumulator type exactly (sb_device_report());
+ *          SB_BUILD_ERROR (see sb_context_build_log()); SB_OPENCL_ERROR
+ *          (see sb_context_last_cl_error()); SB_OUT_OF_MEMORY.
+ *          On any status but SB_OK, `result` is untouched. */
+SB_API SB_NODISCARD sb_status sb_reduce(sb_context *ctx,
+        cl_command_queue queue, sb_reduction r, cl_mem x, size_t x_offset,
+        cl_mem mask, size_t mask_offset, size_t n, void *result);
+
+/*! sb_device_result : the record sb_reduce_enqueue() writes into a device
+ *  buffer. `status` is SB_OK, SB_EMPTY or SB_OVERFLOW; `value` (the first
+ *  sb_result_size() bytes, native byte order) is written only when it is
+ *  SB_OK, and is otherwise left as it was. */
+typedef struct {
+    unsigned char value[8];
+    int32_t       status;
+    uint32_t      reserved;
+} sb_device_result;
+
+/*! sb_reduce_enqueue() :
+ *  Enqueues the reduction of sb_reduce() on `queue` and returns at once.
+ *  When the commands complete, an sb_device_result is at byte
+ *  `result_offset` (a multiple of 8) of the buffer `result`. The commands
+ *  wait for the `num_wait` events in `wait` (OpenCL wait-list rules); if
+ *  `done` is not NULL it receives an event, to release with
+ *  clReleaseEvent(), that completes with them. Never uses the host path.
+ *  @return as sb_reduce(), except that SB_EMPTY and SB_OVERFLOW are
+ *          reported only in the record. On an error nothing is enqueued
+ *          and *done is untouched. */
+SB_API SB_NODISCARD sb_status sb_reduce_enqueue(sb_context *ctx,
+        cl_command_queue queue, sb_reduction r, cl_mem x, size_t x_offset,
+        cl_mem mask, size_t mask_offset, size_t n, cl_mem result,
+        size_t result_offset, cl_uint num_wait, const cl_event *wait,
+        cl_event *done);
 
 #ifdef __cplusplus
 }

@@ -1,17 +1,18 @@
 /* host_kernels.c: the typed inner loops of the host path.
  *
- * A "block" is an aligned group of 16 leaves (256 positions): the unit the
- * host engine works in. For each accumulator type and operation this file
+ * A "block" is an aligned group of 256 leaves (4096 positions): the unit
+ * the host engine works in, large enough that the per-block work of the
+ * engine costs little. For each accumulator type and operation this file
  * defines
  *   - block(): folds each of the block's leaves left to right (ORDER.md),
- *     then reduces the 16 leaf nodes pairwise into the block's node; a
+ *     then reduces the 256 leaf nodes pairwise into the block's node; a
  *     block cut short by the end of the input has fewer leaves, and the
  *     missing ones are none, which is the same as the last odd node moving
  *     up unchanged;
  *   - combine(): ORDER.md's none-aware combine(l, r).
  *
- * Speed comes from folding the 16 leaves of a block side by side: 16
- * independent dependency chains instead of one, which the CPU overlaps
+ * Speed comes from folding 16 leaves side by side: 16 independent
+ * dependency chains instead of one, which the CPU overlaps
  * and the compiler may vectorise across leaves. Each chain is still
  * strictly left to right, so the bits are those of ORDER.md. This file is
  * compiled with -ffp-contract=off and without any fast-math flag.
@@ -28,9 +29,9 @@
 #define L SB_LEAF_SIZE
 #define NL SB_BLOCK_LEAVES
 
-/* Reduces v[0..15] (with has[]) pairwise into v[0], has[0].
+/* Reduces v[0..NL-1] (with has[]) pairwise into v[0], has[0].
  * COMBINE(a, b) must set a = a op b for two present values. */
-#define TREE16(T, v, has, COMBINE)                                         \
+#define TREE_NONE_AWARE(T, v, has, COMBINE)                                \
     for (int w_ = NL / 2; w_ >= 1; w_ /= 2) {                              \
         for (int l_ = 0; l_ < w_; l_++) {                                  \
             T a_ = v[2 * l_], b_ = v[2 * l_ + 1];                          \
@@ -60,7 +61,7 @@ typedef double sb_v2d __attribute__((vector_size(16)));
 
 #define VLOAD(dst, src) memcpy(&(dst), (src), sizeof(dst))
 
-/* v[l] = v[l] OP x[16l + 0] OP x[16l + 1] ... OP x[16l + 15], l = 0..15. */
+/* For 16 leaves: v[l] = v[l] OP x[16l] OP x[16l + 1] ... OP x[16l + 15]. */
 #define DEFINE_VFOLD_F32(NAME, OP)                                          \
 static inline void NAME(const float *x, float *v)                           \
 {                                                                           \
@@ -113,6 +114,16 @@ DEFINE_VFOLD_F64(vfold_f64_prod, VOP_MUL)
     for (int i = 0; i < L; i++)                                             \
         for (int l = 0; l < NL; l++) STEP(v[l], x[l * L + i]);
 
+/* The same when every node has a value: no branches, so the compiler can
+ * vectorise the levels. */
+#define TREE_FULL(T, v, COMBINE)                                           \
+    for (int w_ = NL / 2; w_ >= 1; w_ /= 2)                                \
+        for (int l_ = 0; l_ < w_; l_++) {                                  \
+            T a_ = v[2 * l_];                                              \
+            COMBINE(a_, v[2 * l_ + 1]);                                    \
+            v[l_] = a_;                                                    \
+        }
+
 /* ---- sum and product: float, wrapping integer, checked integer ---------- */
 
 #define STEP_PLAIN_ADD(a, b)   ((a) = (a) + (b))
@@ -135,7 +146,11 @@ static void NAME##_block(const void *xv, const unsigned char *mask,         \
     if (count == SB_BLOCK_SIZE && mask == NULL) {                           \
         for (int l = 0; l < NL; l++) v[l] = START;                          \
         FULL(x, v, STEP)                                                    \
-        for (int l = 0; l < NL; l++) has[l] = true;                         \
+        TREE_FULL(T, v, STEP)                                               \
+        out->v.FIELD = v[0];                                                \
+        out->has = true;                                                    \
+        if (ov) *overflow = true;                                           \
+        return;                                                             \
     } else if (count == SB_BLOCK_SIZE) {                                    \
         unsigned char any[NL] = {0};                                        \
         for (int l = 0; l < NL; l++) v[l] = START;                          \
@@ -155,7 +170,7 @@ static void NAME##_block(const void *xv, const unsigned char *mask,         \
                 if (mask == NULL || mask[i]) { STEP(v[l], x[i]); has[l] = true; } \
         }                                                                   \
     }                                                                       \
-    TREE16(T, v, has, STEP)                                                 \
+    TREE_NONE_AWARE(T, v, has, STEP)                                        \
     out->v.FIELD = v[0];                                                    \
     out->has = has[0];                                                      \
     if (ov) *overflow = true;                                               \
@@ -205,7 +220,7 @@ static void NAME##_block(const void *xv, const unsigned char *mask,         \
         }                                                                   \
     }                                                                       \
     /* combine(l, r) = BETTER(r, l) ? r : l */                             \
-    TREE16(T, v, has, PICK)                                                 \
+    TREE_NONE_AWARE(T, v, has, PICK)                                        \
     out->v.FIELD = v[0];                                                    \
     out->has = has[0];                                                      \
 }                                                                           \
@@ -227,10 +242,13 @@ static const sb__kernel NAME##_kernel = { NAME##_block, NAME##_combine };
 #ifdef SB_HAVE_SHUFFLE
 #  define FULL_VEC(tag) FULL_VEC_(tag)
 #  define FULL_VEC_(tag) VECTOR_FULL_FOLD_##tag
-#  define VECTOR_FULL_FOLD_f32_sum(x, v, STEP)  vfold_f32_sum((x), (v));
-#  define VECTOR_FULL_FOLD_f32_prod(x, v, STEP) vfold_f32_prod((x), (v));
-#  define VECTOR_FULL_FOLD_f64_sum(x, v, STEP)  vfold_f64_sum((x), (v));
-#  define VECTOR_FULL_FOLD_f64_prod(x, v, STEP) vfold_f64_prod((x), (v));
+#  define VECTOR_FULL_FOLD_f32_sum(x, v, STEP)  VFOLD_ALL(vfold_f32_sum, x, v)
+#  define VECTOR_FULL_FOLD_f32_prod(x, v, STEP) VFOLD_ALL(vfold_f32_prod, x, v)
+#  define VECTOR_FULL_FOLD_f64_sum(x, v, STEP)  VFOLD_ALL(vfold_f64_sum, x, v)
+#  define VECTOR_FULL_FOLD_f64_prod(x, v, STEP) VFOLD_ALL(vfold_f64_prod, x, v)
+/* Folds the NL leaves of a block, 16 at a time. */
+#  define VFOLD_ALL(fn, x, v) \
+    for (int g = 0; g < NL / 16; g++) fn((x) + g * 16 * L, (v) + g * 16);
 #else
 #  define FULL_VEC(tag) SCALAR_FULL_FOLD
 #endif

@@ -22,7 +22,7 @@
 
 #define SB_MAX_THREADS         256u
 #define SB_CHUNKS_PER_THREAD   4u        /* load balance */
-#define SB_MIN_CHUNK_BLOCKS    256u      /* 64 Ki elements: amortises a chunk */
+#define SB_MIN_CHUNK_BLOCKS    16u       /* 64 Ki elements: amortises a chunk */
 #define SB_THREADED_MIN_N      ((size_t)1 << 18)
 
 /* ---- the binary counter ------------------------------------------------- */

@@ -13,7 +13,7 @@
 #include "samebits.h"
 
 #define SB_LEAF_SIZE     16                     /* elements per leaf (ORDER.md) */
-#define SB_BLOCK_LEAVES  16                     /* leaves per host block */
+#define SB_BLOCK_LEAVES  256                    /* leaves per host block */
 #define SB_BLOCK_SIZE    (SB_LEAF_SIZE * SB_BLOCK_LEAVES)
 
 #define SB_RETURN_IF(cond, status) \
@@ -88,7 +88,7 @@ typedef struct {
 } sb__node;
 
 /* Folds `count` (1..SB_BLOCK_SIZE) accumulator-typed elements starting at
- * an aligned block boundary into the node of that block's 16-leaf subtree.
+ * an aligned block boundary into the node of that block's 256-leaf subtree.
  * `mask` may be NULL. Sets *overflow on a checked-arithmetic overflow. */
 typedef void (*sb__block_fn)(const void *x, const unsigned char *mask,
                              size_t count, sb__node *out, bool *overflow);

@@ -1,0 +1,116 @@
+/* types.cl: the element and accumulator types of one program, and the
+ * arithmetic of ORDER.md on them: overflow-checked, wrapping and IEEE steps.
+ *
+ * The host builds one program per (input, accumulator) pair and defines:
+ *   SB_IN_T, SB_ACC_T          OpenCL C type names (char, uint, double, ...)
+ *   SB_IN_FLOAT, SB_ACC_FLOAT  1 for float/double
+ *   SB_ACC_SIGNED, SB_ACC_BITS signedness and width of the accumulator
+ *   SB_NEED_FP64               1 when either type is double
+ * Defaults below let this file compile alone (f32 -> f32). */
+#pragma OPENCL FP_CONTRACT OFF   /* OpenCL defaults to ON: no silent FMA */
+
+#ifndef SB_IN_T
+#define SB_IN_T       float
+#define SB_ACC_T      float
+#define SB_IN_FLOAT   1
+#define SB_ACC_FLOAT  1
+#define SB_ACC_SIGNED 1
+#define SB_ACC_BITS   32
+#define SB_NEED_FP64  0
+#endif
+
+#if SB_NEED_FP64
+#pragma OPENCL EXTENSION cl_khr_fp64 : enable
+#endif
+
+typedef SB_IN_T  in_t;
+typedef SB_ACC_T acc_t;
+
+#define SB_CAT_(a, b) a##b
+#define SB_CAT(a, b)  SB_CAT_(a, b)
+typedef SB_CAT(SB_IN_T, 16) in16_t;
+#define SB_AS_ACC(x) SB_CAT(as_, SB_ACC_T)(x)   /* reinterpret, never convert */
+
+/* A tree node: a value and flags. NONE: no flag set. */
+#define SB_HAS      1u   /* the node has a value (not none) */
+#define SB_OVERFLOW 2u   /* a checked step below this node overflowed */
+
+/* Status word of the result (the values of sb_status). */
+#define SB_STATUS_OK       0
+#define SB_STATUS_EMPTY    1
+#define SB_STATUS_OVERFLOW 2
+
+/* ---- checked integer steps: *ov |= the exact result does not fit -------- */
+
+#if !SB_ACC_FLOAT
+#if SB_ACC_BITS < 32
+/* 8/16-bit: the exact result of two such values fits an int. */
+inline acc_t sb_add_checked(acc_t a, acc_t b, uint *ov)
+{
+    const int r = (int)a + (int)b;
+    *ov |= (r != (int)(acc_t)r) ? SB_OVERFLOW : 0u;
+    return (acc_t)r;   /* only used when it fits */
+}
+inline acc_t sb_mul_checked(acc_t a, acc_t b, uint *ov)
+{
+    const int r = (int)a * (int)b;
+    *ov |= (r != (int)(acc_t)r) ? SB_OVERFLOW : 0u;
+    return (acc_t)r;
+}
+#elif SB_ACC_SIGNED
+/* Signed 32/64-bit: add in unsigned arithmetic (no undefined overflow), and
+ * overflow iff both operands have the sign the result lacks. */
+#if SB_ACC_BITS == 32
+typedef uint  uacc_t;
+#else
+typedef ulong uacc_t;
+#endif
+inline acc_t sb_add_checked(acc_t a, acc_t b, uint *ov)
+{
+    const acc_t r = SB_AS_ACC((uacc_t)a + (uacc_t)b);
+    *ov |= (((a ^ r) & (b ^ r)) < 0) ? SB_OVERFLOW : 0u;
+    return r;
+}
+inline acc_t sb_mul_checked(acc_t a, acc_t b, uint *ov)
+{
+    const acc_t lo = SB_AS_ACC((uacc_t)a * (uacc_t)b);
+    const acc_t hi = mul_hi(a, b);
+    /* The exact product fits iff the high half is the sign extension of
+     * the low half. */
+    *ov |= (hi != (lo >> (SB_ACC_BITS - 1))) ? SB_OVERFLOW : 0u;
+    return lo;
+}
+#else
+inline acc_t sb_add_checked(acc_t a, acc_t b, uint *ov)
+{
+    const acc_t r = a + b;
+    *ov |= (r < a) ? SB_OVERFLOW : 0u;
+    return r;
+}
+inline acc_t sb_mul_checked(acc_t a, acc_t b, uint *ov)
+{
+    *ov |= (mul_hi(a, b) != 0) ? SB_OVERFLOW : 0u;
+    return a * b;
+}
+#endif
+
+/* Wrapping: two's complement modulo 2^bits, computed unsigned. */
+#if SB_ACC_BITS == 8
+typedef uchar  uwrap_t;
+#elif SB_ACC_BITS == 16
+typedef ushort uwrap_t;
+#elif SB_ACC_BITS == 32
+typedef uint   uwrap_t;
+#else
+typedef ulong  uwrap_t;
+#endif
+inline acc_t sb_add_wrap(acc_t a, acc_t b)
+{
+    return SB_AS_ACC((uwrap_t)((uwrap_t)a + (uwrap_t)b));
+}
+inline acc_t sb_mul_wrap(acc_t a, acc_t b)
+{
+    /* Small types promote to int, where the product could overflow. */
+    return SB_AS_ACC((uwrap_t)((ulong)(uwrap_t)a * (ulong)(uwrap_t)b));
+}
+#endif /* !SB_ACC_FLOAT */

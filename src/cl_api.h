@@ -1,0 +1,32 @@
+/* cl_api.h: every OpenCL function the library calls, through one table.
+ * The table lets tests make any call fail on demand (fault injection)
+ * without a fake OpenCL; in normal use it holds the ICD loader's functions.
+ * Call as SB_CL(clCreateBuffer)(...). */
+#ifndef SB_CL_API_H
+#define SB_CL_API_H
+
+#include "samebits.h"
+
+#define SB_CL_FUNCTIONS(X)                                                  \
+    X(clGetPlatformIDs) X(clGetPlatformInfo) X(clGetDeviceIDs)              \
+    X(clGetDeviceInfo) X(clCreateContext) X(clRetainContext)                \
+    X(clReleaseContext) X(clCreateCommandQueue) X(clReleaseCommandQueue)    \
+    X(clGetCommandQueueInfo) X(clCreateProgramWithSource)                   \
+    X(clBuildProgram) X(clGetProgramBuildInfo) X(clReleaseProgram)          \
+    X(clCreateKernel) X(clReleaseKernel) X(clSetKernelArg)                  \
+    X(clEnqueueNDRangeKernel) X(clCreateBuffer) X(clReleaseMemObject)       \
+    X(clGetMemObjectInfo) X(clEnqueueReadBuffer) X(clEnqueueMapBuffer)      \
+    X(clEnqueueUnmapMemObject) X(clWaitForEvents) X(clRetainEvent)          \
+    X(clReleaseEvent) X(clGetEventInfo) X(clFlush)
+
+typedef struct {
+#define SB_CL_FIELD_(fn) __typeof__(&fn) fn;
+    SB_CL_FUNCTIONS(SB_CL_FIELD_)
+#undef SB_CL_FIELD_
+} sb__cl_api;
+
+extern sb__cl_api sb__cl;
+
+#define SB_CL(fn) (sb__cl.fn)
+
+#endif /* SB_CL_API_H */

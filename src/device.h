@@ -1,0 +1,56 @@
+/* device.h: the OpenCL runtime's private types (src/device_*.c). */
+#ifndef SB_DEVICE_H
+#define SB_DEVICE_H
+
+#include <pthread.h>
+#include "cl_api.h"
+#include "sb_internal.h"
+
+#define SB_DEFAULT_HOST_MAX_N   32768u
+#define SB_DEFAULT_TREE_WG      64u
+#define SB_DEFAULT_NODES_PER_ITEM 16u
+#define SB_MAX_PER_ITEM         128u    /* cl/reduce.cl SB_MAX_LPI_LOG2 */
+#define SB_SCRATCH_SLOTS        64
+
+/* A scratch buffer of the context, reused by later reductions once the
+ * commands that used it have completed. */
+typedef struct {
+    cl_mem   buf;
+    size_t   size;
+    cl_event last_use;   /* NULL: free now */
+    int      busy;       /* taken by a reduction being enqueued */
+} sb__scratch;
+
+struct sb_context {
+    cl_context       cl_ctx;
+    cl_device_id     device;
+    cl_command_queue own_queue;    /* used when the caller passes NULL */
+    sb_options       opts;
+    sb_device_caps   caps;
+    char             extensions[8192];
+    pthread_mutex_t  lock;         /* guards everything below */
+    cl_program       programs[SB_TYPE_COUNT + 1][SB_TYPE_COUNT + 1];
+    cl_kernel        kernels[SB_TYPE_COUNT + 1][SB_TYPE_COUNT + 1][16];
+    sb__scratch      scratch[SB_SCRATCH_SLOTS];
+    cl_int           last_cl_error;
+    char            *build_log;
+};
+
+sb_status sb__device_query(cl_device_id d, sb_device_caps *caps,
+                           char *extensions, size_t ext_size, cl_int *err);
+
+/* Records a failed OpenCL call and maps it to a status. */
+sb_status sb__cl_fail(sb_context *ctx, cl_int err);
+
+/* The kernel `name` of the (input, acc) program, built on first use.
+ * Call with ctx->lock held. */
+sb_status sb__kernel_get(sb_context *ctx, const sb__plan *plan,
+                         const char *name, cl_kernel *out);
+
+/* Scratch buffers (ctx->lock held): take one of at least `size` bytes,
+ * then give it back with the event of its last use (may be NULL when the
+ * reduction was not enqueued). */
+sb_status sb__scratch_take(sb_context *ctx, size_t size, int *slot);
+void sb__scratch_give(sb_context *ctx, int slot, cl_event last_use);
+
+#endif /* SB_DEVICE_H */

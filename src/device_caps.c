@@ -1,0 +1,157 @@
+/* device_caps.c: what a device can do for ORDER.md, and the launch shape
+ * samebits uses on it. A type is "exact" only when the device keeps
+ * subnormals (CL_FP_DENORM) for it and has it at all (fp64, 64-bit
+ * integers); everything else is refused unless the caller accepts it. */
+#include <stdio.h>
+#include <string.h>
+#include "device.h"
+
+static cl_int info_string(cl_device_id d, cl_device_info what, char *buf,
+                          size_t size)
+{
+    buf[0] = '\0';
+    size_t got = 0;
+    const cl_int err = SB_CL(clGetDeviceInfo)(d, what, size, buf, &got);
+    if (err == CL_INVALID_VALUE) {   /* longer than buf: keep a prefix */
+        char big[4096];
+        const cl_int e2 = SB_CL(clGetDeviceInfo)(d, what, sizeof big, big, NULL);
+        if (e2 != CL_SUCCESS)
+            return e2;
+        snprintf(buf, size, "%s", big);
+        return CL_SUCCESS;
+    }
+    buf[size - 1] = '\0';
+    return err;
+}
+
+/* Keeps the first failure of a series of queries. */
+#define KEEP_FIRST(err, call) \
+    do { const cl_int e_ = (call); if ((err) == CL_SUCCESS) (err) = e_; } while (0)
+
+#define QUERY(d, what, var) \
+    SB_CL(clGetDeviceInfo)((d), (what), sizeof(var), &(var), NULL)
+
+static int has_extension(const char *extensions, const char *name)
+{
+    const size_t len = strlen(name);
+    for (const char *p = extensions; (p = strstr(p, name)) != NULL; p += len)
+        if ((p == extensions || p[-1] == ' ') && (p[len] == ' ' || p[len] == '\0'))
+            return 1;
+    return 0;
+}
+
+static void refuse(sb_device_caps *c, sb_type t, const char *why)
+{
+    c->verdict[t] = SB_UNSUPPORTED;
+    snprintf(c->reason[t], sizeof c->reason[t], "%s", why);
+}
+
+static size_t floor_pow2(size_t v)
+{
+    size_t p = 1;
+    while (p * 2 <= v)
+        p *= 2;
+    return p;
+}
+
+sb_status sb__device_query(cl_device_id d, sb_device_caps *c,
+                           char *extensions, size_t ext_size, cl_int *err_out)
+{
+    memset(c, 0, sizeof *c);
+    cl_int err = CL_SUCCESS;
+    cl_device_type type = 0;
+    cl_device_fp_config f32 = 0, f64 = 0;
+    size_t max_wg = 0;
+    cl_ulong local_mem = 0, max_alloc = 0;
+    cl_bool unified = CL_FALSE;
+    char profile[64];
+
+    KEEP_FIRST(err, info_string(d, CL_DEVICE_NAME, c->name, sizeof c->name));
+    KEEP_FIRST(err, info_string(d, CL_DEVICE_VENDOR, c->vendor, sizeof c->vendor));
+    KEEP_FIRST(err, info_string(d, CL_DEVICE_VERSION, c->version, sizeof c->version));
+    KEEP_FIRST(err, info_string(d, CL_DEVICE_PROFILE, profile, sizeof profile));
+    KEEP_FIRST(err, QUERY(d, CL_DEVICE_TYPE, type));
+    KEEP_FIRST(err, QUERY(d, CL_DEVICE_SINGLE_FP_CONFIG, f32));
+    KEEP_FIRST(err, QUERY(d, CL_DEVICE_MAX_WORK_GROUP_SIZE, max_wg));
+    KEEP_FIRST(err, QUERY(d, CL_DEVICE_LOCAL_MEM_SIZE, local_mem));
+    KEEP_FIRST(err, QUERY(d, CL_DEVICE_MAX_MEM_ALLOC_SIZE, max_alloc));
+    KEEP_FIRST(err, QUERY(d, CL_DEVICE_HOST_UNIFIED_MEMORY, unified));
+    if (err != CL_SUCCESS) {
+        *err_out = err;
+        return SB_OPENCL_ERROR;
+    }
+    if (info_string(d, CL_DEVICE_EXTENSIONS, extensions, ext_size) != CL_SUCCESS)
+        extensions[0] = '\0';
+
+    c->is_gpu = (type & CL_DEVICE_TYPE_GPU) != 0;
+    c->fp64 = has_extension(extensions, "cl_khr_fp64");
+    if (c->fp64 && QUERY(d, CL_DEVICE_DOUBLE_FP_CONFIG, f64) != CL_SUCCESS)
+        f64 = 0;
+    c->f32_denormals = (f32 & CL_FP_DENORM) != 0;
+    c->f64_denormals = (f64 & CL_FP_DENORM) != 0;
+    c->int64 = strcmp(profile, "EMBEDDED_PROFILE") != 0
+            || has_extension(extensions, "cles_khr_int64");
+    c->max_work_group_size = max_wg;
+    c->local_mem_size = (size_t)local_mem;
+    c->max_alloc = max_alloc;
+    c->host_unified_memory = unified == CL_TRUE;
+
+    /* Sub-groups: the hardware shuffle back-end, in order of preference. */
+    const int nvidia = strstr(c->vendor, "NVIDIA") != NULL;
+    if (has_extension(extensions, "cl_khr_subgroup_shuffle_relative")
+        && has_extension(extensions, "cl_khr_subgroups"))
+        c->subgroup_backend = SB_SUBGROUP_BACKEND_KHR;
+    else if (has_extension(extensions, "cl_intel_subgroups"))
+        c->subgroup_backend = SB_SUBGROUP_BACKEND_INTEL;
+    else if (nvidia && c->is_gpu)
+        c->subgroup_backend = SB_SUBGROUP_BACKEND_NVIDIA;
+    if (c->subgroup_backend == SB_SUBGROUP_BACKEND_NVIDIA) {
+        c->subgroup_sizes[0] = 32;
+        c->subgroup_size_count = 1;
+    } else if (c->subgroup_backend != SB_SUBGROUP_BACKEND_NONE) {
+#ifdef CL_DEVICE_SUB_GROUP_SIZES_INTEL
+        size_t sizes[8], bytes = 0;
+        if (SB_CL(clGetDeviceInfo)(d, CL_DEVICE_SUB_GROUP_SIZES_INTEL,
+                                   sizeof sizes, sizes, &bytes) == CL_SUCCESS)
+            for (size_t i = 0; i < bytes / sizeof sizes[0] && i < 8; i++)
+                c->subgroup_sizes[c->subgroup_size_count++] = (unsigned)sizes[i];
+#endif
+    }
+
+    for (int t = SB_I8; t <= SB_F64; t++)
+        c->verdict[t] = SB_OK;
+    if (!c->f32_denormals)
+        refuse(c, SB_F32, "f32 subnormals are flushed (no CL_FP_DENORM)");
+    if (!c->fp64)
+        refuse(c, SB_F64, "no fp64 (cl_khr_fp64)");
+    else if (!c->f64_denormals)
+        refuse(c, SB_F64, "f64 subnormals are flushed (no CL_FP_DENORM)");
+    if (!c->int64) {
+        refuse(c, SB_I64, "embedded profile without 64-bit integers");
+        refuse(c, SB_U64, "embedded profile without 64-bit integers");
+    }
+
+    /* The default launch shape. GPUs want many work-items in flight; a CPU
+     * device (POCL) runs a work-group as a loop on one core, so it wants
+     * fewer, fatter work-items. Local memory holds one node per item. */
+    size_t wg = c->is_gpu ? 256 : 64;
+    const size_t node_bytes = 8 + 4;
+    while (wg > 1 && (wg > max_wg || wg * node_bytes > c->local_mem_size / 2))
+        wg /= 2;
+    c->work_group_size = floor_pow2(wg);
+    c->leaves_per_item = c->is_gpu ? 4 : 16;
+    return SB_OK;
+}
+
+sb_status sb_device_report(cl_device_id device, sb_device_caps *out)
+{
+    SB_RETURN_IF(device == NULL || out == NULL, SB_INVALID_ARGUMENT);
+    char extensions[8192];
+    cl_int err = CL_SUCCESS;
+    sb_device_caps caps;
+    const sb_status s = sb__device_query(device, &caps, extensions,
+                                         sizeof extensions, &err);
+    if (s == SB_OK)
+        *out = caps;
+    return s;
+}

@@ -1,0 +1,334 @@
+/* device_reduce.c: sb_reduce() and sb_reduce_enqueue().
+ *
+ * A reduction is a chain of launches: the leaves pass (one node per
+ * work-group, each an aligned subtree of wg * lpi leaves), then node passes
+ * (aligned subtrees of twg * npi nodes) until one work-group is left; that
+ * last launch writes the result record. Every launch waits for the one
+ * before through its event, so the chain is correct on out-of-order queues
+ * too. Arguments are checked completely before anything is enqueued. */
+#include <stdio.h>
+#include <string.h>
+#include "device.h"
+
+static const char *kernel_base(const sb__plan *p)
+{
+    switch (p->op) {
+    case SB_SUM:  return p->wrap ? "sumwrap" : "sum";
+    case SB_PROD: return p->wrap ? "prodwrap" : "prod";
+    case SB_MIN:  return "min";
+    case SB_MAX:  return "max";
+    case SB_ANY:  return "any";
+    case SB_ALL:  return "all";
+    }
+    return "?";
+}
+
+/* `buf` belongs to ctx and holds elements [offset, offset + n) of `elem`
+ * bytes each. Written so that no product can overflow size_t. */
+static sb_status check_buffer(sb_context *ctx, cl_mem buf, size_t offset,
+                              size_t n, size_t elem)
+{
+    cl_context owner = NULL;
+    size_t size = 0;
+    SB_RETURN_IF(SB_CL(clGetMemObjectInfo)(buf, CL_MEM_CONTEXT, sizeof owner,
+                                           &owner, NULL) != CL_SUCCESS,
+                 SB_INVALID_ARGUMENT);
+    SB_RETURN_IF(owner != ctx->cl_ctx, SB_INVALID_ARGUMENT);
+    SB_RETURN_IF(SB_CL(clGetMemObjectInfo)(buf, CL_MEM_SIZE, sizeof size,
+                                           &size, NULL) != CL_SUCCESS,
+                 SB_INVALID_ARGUMENT);
+    const size_t capacity = size / elem;
+    SB_RETURN_IF(offset > capacity || n > capacity - offset, SB_INVALID_ARGUMENT);
+    return SB_OK;
+}
+
+typedef struct {
+    sb__plan         plan;
+    cl_command_queue queue;
+} checked_call;
+
+static sb_status check_call(sb_context *ctx, cl_command_queue queue,
+                            sb_reduction r, cl_mem x, size_t x_offset,
+                            cl_mem mask, size_t mask_offset, size_t n,
+                            checked_call *out)
+{
+    SB_RETURN_IF(ctx == NULL, SB_INVALID_ARGUMENT);
+    const sb_status s = sb__plan_make(r, &out->plan);
+    SB_RETURN_IF(s != SB_OK, s);
+    if (queue == NULL) {
+        queue = ctx->own_queue;
+    } else {
+        cl_context qctx = NULL;
+        cl_device_id qdev = NULL;
+        SB_RETURN_IF(SB_CL(clGetCommandQueueInfo)(queue, CL_QUEUE_CONTEXT,
+                         sizeof qctx, &qctx, NULL) != CL_SUCCESS
+                     || SB_CL(clGetCommandQueueInfo)(queue, CL_QUEUE_DEVICE,
+                         sizeof qdev, &qdev, NULL) != CL_SUCCESS,
+                     SB_INVALID_ARGUMENT);
+        SB_RETURN_IF(qctx != ctx->cl_ctx || qdev != ctx->device,
+                     SB_INVALID_ARGUMENT);
+    }
+    out->queue = queue;
+    SB_RETURN_IF(x == NULL && n > 0, SB_INVALID_ARGUMENT);
+    if (x != NULL) {
+        const sb_status sx = check_buffer(ctx, x, x_offset, n,
+                                          out->plan.input_size);
+        SB_RETURN_IF(sx != SB_OK, sx);
+    }
+    if (mask != NULL) {
+        const sb_status sm = check_buffer(ctx, mask, mask_offset, n, 1);
+        SB_RETURN_IF(sm != SB_OK, sm);
+    }
+    if (!(ctx->opts.flags & SB_OPT_ALLOW_INEXACT))
+        SB_RETURN_IF(ctx->caps.verdict[out->plan.input] != SB_OK
+                     || ctx->caps.verdict[out->plan.acc] != SB_OK,
+                     SB_UNSUPPORTED);
+    return SB_OK;
+}
+
+static size_t div_up(size_t a, size_t b) { return a / b + (a % b != 0); }
+
+/* Sets the arguments of one launch, in the order of cl/reduce.cl. */
+#define ARG(i, v) SB_CL(clSetKernelArg)(k, (i), sizeof(v), &(v))
+
+static cl_int launch(cl_command_queue q, cl_kernel k, size_t groups,
+                     size_t wg, cl_uint num_wait, const cl_event *wait,
+                     cl_event *done)
+{
+    const size_t global = groups * wg;
+    return SB_CL(clEnqueueNDRangeKernel)(q, k, 1, NULL, &global, &wg,
+                                         num_wait, num_wait ? wait : NULL, done);
+}
+
+/* Enqueues the chain; ctx->lock held. On success *done is the event of the
+ * last launch (owned by the caller). */
+static sb_status enqueue_chain(sb_context *ctx, const checked_call *c,
+                               cl_mem x, size_t x_offset, cl_mem mask,
+                               size_t mask_offset, size_t n, cl_mem res,
+                               size_t res_offset, cl_uint num_wait,
+                               const cl_event *wait, cl_event *done)
+{
+    const sb_options *o = &ctx->opts;
+    const size_t acc = sb_type_size(c->plan.acc);
+    const cl_uint sg = o->subgroups == SB_SUBGROUPS_AUTO ? 0u
+                     : o->subgroups == SB_SUBGROUPS_OFF ? 1u
+                     : (cl_uint)o->emulated_subgroup_size;
+    const size_t leaves = div_up(n, SB_LEAF_SIZE);
+    const size_t wg = o->work_group_size;
+    size_t groups = leaves == 0 ? 1 : div_up(leaves, wg * o->leaves_per_item);
+
+    char name[32];
+    cl_kernel leaves_k, nodes_k;
+    snprintf(name, sizeof name, "sb_%s_leaves", kernel_base(&c->plan));
+    sb_status s = sb__kernel_get(ctx, &c->plan, name, &leaves_k);
+    SB_RETURN_IF(s != SB_OK, s);
+    snprintf(name, sizeof name, "sb_%s_nodes", kernel_base(&c->plan));
+    s = sb__kernel_get(ctx, &c->plan, name, &nodes_k);
+    SB_RETURN_IF(s != SB_OK, s);
+
+    /* Two scratch buffers, ping and pong, for the partials of alternate
+     * passes: `cap` values then `cap` flags (cap a multiple of 4, so the
+     * flags are aligned). */
+    int slot[2] = { -1, -1 };
+    size_t cap[2] = { 0, 0 };
+    {
+        size_t count = groups, pass = 0;
+        while (count > 1) {
+            const size_t need = (count + 3) & ~(size_t)3;
+            if (need > cap[pass & 1])
+                cap[pass & 1] = need;
+            count = div_up(count, o->tree_work_group_size * o->nodes_per_item);
+            pass++;
+        }
+    }
+    for (int i = 0; i < 2; i++)
+        if (cap[i] > 0 && (s = sb__scratch_take(ctx, cap[i] * (acc + 4), &slot[i])) != SB_OK) {
+            if (i == 1)
+                sb__scratch_give(ctx, slot[0], NULL);
+            return s;
+        }
+
+    const cl_ulong n64 = n, xo = x_offset, mo = mask_offset, ro = res_offset;
+    cl_uint final = groups == 1;
+    cl_int err = CL_SUCCESS;
+    cl_event ev = NULL;
+    {
+        cl_kernel k = leaves_k;
+        const cl_uint lpi = o->leaves_per_item;
+        cl_mem out = final ? res : ctx->scratch[slot[0]].buf;
+        const cl_ulong out_cap = final ? 0 : cap[0];
+        err = ARG(0, x);
+        if (err == CL_SUCCESS) err = ARG(1, xo);
+        if (err == CL_SUCCESS) err = ARG(2, mask);
+        if (err == CL_SUCCESS) err = ARG(3, mo);
+        if (err == CL_SUCCESS) err = ARG(4, n64);
+        if (err == CL_SUCCESS) err = ARG(5, lpi);
+        if (err == CL_SUCCESS) err = ARG(6, sg);
+        if (err == CL_SUCCESS) err = SB_CL(clSetKernelArg)(k, 7, wg * acc, NULL);
+        if (err == CL_SUCCESS) err = SB_CL(clSetKernelArg)(k, 8, wg * 4, NULL);
+        if (err == CL_SUCCESS) err = ARG(9, out);
+        if (err == CL_SUCCESS) err = ARG(10, out_cap);
+        if (err == CL_SUCCESS) err = ARG(11, final);
+        if (err == CL_SUCCESS) err = ARG(12, res);
+        if (err == CL_SUCCESS) err = ARG(13, ro);
+        if (err == CL_SUCCESS)
+            err = launch(c->queue, k, groups, wg, num_wait, wait, &ev);
+    }
+    for (int pass = 0; err == CL_SUCCESS && !final; pass++) {
+        cl_kernel k = nodes_k;
+        const size_t twg = o->tree_work_group_size;
+        const size_t count = groups;
+        groups = div_up(count, twg * o->nodes_per_item);
+        final = groups == 1;
+        cl_mem in = ctx->scratch[slot[pass & 1]].buf;
+        cl_mem out = final ? res : ctx->scratch[slot[(pass + 1) & 1]].buf;
+        const cl_ulong in_cap = cap[pass & 1], cnt = count;
+        const cl_ulong out_cap = final ? 0 : cap[(pass + 1) & 1];
+        const cl_uint npi = o->nodes_per_item;
+        err = ARG(0, in);
+        if (err == CL_SUCCESS) err = ARG(1, in_cap);
+        if (err == CL_SUCCESS) err = ARG(2, cnt);
+        if (err == CL_SUCCESS) err = ARG(3, npi);
+        if (err == CL_SUCCESS) err = ARG(4, sg);
+        if (err == CL_SUCCESS) err = SB_CL(clSetKernelArg)(k, 5, twg * acc, NULL);
+        if (err == CL_SUCCESS) err = SB_CL(clSetKernelArg)(k, 6, twg * 4, NULL);
+        if (err == CL_SUCCESS) err = ARG(7, out);
+        if (err == CL_SUCCESS) err = ARG(8, out_cap);
+        if (err == CL_SUCCESS) err = ARG(9, final);
+        if (err == CL_SUCCESS) err = ARG(10, res);
+        if (err == CL_SUCCESS) err = ARG(11, ro);
+        if (err == CL_SUCCESS) {
+            cl_event next = NULL;
+            err = launch(c->queue, k, groups, twg, 1, &ev, &next);
+            SB_CL(clReleaseEvent)(ev);
+            ev = next;
+            if (err != CL_SUCCESS)
+                ev = NULL;
+        }
+    }
+    for (int i = 0; i < 2; i++)
+        if (slot[i] >= 0)
+            sb__scratch_give(ctx, slot[i], err == CL_SUCCESS ? ev : NULL);
+    if (err != CL_SUCCESS) {
+        /* Launches already enqueued still run, harmlessly: the record is
+         * written only by the last one, which was not enqueued. */
+        if (ev != NULL) {
+            SB_CL(clWaitForEvents)(1, &ev);
+            SB_CL(clReleaseEvent)(ev);
+        }
+        return sb__cl_fail(ctx, err);
+    }
+    *done = ev;
+    return SB_OK;
+}
+
+sb_status sb_reduce_enqueue(sb_context *ctx, cl_command_queue queue,
+                            sb_reduction r, cl_mem x, size_t x_offset,
+                            cl_mem mask, size_t mask_offset, size_t n,
+                            cl_mem result, size_t result_offset,
+                            cl_uint num_wait, const cl_event *wait,
+                            cl_event *done)
+{
+    checked_call c;
+    sb_status s = check_call(ctx, queue, r, x, x_offset, mask, mask_offset,
+                             n, &c);
+    SB_RETURN_IF(s != SB_OK, s);
+    SB_RETURN_IF(result == NULL || result_offset % 8 != 0, SB_INVALID_ARGUMENT);
+    s = check_buffer(ctx, result, result_offset / 8,
+                     sizeof(sb_device_result) / 8, 8);
+    SB_RETURN_IF(s != SB_OK, s);
+    SB_RETURN_IF((num_wait == 0) != (wait == NULL), SB_INVALID_ARGUMENT);
+
+    cl_event ev = NULL;
+    pthread_mutex_lock(&ctx->lock);
+    s = enqueue_chain(ctx, &c, x, x_offset, mask, mask_offset, n, result,
+                      result_offset, num_wait, wait, &ev);
+    pthread_mutex_unlock(&ctx->lock);
+    SB_RETURN_IF(s != SB_OK, s);
+    SB_CL(clFlush)(c.queue);
+    if (done != NULL)
+        *done = ev;
+    else
+        SB_CL(clReleaseEvent)(ev);
+    return SB_OK;
+}
+
+/* Small inputs: map the range and use the host path (no launch). */
+static sb_status reduce_on_host(sb_context *ctx, const checked_call *c,
+                                sb_reduction r, cl_mem x, size_t x_offset,
+                                cl_mem mask, size_t mask_offset, size_t n,
+                                void *result)
+{
+    if (n == 0)
+        return sb_reduce_host_opts(r, NULL, NULL, 0, result, &ctx->opts.host);
+    cl_int err = CL_SUCCESS;
+    const size_t size = c->plan.input_size;
+    void *xp = SB_CL(clEnqueueMapBuffer)(c->queue, x, CL_TRUE, CL_MAP_READ,
+                                         x_offset * size, n * size, 0, NULL,
+                                         NULL, &err);
+    SB_RETURN_IF(xp == NULL, sb__cl_fail(ctx, err));
+    void *mp = NULL;
+    if (mask != NULL) {
+        mp = SB_CL(clEnqueueMapBuffer)(c->queue, mask, CL_TRUE, CL_MAP_READ,
+                                       mask_offset, n, 0, NULL, NULL, &err);
+    }
+    sb_status s = (mask != NULL && mp == NULL)
+                ? sb__cl_fail(ctx, err)
+                : sb_reduce_host_opts(r, xp, mp, n, result, &ctx->opts.host);
+    cl_event unmapped[2];
+    cl_uint count = 0;
+    if (mp != NULL
+        && SB_CL(clEnqueueUnmapMemObject)(c->queue, mask, mp, 0, NULL,
+                                          &unmapped[count]) == CL_SUCCESS)
+        count++;
+    if (SB_CL(clEnqueueUnmapMemObject)(c->queue, x, xp, 0, NULL,
+                                       &unmapped[count]) == CL_SUCCESS)
+        count++;
+    if (count > 0)
+        SB_CL(clWaitForEvents)(count, unmapped);
+    for (cl_uint i = 0; i < count; i++)
+        SB_CL(clReleaseEvent)(unmapped[i]);
+    return s;
+}
+
+sb_status sb_reduce(sb_context *ctx, cl_command_queue queue, sb_reduction r,
+                    cl_mem x, size_t x_offset, cl_mem mask,
+                    size_t mask_offset, size_t n, void *result)
+{
+    checked_call c;
+    sb_status s = check_call(ctx, queue, r, x, x_offset, mask, mask_offset,
+                             n, &c);
+    SB_RETURN_IF(s != SB_OK, s);
+    SB_RETURN_IF(result == NULL, SB_INVALID_ARGUMENT);
+    if (n <= ctx->opts.host_max_n && !(ctx->opts.flags & SB_OPT_NO_HOST))
+        return reduce_on_host(ctx, &c, r, x, x_offset, mask, mask_offset, n,
+                              result);
+
+    int slot = -1;
+    cl_event ev = NULL;
+    pthread_mutex_lock(&ctx->lock);
+    s = sb__scratch_take(ctx, sizeof(sb_device_result), &slot);
+    if (s == SB_OK) {
+        s = enqueue_chain(ctx, &c, x, x_offset, mask, mask_offset, n,
+                          ctx->scratch[slot].buf, 0, 0, NULL, &ev);
+        if (s != SB_OK)
+            sb__scratch_give(ctx, slot, NULL);
+    }
+    cl_mem record_buf = s == SB_OK ? ctx->scratch[slot].buf : NULL;
+    pthread_mutex_unlock(&ctx->lock);
+    SB_RETURN_IF(s != SB_OK, s);
+
+    /* The slot stays busy (ours) until the record is read back. */
+    sb_device_result record;
+    const cl_int err = SB_CL(clEnqueueReadBuffer)(c.queue, record_buf, CL_TRUE,
+                                                  0, sizeof record, &record,
+                                                  1, &ev, NULL);
+    pthread_mutex_lock(&ctx->lock);
+    sb__scratch_give(ctx, slot, NULL);
+    pthread_mutex_unlock(&ctx->lock);
+    SB_CL(clReleaseEvent)(ev);
+    SB_RETURN_IF(err != CL_SUCCESS, sb__cl_fail(ctx, err));
+    SB_RETURN_IF(record.status != SB_OK, (sb_status)record.status);
+    memcpy(result, record.value, c.plan.result_size);
+    return SB_OK;
+}
