@@ -3,6 +3,7 @@
 #define SB_DEVICE_H
 
 #include <pthread.h>
+#include <stdatomic.h>
 #include "cl_api.h"
 #include "sb_internal.h"
 
@@ -28,12 +29,12 @@ struct sb_context {
     sb_options       opts;
     sb_device_caps   caps;
     char             extensions[8192];
-    pthread_mutex_t  lock;         /* guards everything below */
+    pthread_mutex_t  lock;         /* guards everything below but the atomic */
     cl_program       programs[SB_TYPE_COUNT + 1][SB_TYPE_COUNT + 1];
     cl_kernel        kernels[SB_TYPE_COUNT + 1][SB_TYPE_COUNT + 1][16];
     sb__scratch      scratch[SB_SCRATCH_SLOTS];
-    cl_int           last_cl_error;
     char            *build_log;
+    atomic_int       last_cl_error; /* any thread may record a failure */
 };
 
 sb_status sb__device_query(cl_device_id d, sb_device_caps *caps,

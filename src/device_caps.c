@@ -134,12 +134,12 @@ sb_status sb__device_query(cl_device_id d, sb_device_caps *c,
     /* The default launch shape. GPUs want many work-items in flight; a CPU
      * device (POCL) runs a work-group as a loop on one core, so it wants
      * fewer, fatter work-items. Local memory holds one node per item. */
-    size_t wg = c->is_gpu ? 256 : 64;
+    size_t wg = c->is_gpu ? 256 : 16;
     const size_t node_bytes = 8 + 4;
     while (wg > 1 && (wg > max_wg || wg * node_bytes > c->local_mem_size / 2))
         wg /= 2;
     c->work_group_size = floor_pow2(wg);
-    c->leaves_per_item = c->is_gpu ? 4 : 16;
+    c->leaves_per_item = c->is_gpu ? 4 : 32;
     return SB_OK;
 }
 

@@ -18,7 +18,7 @@ extern const size_t sb__cl_source_size;
 sb_status sb__cl_fail(sb_context *ctx, cl_int err)
 {
     if (ctx != NULL)
-        ctx->last_cl_error = err;
+        atomic_store(&ctx->last_cl_error, err);
     switch (err) {
     case CL_OUT_OF_HOST_MEMORY:
     case CL_MEM_OBJECT_ALLOCATION_FAILURE:
@@ -85,7 +85,7 @@ sb_status sb_context_create(cl_context cl_ctx, cl_device_id device,
 {
     SB_RETURN_IF(cl_ctx == NULL || device == NULL || out == NULL,
                  SB_INVALID_ARGUMENT);
-    sb_context *ctx = calloc(1, sizeof *ctx);
+    sb_context *ctx = sb__mem.calloc(1, sizeof *ctx);
     SB_RETURN_IF(ctx == NULL, SB_OUT_OF_MEMORY);
     cl_int err = CL_SUCCESS;
     sb_status s = sb__device_query(device, &ctx->caps, ctx->extensions,
@@ -149,12 +149,18 @@ cl_context sb_context_cl_context(const sb_context *ctx)
 
 cl_int sb_context_last_cl_error(const sb_context *ctx)
 {
-    return ctx ? ctx->last_cl_error : CL_SUCCESS;
+    return ctx ? (cl_int)atomic_load(&((sb_context *)ctx)->last_cl_error)
+               : CL_SUCCESS;
 }
 
 const char *sb_context_build_log(sb_context *ctx)
 {
-    return ctx && ctx->build_log ? ctx->build_log : "";
+    if (ctx == NULL)
+        return "";
+    pthread_mutex_lock(&ctx->lock);
+    const char *log = ctx->build_log ? ctx->build_log : "";
+    pthread_mutex_unlock(&ctx->lock);
+    return log;
 }
 
 /* ---- the default device ------------------------------------------------- */
@@ -313,14 +319,14 @@ static sb_status program_get(sb_context *ctx, const sb__plan *plan,
         ctx->build_log = NULL;
         if (SB_CL(clGetProgramBuildInfo)(prog, ctx->device, CL_PROGRAM_BUILD_LOG,
                                          0, NULL, &log_size) == CL_SUCCESS
-            && (ctx->build_log = malloc(log_size + 1)) != NULL) {
+            && (ctx->build_log = sb__mem.malloc(log_size + 1)) != NULL) {
             if (SB_CL(clGetProgramBuildInfo)(prog, ctx->device,
                     CL_PROGRAM_BUILD_LOG, log_size, ctx->build_log, NULL)
                 != CL_SUCCESS)
                 log_size = 0;
             ctx->build_log[log_size] = '\0';
         }
-        ctx->last_cl_error = err;
+        atomic_store(&ctx->last_cl_error, err);
         SB_CL(clReleaseProgram)(prog);
         return err == CL_OUT_OF_HOST_MEMORY ? SB_OUT_OF_MEMORY : SB_BUILD_ERROR;
     }

@@ -266,11 +266,9 @@ DEFINE_FOLD_KERNEL(f64_prod, double, f64, 1.0,  1.0,   STEP_PLAIN_MUL, FULL_VEC(
     DEFINE_FOLD_KERNEL(tag##_wsum,  UT, UFIELD, 0, 0, STEP_PLAIN_ADD, SCALAR_FULL_FOLD) \
     DEFINE_FOLD_KERNEL(tag##_wprod, UT, UFIELD, 1, 1, STEP_PLAIN_MUL, SCALAR_FULL_FOLD)
 
-/* Integer promotion would turn 8/16-bit wrapping steps into int arithmetic
- * (fine: the result is truncated back on assignment, and int cannot
- * overflow from two 16-bit operands... except for multiplication of two
- * uint16_t, which promotes to int and can overflow). So 8/16-bit wrapping
- * uses 32-bit unsigned steps then truncates; see wrap_small below. */
+/* 8/16-bit operands promote to int, and the product of two uint16_t can
+ * overflow int (undefined). So their wrapping steps compute in uint32_t
+ * and truncate, which is the same value modulo 2^8 or 2^16. */
 #define STEP_U32_ADD(a, b) ((a) = (__typeof__(a))((uint32_t)(a) + (uint32_t)(b)))
 #define STEP_U32_MUL(a, b) ((a) = (__typeof__(a))((uint32_t)(a) * (uint32_t)(b)))
 

@@ -159,12 +159,14 @@ static size_t round_up_pow2(size_t v)
 
 static sb__node reduce_tree(const sb__plan *plan, const unsigned char *x,
                             const unsigned char *mask, size_t n,
-                            unsigned threads, bool *overflow)
+                            unsigned requested_threads, bool *overflow)
 {
     const sb__kernel *kernel = sb__host_kernel(plan);
     const size_t blocks = (n + SB_BLOCK_SIZE - 1) / SB_BLOCK_SIZE;
-    if (n < SB_THREADED_MIN_N)
-        threads = 1;
+    /* Asking the system for its CPU count costs a file read: only when
+     * threads can pay off. */
+    const unsigned threads = n < SB_THREADED_MIN_N
+                           ? 1 : sb__host_thread_count(requested_threads);
 
     size_t chunk_blocks = blocks == 0 ? 1 : round_up_pow2(blocks);
     if (threads > 1) {
@@ -283,11 +285,11 @@ sb_status sb_reduce_host_opts(sb_reduction r, const void *x,
         memcpy(result, &value, 1);
         return SB_OK;
     }
-    const unsigned threads = sb__host_thread_count(opts ? opts->threads : 0);
     bool overflow = false;
     sb__fpenv env;
     sb__fpenv_enter(&env);
-    const sb__node root = reduce_tree(&plan, x, mask, n, threads, &overflow);
+    const sb__node root = reduce_tree(&plan, x, mask, n,
+                                      opts ? opts->threads : 0, &overflow);
     const sb_status status = sb__finish(&plan, &root, overflow, result);
     sb__fpenv_leave(&env);
     return status;
