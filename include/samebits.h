@@ -85,8 +85,10 @@ typedef enum {
 } sb_type;
 
 /*! SB_WRAP : integer sum and product wrap modulo 2^bits(accumulator)
- *  instead of failing with SB_OVERFLOW. Refused (SB_INVALID_ARGUMENT) with
- *  a float accumulator. Has no effect on min, max, any, all. */
+ *  instead of failing with SB_OVERFLOW. Refused (SB_INVALID_ARGUMENT)
+ *  whenever the accumulator is a float type, for every op (for any/all the
+ *  accumulator is the input type, so SB_WRAP with an f32/f64 input is
+ *  refused too). Has no effect on integer min, max, any, all. */
 #define SB_WRAP 1u
 
 /*! sb_reduction : what to compute.

@@ -1,0 +1,502 @@
+/* tests/oracle.c: the reference reduction, transcribed line by line from
+ * ORDER.md (the section each piece implements is named above it).
+ *
+ * Written for the reader, not for speed: every element is read on its own,
+ * every leaf value and tree node is an explicit `node` that is either
+ * `none` or holds an exact value of the accumulator type, and the tree is
+ * built level by level in an array. Integer steps are computed exactly in
+ * 128 bits and then checked against (or wrapped into) the accumulator's
+ * range; float steps are done in the accumulator's own C type. The file is
+ * compiled with -ffp-contract=off, and each float step is stored through a
+ * volatile so that no excess precision or contraction can reach it. */
+#include "oracle.h"
+
+#include <math.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+__extension__ typedef __int128 int128;
+__extension__ typedef unsigned __int128 uint128;
+
+/* ------------------------------------------------------------------------
+ * The types (samebits.h: sb_type)
+ * ---------------------------------------------------------------------- */
+
+static bool type_is_known(sb_type t) {
+    return (int)t >= (int)SB_I8 && (int)t <= (int)SB_F64;
+}
+
+static bool type_is_float(sb_type t) {
+    return t == SB_F32 || t == SB_F64;
+}
+
+static bool type_is_signed_integer(sb_type t) {
+    return t == SB_I8 || t == SB_I16 || t == SB_I32 || t == SB_I64;
+}
+
+static unsigned type_bits(sb_type t) {
+    switch (t) {
+    case SB_I8:  case SB_U8:  return 8;
+    case SB_I16: case SB_U16: return 16;
+    case SB_I32: case SB_U32: case SB_F32: return 32;
+    case SB_I64: case SB_U64: case SB_F64: return 64;
+    }
+    return 0;
+}
+
+/* ------------------------------------------------------------------------
+ * Inputs: which input/accumulator pairs are allowed
+ *
+ * ORDER.md: "Only exact conversions are allowed: integer widening
+ * (i8/i16/i32 -> i32/i64, u8/u16/u32 -> u32/u64, unsigned to a strictly
+ * wider signed type), f32 -> f64, and integers to a float type that holds
+ * them exactly (i8/u8/i16/u16 -> f32, i8/u8/i16/u16/i32/u32 -> f64).
+ * A = I is always allowed." samebits.h narrows "unsigned to a strictly
+ * wider signed type" to i32/i64: u8, u16 -> i32, i64; u32 -> i64.
+ * Each row below is one clause; lists end at 0, which is not a type.
+ * ---------------------------------------------------------------------- */
+
+typedef struct {
+    sb_type from[7];
+    sb_type to[3];
+} conversion_rule;
+
+static const conversion_rule conversion_rules[] = {
+    /* integer widening */
+    { { SB_I8, SB_I16, SB_I32 },                   { SB_I32, SB_I64 } },
+    { { SB_U8, SB_U16, SB_U32 },                   { SB_U32, SB_U64 } },
+    /* unsigned to a strictly wider signed type (i32/i64 only) */
+    { { SB_U8, SB_U16 },                           { SB_I32, SB_I64 } },
+    { { SB_U32 },                                  { SB_I64 } },
+    /* f32 -> f64 */
+    { { SB_F32 },                                  { SB_F64 } },
+    /* integers to a float type that holds them exactly */
+    { { SB_I8, SB_U8, SB_I16, SB_U16 },            { SB_F32 } },
+    { { SB_I8, SB_U8, SB_I16, SB_U16, SB_I32, SB_U32 }, { SB_F64 } },
+};
+
+static bool list_contains(const sb_type *list, size_t length, sb_type t) {
+    for (size_t i = 0; i < length && list[i] != 0; i++)
+        if (list[i] == t)
+            return true;
+    return false;
+}
+
+static bool conversion_is_allowed(sb_type input, sb_type acc) {
+    if (acc == input)
+        return true;                                /* A = I, always */
+    for (size_t k = 0; k < sizeof conversion_rules / sizeof *conversion_rules;
+         k++) {
+        const conversion_rule *rule = &conversion_rules[k];
+        if (list_contains(rule->from, 7, input) &&
+            list_contains(rule->to, 3, acc))
+            return true;
+    }
+    return false;
+}
+
+static sb_type accumulator_of(sb_reduction r) {
+    return r.accumulator == 0 ? r.input : r.accumulator;
+}
+
+static bool op_is_known(sb_op op) {
+    return (int)op >= (int)SB_SUM && (int)op <= (int)SB_ALL;
+}
+
+static bool op_is_boolean(sb_op op) {
+    return op == SB_ANY || op == SB_ALL;
+}
+
+bool oracle_reduction_is_valid(sb_reduction r) {
+    if (!op_is_known(r.op))
+        return false;
+    if (!type_is_known(r.input))
+        return false;
+    if (r.accumulator != 0 && !type_is_known(r.accumulator))
+        return false;
+    if ((r.flags & ~SB_WRAP) != 0)
+        return false;                               /* unknown flag bits */
+    const sb_type acc = accumulator_of(r);
+    if (op_is_boolean(r.op)) {
+        /* "any and all have no accumulator: it must be 0 or the input type" */
+        if (acc != r.input)
+            return false;
+    } else if (!conversion_is_allowed(r.input, acc)) {
+        return false;
+    }
+    /* SB_WRAP is refused with a float accumulator. For any/all the
+     * accumulator field names the input type, so SB_WRAP on a float any/all
+     * is refused too. */
+    if ((r.flags & SB_WRAP) && type_is_float(acc))
+        return false;
+    return true;
+}
+
+size_t oracle_result_size(sb_reduction r) {
+    if (!oracle_reduction_is_valid(r))
+        return 0;
+    if (op_is_boolean(r.op))
+        return 1;
+    return type_bits(accumulator_of(r)) / 8;
+}
+
+/* ------------------------------------------------------------------------
+ * Reading one element, exactly
+ * ---------------------------------------------------------------------- */
+
+/* One input element without any rounding: an integer of any input type
+ * fits `integer`, and a binary32 converts to binary64 exactly. */
+typedef struct {
+    bool   is_float;
+    int128 integer;    /* when !is_float */
+    double real;       /* when is_float */
+} exact_value;
+
+static exact_value read_element(sb_type t, const void *x, size_t i) {
+    const unsigned char *at = (const unsigned char *)x + i * (type_bits(t) / 8);
+    exact_value v = { false, 0, 0.0 };
+    switch (t) {
+    case SB_I8:  { int8_t   e; memcpy(&e, at, sizeof e); v.integer = e; break; }
+    case SB_U8:  { uint8_t  e; memcpy(&e, at, sizeof e); v.integer = e; break; }
+    case SB_I16: { int16_t  e; memcpy(&e, at, sizeof e); v.integer = e; break; }
+    case SB_U16: { uint16_t e; memcpy(&e, at, sizeof e); v.integer = e; break; }
+    case SB_I32: { int32_t  e; memcpy(&e, at, sizeof e); v.integer = e; break; }
+    case SB_U32: { uint32_t e; memcpy(&e, at, sizeof e); v.integer = e; break; }
+    case SB_I64: { int64_t  e; memcpy(&e, at, sizeof e); v.integer = e; break; }
+    case SB_U64: { uint64_t e; memcpy(&e, at, sizeof e); v.integer = e; break; }
+    case SB_F32: { float    e; memcpy(&e, at, sizeof e); v.is_float = true;
+                   v.real = (double)e; break; }
+    case SB_F64: { double   e; memcpy(&e, at, sizeof e); v.is_float = true;
+                   v.real = e; break; }
+    }
+    return v;
+}
+
+/* ORDER.md: "any and all read an element as true iff it is not equal to
+ * zero (x != 0; for floats a NaN is true, -0.0 is false)." */
+static bool element_is_true(exact_value v) {
+    return v.is_float ? v.real != 0.0 : v.integer != 0;
+}
+
+/* ------------------------------------------------------------------------
+ * Nodes: a leaf value or a tree node, or `none`
+ * ---------------------------------------------------------------------- */
+
+typedef struct {
+    bool has;            /* false: `none`, no value */
+    union {
+        int64_t  i;      /* signed integer accumulators (i8 .. i64) */
+        uint64_t u;      /* unsigned integer accumulators (u8 .. u64) */
+        float    f;      /* f32 */
+        double   d;      /* f64 */
+        bool     b;      /* any, all */
+    } v;
+} node;
+
+static const node none = { false, { 0 } };
+
+/* What a reduction computes in, fixed once per call. */
+typedef struct {
+    sb_op   op;
+    sb_type acc;         /* the accumulator type (unused by any/all) */
+    bool    wrap;        /* SB_WRAP */
+} reducer;
+
+/* "Each element that takes part is converted to A first." The conversion
+ * is exact because only exact pairs pass validation. */
+static node convert_to_accumulator(const reducer *rd, exact_value e) {
+    node out = { true, { 0 } };
+    if (op_is_boolean(rd->op)) {
+        out.v.b = element_is_true(e);
+    } else if (rd->acc == SB_F32) {
+        out.v.f = e.is_float ? (float)e.real : (float)e.integer;
+    } else if (rd->acc == SB_F64) {
+        out.v.d = e.is_float ? e.real : (double)e.integer;
+    } else if (type_is_signed_integer(rd->acc)) {
+        out.v.i = (int64_t)e.integer;
+    } else {
+        out.v.u = (uint64_t)e.integer;
+    }
+    return out;
+}
+
+/* The start value of sum, prod, any, all ("sum 0 (+0.0 for floats), prod 1,
+ * any false, all true"). */
+static node start_value(const reducer *rd) {
+    node out = { true, { 0 } };
+    const int one = rd->op == SB_PROD ? 1 : 0;
+    switch (rd->op) {
+    case SB_ANY: out.v.b = false; return out;
+    case SB_ALL: out.v.b = true;  return out;
+    default: break;
+    }
+    if (rd->acc == SB_F32)
+        out.v.f = (float)one;               /* +0.0f or 1.0f */
+    else if (rd->acc == SB_F64)
+        out.v.d = (double)one;              /* +0.0 or 1.0 */
+    else if (type_is_signed_integer(rd->acc))
+        out.v.i = one;
+    else
+        out.v.u = (uint64_t)one;
+    return out;
+}
+
+/* ------------------------------------------------------------------------
+ * Integers: "overflow follows the tree"
+ * ---------------------------------------------------------------------- */
+
+/* Checked: "if any step's exact result does not fit A, the reduction fails
+ * with the status overflow". Wrapping: "two's-complement arithmetic modulo
+ * 2^bits(A)". `exact` is the step's exact result. */
+static bool signed_result(const reducer *rd, int128 exact, int64_t *out) {
+    const unsigned bits = type_bits(rd->acc);
+    const int128 lowest = -((int128)1 << (bits - 1));
+    const int128 highest = ((int128)1 << (bits - 1)) - 1;
+    if (exact >= lowest && exact <= highest) {
+        *out = (int64_t)exact;
+        return true;
+    }
+    if (!rd->wrap)
+        return false;
+    /* Keep the low `bits` bits (in unsigned arithmetic, which is defined
+     * modulo 2^128), then read them as a two's-complement number. */
+    const uint128 modulus = (uint128)1 << bits;
+    const uint128 low = (uint128)exact & (modulus - 1);
+    const int128 value = low > (uint128)highest ? (int128)low - (int128)modulus
+                                                : (int128)low;
+    *out = (int64_t)value;
+    return true;
+}
+
+static bool unsigned_result(const reducer *rd, uint128 exact, uint64_t *out) {
+    const unsigned bits = type_bits(rd->acc);
+    const uint128 highest = ((uint128)1 << bits) - 1;
+    if (exact <= highest) {
+        *out = (uint64_t)exact;
+        return true;
+    }
+    if (!rd->wrap)
+        return false;
+    *out = (uint64_t)(exact & highest);
+    return true;
+}
+
+/* ------------------------------------------------------------------------
+ * One step: v = l OP r (a leaf-fold step or a tree combine)
+ * ---------------------------------------------------------------------- */
+
+static float float_step(sb_op op, float l, float r) {
+    volatile float result;  /* rounded to binary32 here, once */
+    switch (op) {
+    case SB_SUM:  result = l + r; break;
+    case SB_PROD: result = l * r; break;
+    case SB_MIN:  result = r < l ? r : l; break;
+    default:      result = r > l ? r : l; break;       /* SB_MAX */
+    }
+    return result;
+}
+
+static double double_step(sb_op op, double l, double r) {
+    volatile double result; /* rounded to binary64 here, once */
+    switch (op) {
+    case SB_SUM:  result = l + r; break;
+    case SB_PROD: result = l * r; break;
+    case SB_MIN:  result = r < l ? r : l; break;
+    default:      result = r > l ? r : l; break;       /* SB_MAX */
+    }
+    return result;
+}
+
+/* Computes `l OP r` for two nodes that both have a value. For min and max
+ * the right operand replaces the left only if strictly smaller / larger:
+ * this is the leaf fold's "x replaces v only if x < v" with l = v, r = x,
+ * and the tree's "r < l ? r : l". Returns false on a checked overflow. */
+static bool step(const reducer *rd, node l, node r, node *out) {
+    out->has = true;
+    switch (rd->op) {
+    case SB_ANY: out->v.b = l.v.b || r.v.b; return true;
+    case SB_ALL: out->v.b = l.v.b && r.v.b; return true;
+    default: break;
+    }
+    if (rd->acc == SB_F32) {
+        out->v.f = float_step(rd->op, l.v.f, r.v.f);
+        return true;
+    }
+    if (rd->acc == SB_F64) {
+        out->v.d = double_step(rd->op, l.v.d, r.v.d);
+        return true;
+    }
+    if (type_is_signed_integer(rd->acc)) {
+        const int128 a = l.v.i, b = r.v.i;
+        switch (rd->op) {
+        case SB_SUM:  return signed_result(rd, a + b, &out->v.i);
+        case SB_PROD: return signed_result(rd, a * b, &out->v.i);
+        case SB_MIN:  out->v.i = b < a ? r.v.i : l.v.i; return true;
+        default:      out->v.i = b > a ? r.v.i : l.v.i; return true;
+        }
+    }
+    const uint128 a = l.v.u, b = r.v.u;
+    switch (rd->op) {
+    case SB_SUM:  return unsigned_result(rd, a + b, &out->v.u);
+    case SB_PROD: return unsigned_result(rd, a * b, &out->v.u);
+    case SB_MIN:  out->v.u = b < a ? r.v.u : l.v.u; return true;
+    default:      out->v.u = b > a ? r.v.u : l.v.u; return true;
+    }
+}
+
+/* "combine(l, r): if l is none the result is r; if r is none the result is
+ * l; [otherwise l OP r]". */
+static bool combine(const reducer *rd, node l, node r, node *out) {
+    if (!l.has) {
+        *out = r;
+        return true;
+    }
+    if (!r.has) {
+        *out = l;
+        return true;
+    }
+    return step(rd, l, r, out);
+}
+
+/* ------------------------------------------------------------------------
+ * The leaf fold
+ * ---------------------------------------------------------------------- */
+
+enum { LEAF_SIZE = 16 };
+
+static bool takes_part(const unsigned char *mask, size_t i) {
+    return mask == NULL || mask[i] != 0;
+}
+
+/* Folds leaf `j` (positions 16j .. min(16j+15, n-1)) left to right.
+ * sum/prod/any/all: v = start; v = v OP x for each taking-part x.
+ * min/max: v = the first taking-part element; later ones replace it only
+ * if strictly smaller / larger. No taking-part element: none. */
+static bool fold_leaf(const reducer *rd, sb_type input, const void *x,
+                      const unsigned char *mask, size_t n, size_t j,
+                      node *out) {
+    const size_t first = j * LEAF_SIZE;
+    const size_t last = first + LEAF_SIZE - 1 < n - 1 ? first + LEAF_SIZE - 1
+                                                      : n - 1;
+    const bool has_start = rd->op != SB_MIN && rd->op != SB_MAX;
+    bool any_taking_part = false;
+    node v = has_start ? start_value(rd) : none;
+    for (size_t i = first; i <= last; i++) {
+        if (!takes_part(mask, i))
+            continue;
+        const node e = convert_to_accumulator(rd, read_element(input, x, i));
+        any_taking_part = true;
+        if (!v.has) {
+            v = e;                 /* min/max: the first taking-part element */
+        } else if (!step(rd, v, e, &v)) {
+            return false;
+        }
+    }
+    *out = any_taking_part ? v : none;
+    return true;
+}
+
+/* ------------------------------------------------------------------------
+ * The result
+ * ---------------------------------------------------------------------- */
+
+/* Writes a node that has a value, in the accumulator's format. A NaN is
+ * written as the canonical quiet NaN. */
+static void write_result(const reducer *rd, node root, void *result) {
+    if (op_is_boolean(rd->op)) {
+        const uint8_t b = root.v.b ? 1 : 0;
+        memcpy(result, &b, 1);
+        return;
+    }
+    switch (rd->acc) {
+    case SB_F32: {
+        uint32_t bits;
+        memcpy(&bits, &root.v.f, 4);
+        if (isnan(root.v.f))
+            bits = UINT32_C(0x7FC00000);
+        memcpy(result, &bits, 4);
+        return;
+    }
+    case SB_F64: {
+        uint64_t bits;
+        memcpy(&bits, &root.v.d, 8);
+        if (isnan(root.v.d))
+            bits = UINT64_C(0x7FF8000000000000);
+        memcpy(result, &bits, 8);
+        return;
+    }
+    case SB_I8:  { int8_t   v = (int8_t)root.v.i;   memcpy(result, &v, 1); return; }
+    case SB_I16: { int16_t  v = (int16_t)root.v.i;  memcpy(result, &v, 2); return; }
+    case SB_I32: { int32_t  v = (int32_t)root.v.i;  memcpy(result, &v, 4); return; }
+    case SB_I64: { int64_t  v = root.v.i;           memcpy(result, &v, 8); return; }
+    case SB_U8:  { uint8_t  v = (uint8_t)root.v.u;  memcpy(result, &v, 1); return; }
+    case SB_U16: { uint16_t v = (uint16_t)root.v.u; memcpy(result, &v, 2); return; }
+    case SB_U32: { uint32_t v = (uint32_t)root.v.u; memcpy(result, &v, 4); return; }
+    case SB_U64: { uint64_t v = root.v.u;           memcpy(result, &v, 8); return; }
+    }
+}
+
+/* ------------------------------------------------------------------------
+ * The whole reduction
+ * ---------------------------------------------------------------------- */
+
+sb_status oracle_reduce(sb_reduction r, const void *x,
+                        const unsigned char *mask, size_t n, void *result) {
+    if (!oracle_reduction_is_valid(r) || result == NULL)
+        return SB_INVALID_ARGUMENT;
+    if (n > 0 && x == NULL)
+        return SB_INVALID_ARGUMENT;
+
+    const reducer rd = { r.op, accumulator_of(r), (r.flags & SB_WRAP) != 0 };
+    const size_t leaves = n / LEAF_SIZE + (n % LEAF_SIZE != 0);
+    node root = none;
+
+    if (leaves > 0) {
+        /* Level 0: the leaf values. */
+        node *level = malloc(leaves * sizeof *level);
+        node *upper = malloc((leaves + 1) / 2 * sizeof *upper);
+        if (level == NULL || upper == NULL) {
+            free(level);
+            free(upper);
+            return SB_OUT_OF_MEMORY;
+        }
+        for (size_t j = 0; j < leaves; j++) {
+            if (!fold_leaf(&rd, r.input, x, mask, n, j, &level[j])) {
+                free(level);
+                free(upper);
+                return SB_OVERFLOW;
+            }
+        }
+        /* Level k+1 from level k: nodes 0 and 1, 2 and 3, ...; an odd last
+         * node moves up unchanged. Until one node, the root, is left. */
+        size_t count = leaves;
+        while (count > 1) {
+            size_t up = 0;
+            for (size_t i = 0; i + 1 < count; i += 2) {
+                if (!combine(&rd, level[i], level[i + 1], &upper[up++])) {
+                    free(level);
+                    free(upper);
+                    return SB_OVERFLOW;
+                }
+            }
+            if (count % 2 == 1)
+                upper[up++] = level[count - 1];
+            memcpy(level, upper, up * sizeof *level);
+            count = up;
+        }
+        root = level[0];
+        free(level);
+        free(upper);
+    }
+
+    /* "the root, if it is not none; otherwise: sum 0, prod 1, any false,
+     * all true, and for min/max the status empty." */
+    if (!root.has) {
+        if (r.op == SB_MIN || r.op == SB_MAX)
+            return SB_EMPTY;
+        root = start_value(&rd);
+    }
+    write_result(&rd, root, result);
+    return SB_OK;
+}

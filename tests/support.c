@@ -1,0 +1,624 @@
+/* tests/support.c: the random number generator, data families, masks, case
+ * descriptions, bit printing and the differential check shared by the
+ * samebits tests (see support.h). Every random choice flows from one seed,
+ * so a printed case replays exactly. */
+#include "support.h"
+
+#include <float.h>
+#include <inttypes.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "oracle.h"
+
+__extension__ typedef __int128 int128;
+__extension__ typedef unsigned __int128 uint128;
+
+/* ------------------------------------------------------------------------
+ * Seeds and random numbers
+ * ---------------------------------------------------------------------- */
+
+uint64_t test_seed(uint64_t default_seed) {
+    uint64_t seed = default_seed;
+    const char *text = getenv("SAMEBITS_TEST_SEED");
+    if (text != NULL && text[0] != '\0')
+        seed = (uint64_t)strtoull(text, NULL, 0);
+    printf("seed=%" PRIu64 "\n", seed);
+    fflush(stdout);
+    return seed;
+}
+
+uint64_t splitmix64(uint64_t *state) {
+    uint64_t z = (*state += UINT64_C(0x9E3779B97F4A7C15));
+    z = (z ^ (z >> 30)) * UINT64_C(0xBF58476D1CE4E5B9);
+    z = (z ^ (z >> 27)) * UINT64_C(0x94D049BB133111EB);
+    return z ^ (z >> 31);
+}
+
+uint64_t mix_seed(uint64_t seed, uint64_t salt) {
+    uint64_t state = seed ^ (salt * UINT64_C(0xD1B54A32D192ED03));
+    return splitmix64(&state);
+}
+
+uint64_t random_below(uint64_t *state, uint64_t bound) {
+    return splitmix64(state) % bound;    /* the bias is irrelevant here */
+}
+
+double random_unit(uint64_t *state) {
+    return (double)(splitmix64(state) >> 11) * 0x1p-53;
+}
+
+/* ------------------------------------------------------------------------
+ * Types
+ * ---------------------------------------------------------------------- */
+
+size_t type_size(sb_type t) {
+    switch (t) {
+    case SB_I8:  case SB_U8:  return 1;
+    case SB_I16: case SB_U16: return 2;
+    case SB_I32: case SB_U32: case SB_F32: return 4;
+    case SB_I64: case SB_U64: case SB_F64: return 8;
+    }
+    return 0;
+}
+
+const char *type_name(sb_type t) {
+    static const char *const names[] = { "same", "i8", "u8", "i16", "u16",
+                                         "i32", "u32", "i64", "u64", "f32",
+                                         "f64" };
+    return (int)t >= 0 && (int)t <= TYPE_COUNT ? names[t] : "?";
+}
+
+const char *op_name(sb_op op) {
+    static const char *const names[] = { "sum", "prod", "min", "max", "any",
+                                         "all" };
+    return (int)op >= 0 && (int)op <= (int)SB_ALL ? names[op] : "?";
+}
+
+const char *status_name(sb_status s) {
+    static const char *const names[] = {
+        "SB_OK", "SB_EMPTY", "SB_OVERFLOW", "SB_INVALID_ARGUMENT",
+        "SB_UNSUPPORTED", "SB_OUT_OF_MEMORY", "SB_OPENCL_ERROR",
+        "SB_BUILD_ERROR" };
+    return (int)s >= 0 && (int)s <= (int)SB_BUILD_ERROR ? names[s] : "?";
+}
+
+bool type_is_float(sb_type t) {
+    return t == SB_F32 || t == SB_F64;
+}
+
+bool type_is_signed(sb_type t) {
+    return t == SB_I8 || t == SB_I16 || t == SB_I32 || t == SB_I64;
+}
+
+static unsigned type_bits(sb_type t) {
+    return (unsigned)type_size(t) * 8;
+}
+
+/* ------------------------------------------------------------------------
+ * Storing elements
+ * ---------------------------------------------------------------------- */
+
+static void integer_range(sb_type t, int128 *lowest, int128 *highest) {
+    const unsigned bits = type_bits(t);
+    if (type_is_signed(t)) {
+        *lowest = -((int128)1 << (bits - 1));
+        *highest = ((int128)1 << (bits - 1)) - 1;
+    } else {
+        *lowest = 0;
+        *highest = ((int128)1 << bits) - 1;
+    }
+}
+
+/* Stores `v`, clamped to the range of integer type `t`. */
+static void store_integer(sb_type t, void *x, size_t i, int128 v) {
+    int128 lowest, highest;
+    integer_range(t, &lowest, &highest);
+    v = v < lowest ? lowest : v > highest ? highest : v;
+    const uint64_t bits = (uint64_t)v;  /* two's complement, low 64 bits */
+    unsigned char bytes[8];
+    for (unsigned k = 0; k < 8; k++)
+        bytes[k] = (unsigned char)(bits >> (8 * k));   /* little-endian */
+    memcpy((unsigned char *)x + i * type_size(t), bytes, type_size(t));
+}
+
+/* Stores `v` rounded to float type `t`. */
+static void store_real(sb_type t, void *x, size_t i, double v) {
+    if (t == SB_F32) {
+        const float f = (float)v;
+        memcpy((unsigned char *)x + i * 4, &f, 4);
+    } else {
+        memcpy((unsigned char *)x + i * 8, &v, 8);
+    }
+}
+
+/* Stores a float of type `t` from its sign, biased exponent and mantissa
+ * fields (the mantissa is cut to the field's width). */
+static void store_fields(sb_type t, void *x, size_t i, unsigned sign,
+                         uint64_t exponent, uint64_t mantissa) {
+    if (t == SB_F32) {
+        const uint32_t bits = (uint32_t)sign << 31 |
+                              (uint32_t)(exponent & 0xFF) << 23 |
+                              (uint32_t)(mantissa & 0x7FFFFF);
+        memcpy((unsigned char *)x + i * 4, &bits, 4);
+    } else {
+        const uint64_t bits = (uint64_t)sign << 63 |
+                              (exponent & 0x7FF) << 52 |
+                              (mantissa & UINT64_C(0xFFFFFFFFFFFFF));
+        memcpy((unsigned char *)x + i * 8, &bits, 8);
+    }
+}
+
+static uint64_t max_exponent_field(sb_type t) {
+    return t == SB_F32 ? 0xFF : 0x7FF;
+}
+
+static uint64_t quiet_bit(sb_type t) {
+    return t == SB_F32 ? UINT64_C(1) << 22 : UINT64_C(1) << 51;
+}
+
+/* ------------------------------------------------------------------------
+ * Float families
+ * ---------------------------------------------------------------------- */
+
+/* One of the special or extreme float values, picked by `which`. */
+static void store_float_extreme(sb_type t, void *x, size_t i, uint64_t which,
+                                bool allow_nan, uint64_t *state) {
+    const unsigned sign = (unsigned)(which & 1);
+    const uint64_t top = max_exponent_field(t);
+    switch ((which >> 1) % (allow_nan ? 8 : 6)) {
+    case 0: store_fields(t, x, i, sign, top - 1, ~UINT64_C(0)); break; /* max */
+    case 1: store_fields(t, x, i, sign, 1, 0); break;          /* min normal */
+    case 2: store_fields(t, x, i, sign, 0, 1); break;     /* min subnormal */
+    case 3: store_fields(t, x, i, sign, 0, 0); break;                /* +-0 */
+    case 4: store_real(t, x, i, sign ? -1.0 : 1.0); break;
+    case 5: store_fields(t, x, i, sign, top, 0); break;              /* inf */
+    case 6: /* a quiet NaN with a random payload */
+        store_fields(t, x, i, sign, top, quiet_bit(t) | splitmix64(state));
+        break;
+    default: /* a signalling NaN: quiet bit clear, payload not zero */
+        store_fields(t, x, i, sign, top,
+                     (splitmix64(state) & (quiet_bit(t) - 1)) | 1);
+        break;
+    }
+}
+
+static double float_limit(sb_type t) {
+    return t == SB_F32 ? (double)FLT_MAX : DBL_MAX;
+}
+
+static void fill_float(data_family f, sb_type input, sb_type acc, void *x,
+                       size_t n, uint64_t *state) {
+    const double count = n > 0 ? (double)n : 1.0;
+    /* Edge families: a per-case magnitude and direction. */
+    const double edge_limit = fmin(float_limit(acc), float_limit(input));
+    const double edge_magnitude = fmin(edge_limit / count * 3.3, edge_limit);
+    const double direction = splitmix64(state) & 1 ? -1.0 : 1.0;
+    double previous = 0.0;
+
+    for (size_t i = 0; i < n; i++) {
+        /* One draw per statement: the order in which a call's arguments
+         * are evaluated is unspecified, and the data must not depend on
+         * the compiler. */
+        const double u = random_unit(state);
+        const unsigned sign = (unsigned)(splitmix64(state) & 1);
+        const uint64_t mantissa = splitmix64(state);
+        switch (f) {
+        case FAMILY_UNIFORM:
+            store_real(input, x, i, 2.0 * u - 1.0);
+            break;
+        case FAMILY_HUGE_RANGE:
+            store_fields(input, x, i, sign,
+                         random_below(state, max_exponent_field(input)),
+                         mantissa);
+            break;
+        case FAMILY_CANCELLATION:
+            if (i % 2 == 0) {
+                const int e = input == SB_F32 ? 8 + (int)random_below(state, 23)
+                                              : 20 + (int)random_below(state, 41);
+                previous = ldexp(1.0 + u, e) * (sign ? -1.0 : 1.0);
+                if (input == SB_F32)
+                    previous = (double)(float)previous;
+                store_real(input, x, i, previous);
+            } else {
+                store_real(input, x, i, -previous + (2.0 * u - 1.0));
+            }
+            break;
+        case FAMILY_ALTERNATING:
+            store_real(input, x, i, (i % 2 ? -1.0 : 1.0) * (1.0 + u));
+            break;
+        case FAMILY_SUBNORMAL:
+            if (random_below(state, 4) != 0)
+                store_fields(input, x, i, sign, 0, mantissa);
+            else
+                store_fields(input, x, i, sign, 1 + random_below(state, 3),
+                             mantissa);
+            break;
+        case FAMILY_SPECIALS:
+            if (random_below(state, 8) == 0)
+                store_float_extreme(input, x, i, splitmix64(state), true,
+                                    state);
+            else
+                store_real(input, x, i, 2.0 * u - 1.0);
+            break;
+        case FAMILY_NEGATIVE_ZERO:
+            store_real(input, x, i, -0.0);
+            break;
+        case FAMILY_LIMITS:
+            store_float_extreme(input, x, i, splitmix64(state), false, state);
+            break;
+        case FAMILY_SUM_EDGE: {
+            const double towards = random_below(state, 5) == 0 ? -direction
+                                                               : direction;
+            store_real(input, x, i, towards * u * edge_magnitude);
+            break;
+        }
+        case FAMILY_PROD_EDGE:
+            store_real(input, x, i,
+                       (sign ? -1.0 : 1.0) *
+                       ldexp(1.0 + u, (int)random_below(state, 5) - 2));
+            break;
+        case FAMILY_SIGNED_ZEROS: {
+            const uint64_t pick = random_below(state, 32);
+            if (pick == 0)
+                store_fields(input, x, i, sign, max_exponent_field(input),
+                             quiet_bit(input) | mantissa);
+            else if (pick == 1)
+                store_real(input, x, i, sign ? -1.0 : 1.0);
+            else
+                store_real(input, x, i, sign ? -0.0 : 0.0);
+            break;
+        }
+        case FAMILY_COUNT:
+            break;
+        }
+    }
+}
+
+/* ------------------------------------------------------------------------
+ * Integer families
+ * ---------------------------------------------------------------------- */
+
+/* Uniform in [lowest, highest]. */
+static int128 random_between(uint64_t *state, int128 lowest, int128 highest) {
+    const uint128 span = (uint128)(highest - lowest) + 1;
+    const uint128 high = splitmix64(state);
+    const uint128 r = high << 64 | splitmix64(state);
+    return lowest + (int128)(r % span);
+}
+
+/* The largest value of an accumulator, as the edge families aim at it: the
+ * integer maximum, or for a float accumulator a product/sum bound that the
+ * input type can reach. */
+static int128 accumulator_limit(sb_type acc, sb_type input) {
+    if (type_is_float(acc)) {
+        int128 lowest, highest;
+        integer_range(input, &lowest, &highest);
+        return highest;
+    }
+    int128 lowest, highest;
+    integer_range(acc, &lowest, &highest);
+    return highest;
+}
+
+/* How many factors of 2 reach the accumulator's limit. */
+static unsigned magnitude_bits(sb_type acc) {
+    if (acc == SB_F32)
+        return 128;
+    if (acc == SB_F64)
+        return 1024;
+    return type_is_signed(acc) ? type_bits(acc) - 1 : type_bits(acc);
+}
+
+static void fill_integer(data_family f, sb_type input, sb_type acc, void *x,
+                         size_t n, uint64_t *state) {
+    int128 lowest, highest;
+    integer_range(input, &lowest, &highest);
+    const bool is_signed = type_is_signed(input);
+    const int128 extremes[] = { lowest, lowest + 1, -1, 0, 1, highest - 1,
+                                highest };
+    const size_t count = n > 0 ? n : 1;
+
+    /* Sum edge: a per-case magnitude so that the sum ends near the limit,
+     * and a per-case direction (signed inputs only). */
+    const int128 limit = accumulator_limit(acc, input);
+    int128 edge = is_signed ? limit * 10 / 3 / (int128)count
+                            : limit * 2 / (int128)count;
+    edge = edge < 1 ? 1 : edge > highest ? highest : edge;
+    const int direction = is_signed && (splitmix64(state) & 1) ? -1 : 1;
+    int128 previous = 0;
+
+    if (f == FAMILY_PROD_EDGE) {
+        /* Mostly +-1; about magnitude_bits(acc) factors of 2 (some 3s) at
+         * random positions; a zero in a quarter of the cases. */
+        for (size_t i = 0; i < n; i++)
+            store_integer(input, x, i,
+                          is_signed && (splitmix64(state) & 1) ? -1 : 1);
+        const unsigned bits = magnitude_bits(acc);
+        size_t factors = bits - 2 + (size_t)random_below(state, 3);
+        factors = factors > n ? n : factors;
+        for (size_t k = 0; k < factors; k++) {
+            const size_t i = (size_t)random_below(state, count);
+            const int128 factor = random_below(state, 8) == 0 ? 3 : 2;
+            store_integer(input, x, i, is_signed && (splitmix64(state) & 1)
+                                       ? -factor : factor);
+        }
+        if (n > 0 && random_below(state, 4) == 0)
+            store_integer(input, x, (size_t)random_below(state, n), 0);
+        return;
+    }
+
+    for (size_t i = 0; i < n; i++) {
+        const bool negative = is_signed && (splitmix64(state) & 1);
+        switch (f) {
+        case FAMILY_UNIFORM:
+            store_integer(input, x, i, random_between(state, lowest, highest));
+            break;
+        case FAMILY_HUGE_RANGE: {
+            const unsigned length =
+                (unsigned)random_below(state, type_bits(input) + 1);
+            const int128 magnitude = length == 0 ? 0
+                : (int128)(splitmix64(state) &
+                           (~UINT64_C(0) >> (64 - length)));
+            store_integer(input, x, i, negative ? -magnitude : magnitude);
+            break;
+        }
+        case FAMILY_CANCELLATION:
+            if (i % 2 == 0) {
+                previous = random_between(state, highest / 2, highest);
+                previous = negative ? -previous : previous;
+                store_integer(input, x, i, previous);
+            } else if (is_signed) {
+                store_integer(input, x, i,
+                              -previous + random_between(state, -3, 3));
+            } else {
+                store_integer(input, x, i, random_between(state, 0, 3));
+            }
+            break;
+        case FAMILY_ALTERNATING:
+            if (is_signed)
+                store_integer(input, x, i,
+                              (i % 2 ? -1 : 1) *
+                              random_between(state, highest / 2, highest));
+            else
+                store_integer(input, x, i, i % 2
+                              ? random_between(state, 0, 3)
+                              : random_between(state, highest / 2, highest));
+            break;
+        case FAMILY_SUBNORMAL:
+            store_integer(input, x, i, random_between(state, -3, 3));
+            break;
+        case FAMILY_SPECIALS:
+            if (random_below(state, 8) == 0)
+                store_integer(input, x, i, extremes[random_below(state, 7)]);
+            else
+                store_integer(input, x, i,
+                              random_between(state, lowest, highest));
+            break;
+        case FAMILY_NEGATIVE_ZERO:
+            store_integer(input, x, i, 0);
+            break;
+        case FAMILY_LIMITS:
+            store_integer(input, x, i, extremes[random_below(state, 7)]);
+            break;
+        case FAMILY_SIGNED_ZEROS:
+            store_integer(input, x, i, random_between(state, -1, 1));
+            break;
+        case FAMILY_SUM_EDGE: {
+            const int towards = random_below(state, 5) == 0 ? -direction
+                                                            : direction;
+            store_integer(input, x, i, towards * random_between(state, 0, edge));
+            break;
+        }
+        case FAMILY_PROD_EDGE:
+        case FAMILY_COUNT:
+            break;
+        }
+    }
+}
+
+void fill_data(data_family f, sb_type input, sb_type acc, void *x, size_t n,
+               uint64_t seed) {
+    uint64_t state = seed;
+    if (acc == 0)
+        acc = input;
+    if (type_is_float(input))
+        fill_float(f, input, acc, x, n, &state);
+    else
+        fill_integer(f, input, acc, x, n, &state);
+}
+
+const char *family_name(data_family f) {
+    static const char *const names[] = {
+        "uniform", "huge_range", "cancellation", "alternating", "subnormal",
+        "specials", "negative_zero", "limits", "sum_edge", "prod_edge",
+        "signed_zeros" };
+    return (int)f >= 0 && f < FAMILY_COUNT ? names[f] : "?";
+}
+
+/* ------------------------------------------------------------------------
+ * Masks
+ * ---------------------------------------------------------------------- */
+
+void *checked_malloc(size_t size) {
+    void *p = malloc(size > 0 ? size : 1);
+    if (p == NULL) {
+        fprintf(stderr, "out of memory allocating %zu bytes\n", size);
+        exit(2);
+    }
+    return p;
+}
+
+static unsigned char taking_part_byte(uint64_t *state) {
+    return (unsigned char)(1 + random_below(state, 255));
+}
+
+unsigned char *make_mask(mask_kind k, size_t n, uint64_t seed) {
+    if (k == MASK_NONE)
+        return NULL;
+    uint64_t state = seed;
+    unsigned char *mask = checked_malloc(n);
+    static const unsigned densities[] = { 1, 8, 15 };    /* out of 16 */
+    const unsigned density = densities[random_below(&state, 3)];
+    bool leaf_empty = false;
+    for (size_t i = 0; i < n; i++) {
+        const size_t leaf = i / 16;
+        if (i % 16 == 0)
+            leaf_empty = random_below(&state, 2) == 0;
+        switch (k) {
+        case MASK_RANDOM:
+            mask[i] = random_below(&state, 16) < density
+                      ? taking_part_byte(&state) : 0;
+            break;
+        case MASK_EMPTY_LEAVES:
+            mask[i] = !leaf_empty && random_below(&state, 4) != 0
+                      ? taking_part_byte(&state) : 0;
+            break;
+        case MASK_ALTERNATE_LEAVES:
+            mask[i] = leaf % 2 == 0 ? taking_part_byte(&state) : 0;
+            break;
+        default:
+            mask[i] = 0;
+            break;
+        }
+    }
+    return mask;
+}
+
+const char *mask_name(mask_kind k) {
+    static const char *const names[] = { "none", "random", "empty_leaves",
+                                         "alternate_leaves", "all_zero" };
+    return (int)k >= 0 && k < MASK_COUNT ? names[k] : "?";
+}
+
+/* ------------------------------------------------------------------------
+ * Cases, bits and printing
+ * ---------------------------------------------------------------------- */
+
+test_case make_case(uint64_t seed, sb_reduction r, size_t n, mask_kind mask,
+                    data_family family) {
+    test_case c = { seed, 0, r, n, mask, family, 0, 0 };
+    uint64_t h = seed;
+    h = mix_seed(h, (uint64_t)r.op);
+    h = mix_seed(h, (uint64_t)r.input);
+    h = mix_seed(h, (uint64_t)r.accumulator);
+    h = mix_seed(h, (uint64_t)r.flags);
+    h = mix_seed(h, (uint64_t)n);
+    h = mix_seed(h, (uint64_t)mask);
+    h = mix_seed(h, (uint64_t)family);
+    c.case_seed = h;
+    c.offset = (unsigned)(h >> 61) % 3;   /* misaligned starts, sometimes */
+    return c;
+}
+
+void print_case(FILE *out, const test_case *c) {
+    fprintf(out,
+            "case: seed=%" PRIu64 " case_seed=0x%016" PRIx64
+            " op=%s input=%s accumulator=%s flags=%s n=%zu mask=%s"
+            " family=%s offset=%u threads=%u\n",
+            c->seed, c->case_seed, op_name(c->r.op), type_name(c->r.input),
+            type_name(c->r.accumulator),
+            c->r.flags == 0 ? "checked"
+                            : c->r.flags == SB_WRAP ? "wrap" : "?",
+            c->n, mask_name(c->mask), family_name(c->family), c->offset,
+            c->threads);
+}
+
+bool bits_equal(const void *a, const void *b, size_t size) {
+    return memcmp(a, b, size) == 0;
+}
+
+void print_result(FILE *out, sb_reduction r, const void *bytes) {
+    const unsigned char *p = bytes;
+    size_t size = oracle_result_size(r);
+    if (size == 0) {
+        fprintf(out, "(invalid reduction) bytes");
+        for (size_t i = 0; i < RESULT_BUFFER; i++)
+            fprintf(out, " %02x", p[i]);
+        return;
+    }
+    uint64_t bits = 0;
+    for (size_t i = 0; i < size; i++)
+        bits |= (uint64_t)p[i] << (8 * i);
+    fprintf(out, "0x%0*" PRIx64, (int)(2 * size), bits);
+    const sb_type acc = r.accumulator == 0 ? r.input : r.accumulator;
+    if (r.op == SB_ANY || r.op == SB_ALL) {
+        fprintf(out, " (%u)", (unsigned)p[0]);
+    } else if (acc == SB_F32) {
+        float f;
+        memcpy(&f, p, 4);
+        fprintf(out, " (%a = %.9g)", (double)f, (double)f);
+    } else if (acc == SB_F64) {
+        double d;
+        memcpy(&d, p, 8);
+        fprintf(out, " (%a = %.17g)", d, d);
+    } else if (type_is_signed(acc)) {
+        const unsigned shift = 64 - 8 * (unsigned)size;
+        const int64_t v = (int64_t)(bits << shift) >> shift;
+        fprintf(out, " (%" PRId64 ")", v);
+    } else {
+        fprintf(out, " (%" PRIu64 ")", bits);
+    }
+    bool untouched = true;
+    for (size_t i = 0; i < RESULT_BUFFER; i++)
+        untouched = untouched && p[i] == RESULT_SENTINEL;
+    if (untouched)
+        fprintf(out, " [untouched]");
+}
+
+/* ------------------------------------------------------------------------
+ * The differential check
+ * ---------------------------------------------------------------------- */
+
+static void report_run(const char *who, sb_reduction r, sb_status s,
+                       const unsigned char *bytes) {
+    fprintf(stderr, "  %-8s %-22s ", who, status_name(s));
+    print_result(stderr, r, bytes);
+    fprintf(stderr, "\n");
+}
+
+bool check_data_against_oracle(const test_case *c, const void *x,
+                               const unsigned char *mask,
+                               sb_status *oracle_status) {
+    unsigned char want[RESULT_BUFFER], first[RESULT_BUFFER],
+                  second[RESULT_BUFFER];
+    memset(want, RESULT_SENTINEL, sizeof want);
+    memset(first, RESULT_SENTINEL, sizeof first);
+    memset(second, RESULT_SENTINEL, sizeof second);
+
+    const sb_status expected = oracle_reduce(c->r, x, mask, c->n, want);
+    const sb_host_options opts = { .threads = c->threads };
+    const sb_status got_first = c->threads == 0
+        ? sb_reduce_host(c->r, x, mask, c->n, first)
+        : sb_reduce_host_opts(c->r, x, mask, c->n, first, &opts);
+    const sb_status got_second =
+        sb_reduce_host_opts(c->r, x, mask, c->n, second,
+                            c->threads == 0 ? NULL : &opts);
+    if (oracle_status != NULL)
+        *oracle_status = expected;
+
+    const bool agree = got_first == expected && got_second == expected &&
+                       bits_equal(first, want, sizeof want) &&
+                       bits_equal(second, want, sizeof want);
+    if (!agree) {
+        fprintf(stderr, "MISMATCH ");
+        print_case(stderr, c);
+        report_run("oracle", c->r, expected, want);
+        report_run("host#1", c->r, got_first, first);
+        report_run("host#2", c->r, got_second, second);
+    }
+    return agree;
+}
+
+bool check_against_oracle(const test_case *c, sb_status *oracle_status) {
+    const size_t size = type_size(c->r.input);
+    unsigned char *buffer = checked_malloc((c->n + c->offset) * size);
+    void *x = buffer + c->offset * size;
+    fill_data(c->family, c->r.input, c->r.accumulator, x, c->n, c->case_seed);
+    unsigned char *mask = make_mask(c->mask, c->n, mix_seed(c->case_seed, 1));
+    const bool agree = check_data_against_oracle(c, x, mask, oracle_status);
+    free(mask);
+    free(buffer);
+    return agree;
+}

@@ -1,0 +1,168 @@
+/* tests/support.h: what the samebits tests share: a seeded random number
+ * generator, input data families, masks, case descriptions that replay a
+ * failure, bit comparison and printing, and the differential check of one
+ * case against tests/oracle.c.
+ *
+ * Everything random is derived from one 64-bit seed, printed by each test
+ * program at start ("seed=..."); SAMEBITS_TEST_SEED overrides it. */
+#ifndef SB_TEST_SUPPORT_H
+#define SB_TEST_SUPPORT_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "samebits.h"
+
+/* ------------------------------------------------------------------------
+ * Seeds and random numbers
+ * ---------------------------------------------------------------------- */
+
+/*! test_seed() : SAMEBITS_TEST_SEED if set (decimal or 0x hex), else
+ *  `default_seed`; prints "seed=<value>" to stdout. */
+uint64_t test_seed(uint64_t default_seed);
+
+/*! splitmix64() : the next value of the splitmix64 sequence at `*state`. */
+uint64_t splitmix64(uint64_t *state);
+
+/*! mix_seed() : a new seed derived from `seed` and `salt`, so that each
+ *  case has its own stream. */
+uint64_t mix_seed(uint64_t seed, uint64_t salt);
+
+/*! random_below() : uniform in [0, bound); bound > 0. */
+uint64_t random_below(uint64_t *state, uint64_t bound);
+
+/*! random_unit() : uniform in [0, 1), 53 random bits. */
+double random_unit(uint64_t *state);
+
+/* ------------------------------------------------------------------------
+ * Types, as the tests know them (independent of the library)
+ * ---------------------------------------------------------------------- */
+
+enum { TYPE_COUNT = 10 };    /* SB_I8 .. SB_F64 are 1 .. TYPE_COUNT */
+
+size_t      type_size(sb_type t);         /* 0 if not a type */
+const char *type_name(sb_type t);         /* "i8" .. "f64", "same" for 0 */
+const char *op_name(sb_op op);            /* "sum" .. "all" */
+const char *status_name(sb_status s);     /* "SB_OK" .. */
+bool        type_is_float(sb_type t);
+bool        type_is_signed(sb_type t);   /* i8 .. i64 */
+
+/* ------------------------------------------------------------------------
+ * Input data
+ * ---------------------------------------------------------------------- */
+
+/* A data family says what the elements look like. Each has a meaning for
+ * floats and one for integers. */
+typedef enum {
+    FAMILY_UNIFORM,       /* floats in [-1, 1); integers over the full range */
+    FAMILY_HUGE_RANGE,    /* random exponent over every finite binade, random
+                             sign; integers with a random bit length */
+    FAMILY_CANCELLATION,  /* pairs (+big, -big + small): catastrophic
+                             cancellation; integers likewise */
+    FAMILY_ALTERNATING,   /* signs alternate, magnitudes similar */
+    FAMILY_SUBNORMAL,     /* floats: mostly subnormals, some tiny normals;
+                             integers: values in [-3, 3] */
+    FAMILY_SPECIALS,      /* uniform with NaNs (payloads, both signs), +-inf,
+                             +-0, +-max sprinkled; integers: limits sprinkled */
+    FAMILY_NEGATIVE_ZERO, /* every float element -0.0; integers 0 */
+    FAMILY_LIMITS,        /* every element an extreme: integer min, max,
+                             +-1, 0; float +-max, +-min normal, +-min
+                             subnormal, +-0, +-1, +-inf */
+    FAMILY_SUM_EDGE,      /* sums that end near the accumulator's limit */
+    FAMILY_PROD_EDGE,     /* products near the accumulator's limit: mostly
+                             +-1 with some 2s and 3s (floats: 2^[-2,2]) */
+    FAMILY_SIGNED_ZEROS,  /* +0.0 and -0.0 at random, a few NaNs and +-1:
+                             equal values with different bits, where only
+                             the strictness of min/max decides; integers
+                             in {-1, 0, 1} */
+    FAMILY_COUNT
+} data_family;
+
+const char *family_name(data_family f);
+
+/*! fill_data() : writes `n` elements of type `input` at `x`, of family `f`.
+ *  `acc` (the accumulator; 0: same as input) scales the edge families.
+ *  Deterministic in `seed`. */
+void fill_data(data_family f, sb_type input, sb_type acc, void *x, size_t n,
+               uint64_t seed);
+
+/* ------------------------------------------------------------------------
+ * Masks
+ * ---------------------------------------------------------------------- */
+
+typedef enum {
+    MASK_NONE,            /* no mask: NULL */
+    MASK_RANDOM,          /* each element takes part with a per-case
+                             probability (1/16, 1/2 or 15/16) */
+    MASK_EMPTY_LEAVES,    /* about half the leaves have no taking-part
+                             element; the others are random */
+    MASK_ALTERNATE_LEAVES,/* odd leaves empty, even leaves all take part */
+    MASK_ALL_ZERO,        /* nothing takes part */
+    MASK_COUNT
+} mask_kind;
+
+const char *mask_name(mask_kind k);
+
+/*! make_mask() : a mask of `n` bytes of kind `k` (taking-part bytes are
+ *  random non-zero values, not just 1), to be released with free(); NULL
+ *  for MASK_NONE. Exits the program if memory runs out. */
+unsigned char *make_mask(mask_kind k, size_t n, uint64_t seed);
+
+/*! checked_malloc() : malloc() that exits the program when memory runs
+ *  out; never returns NULL (allocates at least one byte). */
+void *checked_malloc(size_t size);
+
+/* ------------------------------------------------------------------------
+ * Cases, bits and printing
+ * ---------------------------------------------------------------------- */
+
+/* Everything needed to replay one randomised case. */
+typedef struct {
+    uint64_t     seed;       /* the program's seed (test_seed()) */
+    uint64_t     case_seed;  /* derived from seed and the fields below */
+    sb_reduction r;
+    size_t       n;
+    mask_kind    mask;
+    data_family  family;
+    unsigned     offset;     /* elements x is placed after an aligned start */
+    unsigned     threads;    /* sb_host_options.threads; 0: default */
+} test_case;
+
+/*! make_case() : fills a test_case and derives its case_seed. */
+test_case make_case(uint64_t seed, sb_reduction r, size_t n, mask_kind mask,
+                    data_family family);
+
+/*! print_case() : one line with every field of `c`, enough to replay it. */
+void print_case(FILE *out, const test_case *c);
+
+bool bits_equal(const void *a, const void *b, size_t size);
+
+/*! print_result() : the bytes of a result for `r` (result-size bytes) in
+ *  hex, with the value they hold, e.g. "0x7fc00000 (nan)". */
+void print_result(FILE *out, sb_reduction r, const void *bytes);
+
+/* ------------------------------------------------------------------------
+ * The differential check
+ * ---------------------------------------------------------------------- */
+
+/* Result buffers are this large and start filled with RESULT_SENTINEL, so a
+ * write past the result size, or any write on error, shows up. */
+enum { RESULT_BUFFER = 16, RESULT_SENTINEL = 0xAA };
+
+/*! check_against_oracle() :
+ *  Runs `c` through oracle_reduce() once and through sb_reduce_host_opts()
+ *  twice (c->threads), on data and mask built from c->case_seed, and checks
+ *  that the statuses are equal and the whole result buffers are equal bit
+ *  for bit. On a mismatch prints the case and both results to stderr.
+ *  `oracle_status`, when not NULL, receives the oracle's status.
+ *  @return true if everything agreed. */
+bool check_against_oracle(const test_case *c, sb_status *oracle_status);
+
+/*! check_data_against_oracle() : the same for caller-built data. */
+bool check_data_against_oracle(const test_case *c, const void *x,
+                               const unsigned char *mask,
+                               sb_status *oracle_status);
+
+#endif /* SB_TEST_SUPPORT_H */
