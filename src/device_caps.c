@@ -80,13 +80,22 @@ sb_status sb__device_query(cl_device_id d, sb_device_caps *c,
         *err_out = err;
         return SB_OPENCL_ERROR;
     }
-    if (info_string(d, CL_DEVICE_EXTENSIONS, extensions, ext_size) != CL_SUCCESS)
+    /* A failed query must not pass for a missing extension (the type would
+     * be refused for good); only a list too long for `extensions` is cut. */
+    err = info_string(d, CL_DEVICE_EXTENSIONS, extensions, ext_size);
+    if (err == CL_INVALID_VALUE)
         extensions[0] = '\0';
+    else if (err != CL_SUCCESS) {
+        *err_out = err;
+        return SB_OPENCL_ERROR;
+    }
 
     c->is_gpu = (type & CL_DEVICE_TYPE_GPU) != 0;
     c->fp64 = has_extension(extensions, "cl_khr_fp64");
-    if (c->fp64 && QUERY(d, CL_DEVICE_DOUBLE_FP_CONFIG, f64) != CL_SUCCESS)
-        f64 = 0;
+    if (c->fp64 && (err = QUERY(d, CL_DEVICE_DOUBLE_FP_CONFIG, f64)) != CL_SUCCESS) {
+        *err_out = err;
+        return SB_OPENCL_ERROR;
+    }
     c->f32_denormals = (f32 & CL_FP_DENORM) != 0;
     c->f64_denormals = (f64 & CL_FP_DENORM) != 0;
     c->int64 = strcmp(profile, "EMBEDDED_PROFILE") != 0

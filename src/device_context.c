@@ -101,11 +101,17 @@ sb_status sb_context_create(cl_context cl_ctx, cl_device_id device,
         SB_CL(clReleaseCommandQueue)(ctx->own_queue);
         s = SB_OUT_OF_MEMORY;
     }
+    if (s == SB_OK && (err = SB_CL(clRetainContext)(cl_ctx)) != CL_SUCCESS) {
+        /* Without our reference, sb_context_release() would release the
+         * caller's. */
+        pthread_mutex_destroy(&ctx->lock);
+        SB_CL(clReleaseCommandQueue)(ctx->own_queue);
+        s = sb__cl_fail(NULL, err);
+    }
     if (s != SB_OK) {
         free(ctx);
         return s;
     }
-    SB_CL(clRetainContext)(cl_ctx);
     ctx->cl_ctx = cl_ctx;
     ctx->device = device;
     *out = ctx;
@@ -425,8 +431,10 @@ sb_status sb__scratch_take(sb_context *ctx, size_t size, int *slot)
 void sb__scratch_give(sb_context *ctx, int slot, cl_event last_use)
 {
     sb__scratch *s = &ctx->scratch[slot];
-    if (last_use != NULL)
-        SB_CL(clRetainEvent)(last_use);
+    /* Without a reference to its last use, the buffer cannot be known to be
+     * idle: it then stays taken until the context is released. */
+    if (last_use != NULL && SB_CL(clRetainEvent)(last_use) != CL_SUCCESS)
+        return;
     s->last_use = last_use;
     s->busy = 0;
 }

@@ -23,6 +23,13 @@ static const char *kernel_base(const sb__plan *p)
     return "?";
 }
 
+/* A failed query of a caller's handle: an invalid handle is the caller's
+ * error, anything else (out of resources, of memory) the runtime's. */
+static sb_status query_fail(sb_context *ctx, cl_int err, cl_int invalid)
+{
+    return err == invalid ? SB_INVALID_ARGUMENT : sb__cl_fail(ctx, err);
+}
+
 /* `buf` belongs to ctx and holds elements [offset, offset + n) of `elem`
  * bytes each. Written so that no product can overflow size_t. */
 static sb_status check_buffer(sb_context *ctx, cl_mem buf, size_t offset,
@@ -30,13 +37,12 @@ static sb_status check_buffer(sb_context *ctx, cl_mem buf, size_t offset,
 {
     cl_context owner = NULL;
     size_t size = 0;
-    SB_RETURN_IF(SB_CL(clGetMemObjectInfo)(buf, CL_MEM_CONTEXT, sizeof owner,
-                                           &owner, NULL) != CL_SUCCESS,
-                 SB_INVALID_ARGUMENT);
+    cl_int err = SB_CL(clGetMemObjectInfo)(buf, CL_MEM_CONTEXT, sizeof owner,
+                                           &owner, NULL);
+    SB_RETURN_IF(err != CL_SUCCESS, query_fail(ctx, err, CL_INVALID_MEM_OBJECT));
     SB_RETURN_IF(owner != ctx->cl_ctx, SB_INVALID_ARGUMENT);
-    SB_RETURN_IF(SB_CL(clGetMemObjectInfo)(buf, CL_MEM_SIZE, sizeof size,
-                                           &size, NULL) != CL_SUCCESS,
-                 SB_INVALID_ARGUMENT);
+    err = SB_CL(clGetMemObjectInfo)(buf, CL_MEM_SIZE, sizeof size, &size, NULL);
+    SB_RETURN_IF(err != CL_SUCCESS, query_fail(ctx, err, CL_INVALID_MEM_OBJECT));
     const size_t capacity = size / elem;
     SB_RETURN_IF(offset > capacity || n > capacity - offset, SB_INVALID_ARGUMENT);
     return SB_OK;
@@ -60,11 +66,13 @@ static sb_status check_call(sb_context *ctx, cl_command_queue queue,
     } else {
         cl_context qctx = NULL;
         cl_device_id qdev = NULL;
-        SB_RETURN_IF(SB_CL(clGetCommandQueueInfo)(queue, CL_QUEUE_CONTEXT,
-                         sizeof qctx, &qctx, NULL) != CL_SUCCESS
-                     || SB_CL(clGetCommandQueueInfo)(queue, CL_QUEUE_DEVICE,
-                         sizeof qdev, &qdev, NULL) != CL_SUCCESS,
-                     SB_INVALID_ARGUMENT);
+        cl_int err = SB_CL(clGetCommandQueueInfo)(queue, CL_QUEUE_CONTEXT,
+                                                  sizeof qctx, &qctx, NULL);
+        if (err == CL_SUCCESS)
+            err = SB_CL(clGetCommandQueueInfo)(queue, CL_QUEUE_DEVICE,
+                                               sizeof qdev, &qdev, NULL);
+        SB_RETURN_IF(err != CL_SUCCESS,
+                     query_fail(ctx, err, CL_INVALID_COMMAND_QUEUE));
         SB_RETURN_IF(qctx != ctx->cl_ctx || qdev != ctx->device,
                      SB_INVALID_ARGUMENT);
     }
@@ -200,22 +208,23 @@ static sb_status enqueue_chain(sb_context *ctx, const checked_call *c,
         if (err == CL_SUCCESS) {
             cl_event next = NULL;
             err = launch(c->queue, k, groups, twg, 1, &ev, &next);
-            SB_CL(clReleaseEvent)(ev);
-            ev = next;
-            if (err != CL_SUCCESS)
-                ev = NULL;
+            if (err == CL_SUCCESS) {   /* else ev stays the last one enqueued */
+                SB_CL(clReleaseEvent)(ev);
+                ev = next;
+            }
         }
     }
+    /* ev: the last launch enqueued (NULL if none). On an error the
+     * launches already enqueued still run, harmlessly (the record is
+     * written only by the last one, which was not enqueued), and their
+     * scratch buffers stay busy until they end. Nothing waits for them:
+     * they may wait for events the caller completes later. */
     for (int i = 0; i < 2; i++)
         if (slot[i] >= 0)
-            sb__scratch_give(ctx, slot[i], err == CL_SUCCESS ? ev : NULL);
+            sb__scratch_give(ctx, slot[i], ev);
     if (err != CL_SUCCESS) {
-        /* Launches already enqueued still run, harmlessly: the record is
-         * written only by the last one, which was not enqueued. */
-        if (ev != NULL) {
-            SB_CL(clWaitForEvents)(1, &ev);
+        if (ev != NULL)
             SB_CL(clReleaseEvent)(ev);
-        }
         return sb__cl_fail(ctx, err);
     }
     *done = ev;
@@ -323,8 +332,10 @@ sb_status sb_reduce(sb_context *ctx, cl_command_queue queue, sb_reduction r,
     const cl_int err = SB_CL(clEnqueueReadBuffer)(c.queue, record_buf, CL_TRUE,
                                                   0, sizeof record, &record,
                                                   1, &ev, NULL);
+    /* If the read was not enqueued, the chain may still be writing the
+     * record: the slot is free only once it is done. */
     pthread_mutex_lock(&ctx->lock);
-    sb__scratch_give(ctx, slot, NULL);
+    sb__scratch_give(ctx, slot, err == CL_SUCCESS ? NULL : ev);
     pthread_mutex_unlock(&ctx->lock);
     SB_CL(clReleaseEvent)(ev);
     SB_RETURN_IF(err != CL_SUCCESS, sb__cl_fail(ctx, err));
