@@ -51,10 +51,19 @@ inline acc_t sb_add_checked(acc_t a, acc_t b, uint *ov)
     *ov |= (r != (int)(acc_t)r) ? SB_OVERFLOW : 0u;
     return (acc_t)r;   /* only used when it fits */
 }
+/* mul24, not `*`: clang turns "widen, multiply, check the fit" into
+ * llvm.umul.with.overflow.i8/i16, which some devices (Oclgrind 21.10)
+ * cannot run. Both operands fit 24 bits, so mul24 is exact, and the
+ * unsigned form holds the largest product, 65535^2. */
 inline acc_t sb_mul_checked(acc_t a, acc_t b, uint *ov)
 {
-    const int r = (int)a * (int)b;
+#if SB_ACC_SIGNED
+    const int r = mul24((int)a, (int)b);
     *ov |= (r != (int)(acc_t)r) ? SB_OVERFLOW : 0u;
+#else
+    const uint r = mul24((uint)a, (uint)b);
+    *ov |= (r != (uint)(acc_t)r) ? SB_OVERFLOW : 0u;
+#endif
     return (acc_t)r;
 }
 #elif SB_ACC_SIGNED
