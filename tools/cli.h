@@ -3,7 +3,10 @@
  * tools/samebits.c holds main() and the table of subcommands; each
  * subcommand lives in its own tools/cmd_<name>.c and is one cmd_<name>()
  * entry point below. The helpers (tools/cli_util.c) are the small things
- * several subcommands need: messages, timing, machine facts, bit patterns.
+ * several subcommands need: messages, timing, machine facts, bit patterns;
+ * tools/data_file.c reads data files (raw, text, .npy) and
+ * tools/cli_device.c lists and selects OpenCL devices. The conformance
+ * corpus has its own header, tools/corpus.h.
  *
  * Like everything in tools/, this uses only the public header samebits.h.
  *
@@ -18,6 +21,8 @@
 #include <stdio.h>
 #include <stdint.h>
 
+#include "samebits.h"
+
 #define CLI_EXIT_OK      0
 #define CLI_EXIT_FAILURE 1
 #define CLI_EXIT_USAGE   2
@@ -27,6 +32,9 @@ typedef int (*cli_command_fn)(int argc, char **argv);
 
 /* ---- subcommands (one file each) ------------------------------------------ */
 
+int cmd_info(int argc, char **argv);    /* tools/cmd_info.c */
+int cmd_reduce(int argc, char **argv);  /* tools/cmd_reduce.c */
+int cmd_check(int argc, char **argv);   /* tools/cmd_check.c */
 int cmd_demo(int argc, char **argv);    /* tools/cmd_demo.c */
 int cmd_bench(int argc, char **argv);   /* tools/cmd_bench.c */
 
@@ -84,5 +92,112 @@ void cli_json_string(FILE *out, const char *s);
 /* The bit patterns of floats, for printing and comparing results exactly. */
 uint64_t cli_f64_bits(double v);
 uint32_t cli_f32_bits(float v);
+
+/* Parses "sum", ..., "all" / "i8", ..., "f64"; -1 if not a name. */
+int cli_parse_op(const char *s);
+int cli_parse_type(const char *s);
+
+/* ---- data files (tools/data_file.c) ------------------------------------------ */
+
+typedef enum {
+    CLI_FORMAT_AUTO,   /* .npy by its magic bytes or name, text by a .txt or
+                          .csv name, otherwise raw */
+    CLI_FORMAT_RAW,    /* little-endian elements, nothing else */
+    CLI_FORMAT_TEXT,   /* one number per line; blank and # lines skipped */
+    CLI_FORMAT_NPY     /* NumPy .npy, versions 1.0 to 3.0 */
+} cli_format;
+
+/* Elements read from a file: mapped where the file can be mapped, read
+ * once otherwise. */
+typedef struct {
+    const void *data;      /* n elements of `type`, native byte order */
+    size_t      n;
+    sb_type     type;
+    cli_format  format;    /* what the file turned out to be */
+    void       *map;       /* what to release: an mmap of the file ... */
+    size_t      map_size;
+    void       *owned;     /* ... and/or memory of ours */
+} cli_data;
+
+/* Parses "raw", "text", "npy", "auto"; -1 if none. */
+int cli_parse_format(const char *s);
+
+/* Reads `path` ("-": standard input). `type` is the element type, or 0 to
+ * take it from a .npy header (raw and text need one). A `mask` file is
+ * read as bytes: type SB_U8, and a .npy may also hold booleans or i1.
+ * @return 0, or -1 with a one-line reason in `err`. */
+int cli_data_load(const char *path, cli_format format, sb_type type,
+                  int mask, cli_data *out, char *err, size_t err_size);
+void cli_data_free(cli_data *d);
+
+/* ---- OpenCL devices (tools/cli_device.c) ----------------------------------- */
+
+/* One OpenCL device, numbered as `samebits info` lists them: platform by
+ * platform, in the order of clGetPlatformIDs and clGetDeviceIDs. */
+typedef struct {
+    unsigned       index;              /* N of --device N */
+    unsigned       platform_index;     /* P and D of --device P:D and of */
+    unsigned       device_index;       /* SAMEBITS_DEVICE=P:D */
+    cl_platform_id platform;
+    cl_device_id   device;
+    char           name[256];          /* CL_DEVICE_NAME */
+    char           platform_name[256];
+    char           platform_vendor[256];
+    char           platform_version[256];
+    char           label[96];          /* short: "POCL 3.1", "Oclgrind 21.10" */
+    int            simulator;          /* Oclgrind: slow, for tests */
+} cli_device;
+
+typedef struct {
+    cli_device *devices;
+    size_t      count;
+    unsigned    platform_count;
+    cl_int      error;     /* CL_SUCCESS, or why no platform could be listed */
+} cli_device_list;
+
+/* Lists every device of every platform. Never fails: with no OpenCL
+ * platform (or no ICD loader configuration) the list is empty and
+ * `error` says why. */
+void cli_devices_load(cli_device_list *list);
+void cli_devices_free(cli_device_list *list);
+
+/* The standard explanation when there is no OpenCL platform. */
+void cli_print_no_platform(FILE *out, const cli_device_list *list);
+
+/* What a command runs on: the host path and/or some devices. */
+#define CLI_MAX_DEVICES 64
+typedef struct {
+    int               host;
+    size_t            count;
+    const cli_device *devices[CLI_MAX_DEVICES];
+} cli_selection;
+
+/* Adds to `sel` what `spec` names: comma-separated items, each "host",
+ * "all" (host and every device), "devices" (every device), a number N,
+ * "P:D", or a case-insensitive part of a device's name or its platform's
+ * name, vendor or version ("pocl", "oclgrind", "nvidia"). An item that
+ * names nothing is an error: returns -1 after a message on stderr. */
+int cli_select(const char *context, const char *spec,
+               const cli_device_list *list, cli_selection *sel);
+
+/* Adds every device to `sel`; simulators only if `simulators`. */
+void cli_select_devices(const cli_device_list *list, int simulators,
+                        cli_selection *sel);
+
+/* Loads the device list and fills `sel` (zeroed first): what `spec` names
+ * (cli_select), or, when `spec` is NULL, every device (simulators only if
+ * `simulators`). Returns 0, or -1 after a message (the list is then
+ * freed). */
+int cli_select_or_all(const char *context, const char *spec, int simulators,
+                      cli_device_list *list, cli_selection *sel);
+
+/* "dev 1" style short name and "pthread-... (POCL 3.1)" long name. */
+void cli_device_title(const cli_device *d, char *buf, size_t size);
+
+/* A cl_context with the one device `d`; NULL (and *err) on failure. */
+cl_context cli_cl_context(const cli_device *d, cl_int *err);
+
+/* "CL_OUT_OF_RESOURCES" etc., or "OpenCL error N". */
+const char *cli_cl_error_name(cl_int err);
 
 #endif /* SAMEBITS_CLI_H */

@@ -201,3 +201,19 @@ uint32_t cli_f32_bits(float v)
     memcpy(&b, &v, sizeof b);
     return b;
 }
+
+int cli_parse_op(const char *s)
+{
+    for (int op = SB_SUM; op <= SB_ALL; op++)
+        if (strcmp(s, sb_op_name((sb_op)op)) == 0)
+            return op;
+    return -1;
+}
+
+int cli_parse_type(const char *s)
+{
+    for (int t = SB_I8; t <= SB_F64; t++)
+        if (strcmp(s, sb_type_name((sb_type)t)) == 0)
+            return t;
+    return -1;
+}

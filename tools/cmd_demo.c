@@ -1,11 +1,13 @@
 /* cmd_demo.c: `samebits demo`, the README's demonstration.
  *
  * It sums the harmonic series 1/k, k = 1..10^7, in f64 and in f32 with the
- * host path at several thread counts and shows that the bits are the same
- * every time (and fails if they are not: that would be a library bug). Next
- * to that: a plain left-to-right loop, whose different order gives different
- * bits, and the exactly rounded sum of the same terms (MPFR's mpfr_sum), so
- * that the error of each order can be read in ulps.
+ * host path at several thread counts and on every OpenCL device present
+ * (the data in a cl_mem, SB_OPT_NO_HOST so that the device really
+ * computes), and shows that the bits are the same every time (and fails if
+ * they are not: that would be a library bug). Next to that: a plain
+ * left-to-right loop, whose different order gives different bits, and the
+ * exactly rounded sum of the same terms (MPFR's mpfr_sum), so that the
+ * error of each order can be read in ulps.
  */
 #include "cli.h"
 
@@ -16,40 +18,53 @@
 
 #include <mpfr.h>
 
+#include "corpus.h"
 #include "samebits.h"
 
 #define DEMO_N 10000000u
+#define DEMO_MAX_ROWS 24
 
 /* Thread counts to try; 0 is the default (SAMEBITS_THREADS or every CPU). */
 static const unsigned demo_threads[] = { 1, 2, 3, 8, 0 };
-#define DEMO_RUNS (sizeof demo_threads / sizeof demo_threads[0])
+#define DEMO_THREAD_RUNS (sizeof demo_threads / sizeof demo_threads[0])
 
-/* The results of one type (f64 or f32): kept as doubles (an f32 value
- * converts exactly) plus the bits of the type itself, for printing. */
+enum { T64, T32 };   /* the two columns: f64 and f32 */
+
+/* One way of computing the sums (a thread count or a device): one row. */
 typedef struct {
-    double   host[DEMO_RUNS];
-    uint64_t host_bits[DEMO_RUNS];
-    double   loop, exact;
-    uint64_t loop_bits, exact_bits;
-    int      identical;              /* every host result has the same bits */
-    int64_t  host_ulps, loop_ulps;   /* signed error against `exact` */
-    double   masked[DEMO_RUNS];      /* sum of the even k, through a mask */
-    uint64_t masked_bits[DEMO_RUNS];
-    double   masked_exact;
-    uint64_t masked_exact_bits;
-    int      masked_identical;
-} demo_type_result;
+    char     label[40];
+    int      ok[2];            /* both sums computed */
+    char     note[2][48];      /* why not: "refused: ..." or an error */
+    int      error;            /* a failure that is not a refusal */
+    double   value[2];         /* an f32 value converts exactly */
+    uint64_t bits[2];          /* the bits of the type itself */
+    uint64_t masked_bits[2];   /* the sum of the even k, through a mask */
+    double   masked[2];
+} demo_row;
+
+/* The input, on the host. */
+typedef struct {
+    const double        *x64;
+    const float         *x32;
+    const unsigned char *mask;
+    size_t               n;
+} demo_input;
 
 static void print_usage(FILE *out)
 {
     fprintf(out,
-            "usage: samebits demo\n"
+            "usage: samebits demo [--device SEL]\n"
             "\n"
             "Sums 1/k for k = 1..%u in f64 and in f32 with the host path at\n"
-            "1, 2, 3, 8 and the default number of threads, and shows that the\n"
-            "bits are identical; compares with a plain left-to-right loop and\n"
-            "with the exactly rounded sum (MPFR). Exits with status 1 if the\n"
-            "host results differ in any bit.\n", DEMO_N);
+            "1, 2, 3, 8 and the default number of threads and on every OpenCL\n"
+            "device, and shows that the bits are identical; compares with a\n"
+            "plain left-to-right loop and with the exactly rounded sum (MPFR).\n"
+            "Exits with status 1 if any two results differ in any bit.\n"
+            "\n"
+            "  --device SEL  the devices to use (a number of `samebits info`,\n"
+            "                P:D, a part of a name, or all); default: every\n"
+            "                device but simulators (Oclgrind takes ~20 s here)\n",
+            DEMO_N);
 }
 
 /* Bits of two results of the same type, compared as integers: for two
@@ -59,16 +74,7 @@ static int64_t ulps_between(uint64_t got_bits, uint64_t want_bits)
     return (int64_t)got_bits - (int64_t)want_bits;
 }
 
-/* The exactly rounded sum of the `n` values at `terms` (mpfr_sum rounds the
- * exact sum once), in precision `prec`: 53 for f64, 24 for f32. The sums
- * here are far from the edges of the exponent range, so MPFR's unbounded
- * exponent gives the same rounding as the IEEE type. */
-static void exact_sum(mpfr_ptr *terms, unsigned long n, mpfr_prec_t prec,
-                      mpfr_t out)
-{
-    mpfr_set_prec(out, prec);
-    mpfr_sum(out, terms, n, MPFR_RNDN);
-}
+/* ---- the exact reference --------------------------------------------------- */
 
 /* The MPFR side: one mpfr_t per term (53 bits hold an f32 or f64 term
  * exactly), reused for both types; `even` points at the terms of even k. */
@@ -107,200 +113,215 @@ static void demo_mpfr_free(demo_mpfr *m)
     free(m->even);
 }
 
-static int run_f64(const double *x, const unsigned char *mask, size_t n,
-                   demo_mpfr *m, demo_type_result *res)
+/* The exactly rounded sums (all terms, even k) of one type: mpfr_sum
+ * rounds the exact sum once, in precision 53 (f64) or 24 (f32). The sums
+ * are far from the edges of the exponent range, so MPFR's unbounded
+ * exponent gives the same rounding as the IEEE type. */
+static void exact_sums(const demo_input *in, int t, demo_mpfr *m,
+                       uint64_t *bits, uint64_t *masked_bits, double *values)
 {
-    const sb_reduction r = { .op = SB_SUM, .input = SB_F64 };
-    for (size_t t = 0; t < DEMO_RUNS; t++) {
-        const sb_host_options opts = { .threads = demo_threads[t] };
-        sb_status s = sb_reduce_host_opts(r, x, NULL, n, &res->host[t], &opts);
-        if (s == SB_OK)
-            s = sb_reduce_host_opts(r, x, mask, n, &res->masked[t], &opts);
-        if (s != SB_OK) {
-            cli_error("demo", "f64 sum: %s", sb_status_string(s));
-            return -1;
-        }
-        res->host_bits[t] = cli_f64_bits(res->host[t]);
-        res->masked_bits[t] = cli_f64_bits(res->masked[t]);
+    for (size_t i = 0; i < in->n; i++) {
+        if (t == T64)
+            mpfr_set_d(m->values[i], in->x64[i], MPFR_RNDN);   /* exact */
+        else
+            mpfr_set_flt(m->values[i], in->x32[i], MPFR_RNDN); /* exact */
     }
-
-    /* The order samebits does not use: one running total, left to right.
-     * Built without -ffast-math and with -ffp-contract=off, the compiler
-     * keeps this order. */
-    double loop = 0.0;
-    for (size_t i = 0; i < n; i++)
-        loop += x[i];
-    res->loop = loop;
-    res->loop_bits = cli_f64_bits(loop);
-
-    for (size_t i = 0; i < n; i++)
-        mpfr_set_d(m->values[i], x[i], MPFR_RNDN);   /* exact */
     mpfr_t sum;
-    mpfr_init2(sum, 53);
-    exact_sum(m->all, (unsigned long)n, 53, sum);
-    res->exact = mpfr_get_d(sum, MPFR_RNDN);
-    exact_sum(m->even, (unsigned long)(n / 2), 53, sum);
-    res->masked_exact = mpfr_get_d(sum, MPFR_RNDN);
-    mpfr_clear(sum);
-    res->exact_bits = cli_f64_bits(res->exact);
-    res->masked_exact_bits = cli_f64_bits(res->masked_exact);
-    return 0;
-}
-
-static int run_f32(const float *x, const unsigned char *mask, size_t n,
-                   demo_mpfr *m, demo_type_result *res)
-{
-    const sb_reduction r = { .op = SB_SUM, .input = SB_F32 };
-    for (size_t t = 0; t < DEMO_RUNS; t++) {
-        const sb_host_options opts = { .threads = demo_threads[t] };
-        float all = 0.0f, masked = 0.0f;
-        sb_status s = sb_reduce_host_opts(r, x, NULL, n, &all, &opts);
-        if (s == SB_OK)
-            s = sb_reduce_host_opts(r, x, mask, n, &masked, &opts);
-        if (s != SB_OK) {
-            cli_error("demo", "f32 sum: %s", sb_status_string(s));
-            return -1;
+    mpfr_init2(sum, t == T64 ? 53 : 24);
+    for (int part = 0; part < 2; part++) {
+        if (part == 0)
+            mpfr_sum(sum, m->all, (unsigned long)in->n, MPFR_RNDN);
+        else
+            mpfr_sum(sum, m->even, (unsigned long)(in->n / 2), MPFR_RNDN);
+        double v;
+        uint64_t b;
+        if (t == T64) {
+            v = mpfr_get_d(sum, MPFR_RNDN);
+            b = cli_f64_bits(v);
+        } else {
+            const float f = mpfr_get_flt(sum, MPFR_RNDN);
+            v = f;
+            b = cli_f32_bits(f);
         }
-        res->host[t] = all;
-        res->host_bits[t] = cli_f32_bits(all);
-        res->masked[t] = masked;
-        res->masked_bits[t] = cli_f32_bits(masked);
+        if (part == 0) {
+            *bits = b;
+            values[0] = v;
+        } else {
+            *masked_bits = b;
+            values[1] = v;
+        }
     }
-
-    float loop = 0.0f;    /* f32 total: the loop a person would write */
-    for (size_t i = 0; i < n; i++)
-        loop += x[i];
-    res->loop = loop;
-    res->loop_bits = cli_f32_bits(loop);
-
-    for (size_t i = 0; i < n; i++)
-        mpfr_set_flt(m->values[i], x[i], MPFR_RNDN);  /* exact */
-    mpfr_t sum;
-    mpfr_init2(sum, 24);
-    exact_sum(m->all, (unsigned long)n, 24, sum);
-    const float exact = mpfr_get_flt(sum, MPFR_RNDN);
-    exact_sum(m->even, (unsigned long)(n / 2), 24, sum);
-    const float masked_exact = mpfr_get_flt(sum, MPFR_RNDN);
     mpfr_clear(sum);
-    res->exact = exact;
-    res->exact_bits = cli_f32_bits(exact);
-    res->masked_exact = masked_exact;
-    res->masked_exact_bits = cli_f32_bits(masked_exact);
-    return 0;
 }
 
-/* Fills in what follows from the raw results: agreement and errors. */
-static void judge(demo_type_result *res)
+/* ---- the rows ----------------------------------------------------------------- */
+
+static void store(demo_row *row, int t, const void *all, const void *masked)
 {
-    res->identical = 1;
-    res->masked_identical = 1;
-    for (size_t t = 1; t < DEMO_RUNS; t++) {
-        if (res->host_bits[t] != res->host_bits[0])
-            res->identical = 0;
-        if (res->masked_bits[t] != res->masked_bits[0])
-            res->masked_identical = 0;
+    if (t == T64) {
+        memcpy(&row->value[t], all, 8);
+        memcpy(&row->masked[t], masked, 8);
+        row->bits[t] = cli_f64_bits(row->value[t]);
+        row->masked_bits[t] = cli_f64_bits(row->masked[t]);
+    } else {
+        float a, b;
+        memcpy(&a, all, 4);
+        memcpy(&b, masked, 4);
+        row->value[t] = a;
+        row->masked[t] = b;
+        row->bits[t] = cli_f32_bits(a);
+        row->masked_bits[t] = cli_f32_bits(b);
     }
-    res->host_ulps = ulps_between(res->host_bits[0], res->exact_bits);
-    res->loop_ulps = ulps_between(res->loop_bits, res->exact_bits);
+    row->ok[t] = 1;
 }
+
+static void host_row(const demo_input *in, unsigned threads, demo_row *row)
+{
+    if (threads == 0)
+        snprintf(row->label, sizeof row->label, "samebits, default (%u)",
+                 cli_default_threads());
+    else
+        snprintf(row->label, sizeof row->label, "samebits, %u thread%s",
+                 threads, threads == 1 ? "" : "s");
+    const sb_host_options opts = { .threads = threads };
+    for (int t = T64; t <= T32; t++) {
+        const sb_reduction r = { .op = SB_SUM,
+                                 .input = t == T64 ? SB_F64 : SB_F32 };
+        const void *x = t == T64 ? (const void *)in->x64 : (const void *)in->x32;
+        unsigned char all[8], masked[8];
+        sb_status s = sb_reduce_host_opts(r, x, NULL, in->n, all, &opts);
+        if (s == SB_OK)
+            s = sb_reduce_host_opts(r, x, in->mask, in->n, masked, &opts);
+        if (s == SB_OK) {
+            store(row, t, all, masked);
+        } else {
+            snprintf(row->note[t], sizeof row->note[t], "error: %s",
+                     corpus_status_word(s));
+            row->error = 1;
+        }
+    }
+}
+
+/* The sums on device `d`, from cl_mem buffers, computed by the device. */
+static void device_row(const demo_input *in, const cli_device *d,
+                       demo_row *row)
+{
+    snprintf(row->label, sizeof row->label, "%.28s [dev %u]", d->label,
+             d->index);
+    cl_int err = CL_SUCCESS;
+    sb_context *ctx = NULL;
+    sb_device_caps caps;
+    const sb_options opts = { .flags = SB_OPT_NO_HOST };
+    cl_context clctx = cli_cl_context(d, &err);
+    sb_status s = clctx == NULL ? SB_OPENCL_ERROR
+                                : sb_context_create(clctx, d->device, &opts, &ctx);
+    if (s == SB_OK)
+        s = sb_device_report(d->device, &caps);
+    cl_mem mb = NULL;
+    if (s == SB_OK) {
+        mb = clCreateBuffer(clctx, CL_MEM_READ_ONLY | CL_MEM_COPY_HOST_PTR,
+                            in->n, (void *)in->mask, &err);
+        if (mb == NULL)
+            s = SB_OPENCL_ERROR;
+    }
+    for (int t = T64; t <= T32; t++) {
+        const sb_type type = t == T64 ? SB_F64 : SB_F32;
+        if (s != SB_OK) {
+            snprintf(row->note[t], sizeof row->note[t], "error: %s",
+                     corpus_status_word(s));
+            row->error = 1;
+            continue;
+        }
+        if (caps.verdict[type] != SB_OK) {     /* the documented refusal */
+            snprintf(row->note[t], sizeof row->note[t], "refused: %.38s",
+                     caps.reason[type]);
+            continue;
+        }
+        const sb_reduction r = { .op = SB_SUM, .input = type };
+        const void *x = t == T64 ? (const void *)in->x64 : (const void *)in->x32;
+        cl_mem xb = clCreateBuffer(clctx, CL_MEM_READ_ONLY | CL_MEM_COPY_HOST_PTR,
+                                   in->n * sb_type_size(type), (void *)x, &err);
+        unsigned char all[8], masked[8];
+        sb_status ts = xb == NULL ? SB_OPENCL_ERROR
+                     : sb_reduce(ctx, NULL, r, xb, 0, NULL, 0, in->n, all);
+        if (ts == SB_OK)
+            ts = sb_reduce(ctx, NULL, r, xb, 0, mb, 0, in->n, masked);
+        if (xb != NULL)
+            clReleaseMemObject(xb);
+        if (ts == SB_OK) {
+            store(row, t, all, masked);
+        } else {
+            snprintf(row->note[t], sizeof row->note[t], "error: %s",
+                     corpus_status_word(ts));
+            row->error = 1;
+        }
+    }
+    if (mb != NULL)
+        clReleaseMemObject(mb);
+    sb_context_release(ctx);
+    if (clctx != NULL)
+        clReleaseContext(clctx);
+}
+
+/* ---- output ---------------------------------------------------------------------- */
 
 /* One cell: value and bits, in the width of its type's column. */
-static void print_cell(int is_f64, double v, uint64_t bits)
+static void print_cell(int t, int ok, double v, uint64_t bits, const char *note)
 {
-    if (is_f64)
+    if (!ok)
+        printf(t == T64 ? "  %-38s" : "   %s", note);
+    else if (t == T64)
         printf("  %-19.17g 0x%016" PRIx64, v, bits);
     else
         printf("   %-11.9g 0x%08" PRIx32, v, (uint32_t)bits);
 }
 
-/* One row of the table: a label, then the f64 cell and the f32 cell. */
-static void print_row(const char *label, double d, uint64_t d_bits,
-                      double s, uint64_t s_bits)
+static void print_row(const char *label, const int *ok, const double *v,
+                      const uint64_t *bits, char note[][48])
 {
     printf("%-24s", label);
-    print_cell(1, d, d_bits);
-    print_cell(0, s, s_bits);
+    for (int t = T64; t <= T32; t++)
+        print_cell(t, ok[t], v[t], bits[t], note != NULL ? note[t] : "");
     putchar('\n');
-}
-
-static void print_report(const demo_type_result *d, const demo_type_result *s)
-{
-    const unsigned default_threads = cli_default_threads();
-    printf("Sum of 1/k for k = 1..%u, each term computed in the sum's type\n"
-           "\n", DEMO_N);
-    printf("%-24s  %-38s   %s\n", "", "f64", "f32");
-    for (size_t t = 0; t < DEMO_RUNS; t++) {
-        char label[64];
-        if (demo_threads[t] == 0)
-            snprintf(label, sizeof label, "samebits, default (%u)",
-                     default_threads);
-        else
-            snprintf(label, sizeof label, "samebits, %u thread%s",
-                     demo_threads[t], demo_threads[t] == 1 ? "" : "s");
-        print_row(label, d->host[t], d->host_bits[t], s->host[t],
-                  s->host_bits[t]);
-    }
-    print_row("plain for loop", d->loop, d->loop_bits, s->loop, s->loop_bits);
-    print_row("exactly rounded (MPFR)", d->exact, d->exact_bits, s->exact,
-              s->exact_bits);
-    char errors[64];
-    snprintf(errors, sizeof errors, "samebits %+" PRId64 ", plain loop %+" PRId64,
-             d->host_ulps, d->loop_ulps);
-    printf("%-24s  %-38s   samebits %+" PRId64 ", plain loop %+" PRId64 "\n",
-           "error vs exact, in ulps", errors, s->host_ulps, s->loop_ulps);
-    printf("\n");
-    if (d->identical && s->identical)
-        printf("All %zu samebits results are bit-identical, in f64 and in "
-               "f32.\n", DEMO_RUNS);
-    else
-        printf("LIBRARY BUG: the samebits results differ between thread "
-               "counts (%s).\n",
-               !d->identical && !s->identical ? "f64 and f32"
-               : !d->identical ? "f64" : "f32");
-    printf("Why: the bits of a float sum depend on the order of its "
-           "additions. samebits\n"
-           "always adds in one fixed order (leaves of 16 terms folded left "
-           "to right, then a\n"
-           "pairwise tree), whichever thread computes which part, so the "
-           "bits cannot change.\n"
-           "The plain loop adds each term to one running total, which grows "
-           "while the terms\n"
-           "shrink: each addition rounds off more of the term (in f32 the "
-           "total stops growing\n"
-           "near 15.4). The tree mostly adds numbers of similar size, so it "
-           "stays closer.\n");
-    printf("\n");
-    printf("Masked (only even k take part): %s; vs exact:\n",
-           d->masked_identical && s->masked_identical
-               ? "identical bits at every thread count"
-               : "LIBRARY BUG: the bits differ between thread counts");
-    printf("  f64 %.17g 0x%016" PRIx64 " (%+" PRId64 " ulp)"
-           "   f32 %.9g 0x%08" PRIx32 " (%+" PRId64 " ulp)\n",
-           d->masked[0], d->masked_bits[0],
-           ulps_between(d->masked_bits[0], d->masked_exact_bits),
-           s->masked[0], (uint32_t)s->masked_bits[0],
-           ulps_between(s->masked_bits[0], s->masked_exact_bits));
 }
 
 int cmd_demo(int argc, char **argv)
 {
+    const char *device_spec = NULL;
     for (int i = 1; i < argc; i++) {
+        const char *v;
+        int missing = 0;
         if (cli_is_help(argv[i])) {
             print_usage(stdout);
             return CLI_EXIT_OK;
+        } else if ((v = cli_option_value(argc, argv, &i, "--device",
+                                         &missing)) != NULL || missing) {
+            if (missing) {
+                cli_error("demo", "--device wants N, P:D, a name or all");
+                return CLI_EXIT_USAGE;
+            }
+            device_spec = v;
+        } else {
+            cli_error("demo", "unknown option '%s'", argv[i]);
+            print_usage(stderr);
+            return CLI_EXIT_USAGE;
         }
-        cli_error("demo", "unknown option '%s'", argv[i]);
-        print_usage(stderr);
-        return CLI_EXIT_USAGE;
     }
+
+    /* The devices: chosen, or every one but simulators. */
+    cli_device_list list;
+    cli_selection sel;
+    if (cli_select_or_all("demo", device_spec, 0, &list, &sel) != 0)
+        return CLI_EXIT_FAILURE;
 
     const size_t n = DEMO_N;
     double *x64 = malloc(n * sizeof *x64);
     float *x32 = malloc(n * sizeof *x32);
     unsigned char *mask = malloc(n);
+    demo_row *rows = calloc(DEMO_MAX_ROWS, sizeof *rows);
     demo_mpfr m = { 0 };
     int rc = CLI_EXIT_FAILURE;
-    if (x64 == NULL || x32 == NULL || mask == NULL
+    if (x64 == NULL || x32 == NULL || mask == NULL || rows == NULL
             || demo_mpfr_init(&m, n) != 0) {
         cli_error("demo", "out of memory");
         goto done;
@@ -311,21 +332,114 @@ int cmd_demo(int argc, char **argv)
         x32[i] = 1.0f / (float)k;   /* k <= 2^24: (float)k is exact */
         mask[i] = (unsigned char)(k % 2 == 0);
     }
+    const demo_input in = { x64, x32, mask, n };
 
-    demo_type_result d, s;
-    memset(&d, 0, sizeof d);
-    memset(&s, 0, sizeof s);
-    if (run_f64(x64, mask, n, &m, &d) != 0 || run_f32(x32, mask, n, &m, &s) != 0)
-        goto done;
-    judge(&d);
-    judge(&s);
-    print_report(&d, &s);
-    rc = d.identical && s.identical && d.masked_identical && s.masked_identical
-         ? CLI_EXIT_OK : CLI_EXIT_FAILURE;
+    size_t row_count = 0;
+    for (size_t t = 0; t < DEMO_THREAD_RUNS; t++)
+        host_row(&in, demo_threads[t], &rows[row_count++]);
+    for (size_t i = 0; i < sel.count && row_count < DEMO_MAX_ROWS; i++)
+        device_row(&in, sel.devices[i], &rows[row_count++]);
+
+    /* The order samebits does not use: one running total, left to right.
+     * Built without -ffast-math and with -ffp-contract=off, the compiler
+     * keeps this order. */
+    double loop64 = 0.0;
+    float loop32 = 0.0f;          /* f32 total: the loop a person would write */
+    for (size_t i = 0; i < n; i++) {
+        loop64 += x64[i];
+        loop32 += x32[i];
+    }
+    const int all_ok[2] = { 1, 1 };
+    const double loop[2] = { loop64, loop32 };
+    const uint64_t loop_bits[2] = { cli_f64_bits(loop64), cli_f32_bits(loop32) };
+    uint64_t exact_bits[2], exact_masked_bits[2];
+    double exact[2][2];
+    exact_sums(&in, T64, &m, &exact_bits[T64], &exact_masked_bits[T64], exact[T64]);
+    exact_sums(&in, T32, &m, &exact_bits[T32], &exact_masked_bits[T32], exact[T32]);
+    const double exact_value[2] = { exact[T64][0], exact[T32][0] };
+
+    /* Every computed result must have the bits of the first. */
+    int identical = 1, errors = 0;
+    size_t computed = 0;
+    for (size_t r = 0; r < row_count; r++) {
+        errors |= rows[r].error;
+        for (int t = T64; t <= T32; t++) {
+            if (!rows[r].ok[t])
+                continue;
+            computed++;
+            if (rows[r].bits[t] != rows[0].bits[t]
+                    || rows[r].masked_bits[t] != rows[0].masked_bits[t])
+                identical = 0;
+        }
+    }
+
+    printf("Sum of 1/k for k = 1..%u, each term computed in the sum's type\n\n",
+           DEMO_N);
+    printf("%-24s  %-38s   %s\n", "", "f64", "f32");
+    for (size_t r = 0; r < row_count; r++)
+        print_row(rows[r].label, rows[r].ok, rows[r].value, rows[r].bits,
+                  rows[r].note);
+    print_row("plain for loop", all_ok, loop, loop_bits, NULL);
+    print_row("exactly rounded (MPFR)", all_ok, exact_value, exact_bits, NULL);
+    char errors64[64];
+    snprintf(errors64, sizeof errors64, "samebits %+" PRId64 ", plain loop %+" PRId64,
+             ulps_between(rows[0].bits[T64], exact_bits[T64]),
+             ulps_between(loop_bits[T64], exact_bits[T64]));
+    printf("%-24s  %-38s   samebits %+" PRId64 ", plain loop %+" PRId64 "\n",
+           "error vs exact, in ulps", errors64,
+           ulps_between(rows[0].bits[T32], exact_bits[T32]),
+           ulps_between(loop_bits[T32], exact_bits[T32]));
+    printf("\n");
+    for (size_t i = 0; i < sel.count; i++) {
+        char title[300];
+        cli_device_title(sel.devices[i], title, sizeof title);
+        printf("[dev %u] = %s\n", sel.devices[i]->index, title);
+    }
+    if (list.platform_count == 0)
+        printf("No OpenCL platform found (%s): the host path only; see "
+               "`samebits info`.\n", cli_cl_error_name(list.error));
+    for (size_t i = 0; device_spec == NULL && i < list.count; i++)
+        if (list.devices[i].simulator)
+            printf("[dev %u] %s skipped: a simulator (slow); add it with "
+                   "--device %u.\n", list.devices[i].index,
+                   list.devices[i].name, list.devices[i].index);
+    if (identical)
+        printf("All %zu samebits rows are bit-identical (%zu thread counts, "
+               "%zu device%s), in f64 and f32,\nwith and without a mask "
+               "(%zu sums).\n", row_count, DEMO_THREAD_RUNS, sel.count,
+               sel.count == 1 ? "" : "s", 2 * computed);
+    else
+        printf("LIBRARY BUG: the samebits results differ between rows above "
+               "(or in the masked sums). Please report it with `samebits "
+               "info`.\n");
+    if (errors)
+        printf("ERROR: a device could not compute (see its row).\n");
+    printf("\nWhy: the bits of a float sum depend on the order of its "
+           "additions. samebits\n"
+           "always adds in one fixed order (leaves of 16 terms folded left "
+           "to right, then a\n"
+           "pairwise tree), whichever thread or device computes which part, "
+           "so the bits\n"
+           "cannot change. The plain loop adds each term to one running "
+           "total, which grows\n"
+           "while the terms shrink: each addition rounds off more of the "
+           "term (in f32 the\n"
+           "total stops growing near 15.4). The tree mostly adds numbers of "
+           "similar size.\n");
+    printf("\nMasked (only even k take part), vs exact:\n");
+    printf("  f64 %.17g 0x%016" PRIx64 " (%+" PRId64 " ulp)"
+           "   f32 %.9g 0x%08" PRIx32 " (%+" PRId64 " ulp)\n",
+           rows[0].masked[T64], rows[0].masked_bits[T64],
+           ulps_between(rows[0].masked_bits[T64], exact_masked_bits[T64]),
+           rows[0].masked[T32], (uint32_t)rows[0].masked_bits[T32],
+           ulps_between(rows[0].masked_bits[T32], exact_masked_bits[T32]));
+    rc = identical && !errors ? CLI_EXIT_OK : CLI_EXIT_FAILURE;
 done:
     demo_mpfr_free(&m);
+    free(rows);
     free(mask);
     free(x32);
     free(x64);
+    cli_devices_free(&list);
     return rc;
 }

@@ -18,10 +18,16 @@ typedef struct {
 } cli_command;
 
 static const cli_command commands[] = {
-    { "demo",  cmd_demo,
-      "show that the sum's bits do not depend on the thread count" },
-    { "bench", cmd_bench,
-      "measure host-path throughput against a plain loop and memory reads" },
+    { "demo",   cmd_demo,
+      "the same bits on the host and every device: a series summed" },
+    { "info",   cmd_info,
+      "OpenCL platforms and devices, and what samebits can do on each" },
+    { "reduce", cmd_reduce,
+      "reduce a data file (raw, text or .npy) on the host or a device" },
+    { "check",  cmd_check,
+      "prove a device: the conformance corpus against its golden results" },
+    { "bench",  cmd_bench,
+      "throughput of the host path and each device against baselines" },
 };
 
 static const size_t command_count = sizeof commands / sizeof commands[0];

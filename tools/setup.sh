@@ -12,6 +12,8 @@ packages=(
   libcmocka-dev          # tests
   libmpfr-dev            # exactly rounded reference sums (samebits demo)
   ocl-icd-opencl-dev opencl-headers pocl-opencl-icd clinfo   # OpenCL
+  oclgrind               # a second, independent OpenCL device for tests
+  python3                # tests/golden/corpus_reference.py
 )
 missing=()
 for p in "${packages[@]}"; do
@@ -25,6 +27,16 @@ if ((${#missing[@]})); then
   $sudo apt-get update -qq
   DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq --no-install-recommends \
     "${missing[@]}" >/dev/null
+fi
+
+# Debian's oclgrind package installs its ICD library but does not register
+# it with the ICD loader.
+icd=/etc/OpenCL/vendors/oclgrind.icd
+lib=/usr/lib/oclgrind/liboclgrind-rt-icd.so
+if [ ! -e "$icd" ] && [ -e "$lib" ]; then
+  sudo=""
+  if [ "$(id -u)" -ne 0 ]; then sudo="sudo"; fi
+  echo "$lib" | $sudo tee "$icd" >/dev/null
 fi
 
 build="${SAMEBITS_BUILD_DIR:-build}"

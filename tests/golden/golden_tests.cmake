@@ -1,0 +1,100 @@
+# tests/golden/golden_tests.cmake: the golden conformance corpus and the
+# tests of the samebits command; include()d from tests/CMakeLists.txt
+# (which defines sb_test_support, SB_TEST_WARNINGS and SB_TEST_FP_FLAGS).
+#
+#   write-golden            target: recomputes corpus.golden with the oracle
+#                           (deliberate; review and commit the diff)
+#   golden_matches_oracle   every golden line recomputed by the oracle
+#   corpus_matches_its_specification  the case list and inputs regenerated
+#                           from docs/corpus.md alone (Python) equal what
+#                           tools/corpus.c generates
+#   check_host              the corpus on the host path
+#   check_pocl_<part>       the corpus on POCL, in three parts that run in
+#                           parallel (POCL compiles each kernel on first use)
+#   check_oclgrind_quick    the --quick subset on the Oclgrind simulator
+#   cli_no_platform         info, check and demo with no OpenCL platform
+#   cli_reduce              samebits reduce on good and bad files
+#
+# The device tests name their device with --device: where it is missing
+# they fail with "no OpenCL device matches", never pass silently.
+
+set(SB_GOLDEN_DIR ${CMAKE_CURRENT_LIST_DIR})
+set(SB_GOLDEN_FILE ${SB_GOLDEN_DIR}/corpus.golden)
+
+add_executable(write_golden ${SB_GOLDEN_DIR}/write_golden.c
+                            ${PROJECT_SOURCE_DIR}/tools/corpus.c)
+target_include_directories(write_golden PRIVATE ${PROJECT_SOURCE_DIR}/tools)
+target_link_libraries(write_golden PRIVATE sb_test_support samebits::samebits)
+target_compile_options(write_golden PRIVATE ${SB_TEST_WARNINGS} ${SB_TEST_FP_FLAGS})
+set_target_properties(write_golden PROPERTIES C_STANDARD 11 C_STANDARD_REQUIRED ON)
+
+add_custom_target(write-golden
+  COMMAND write_golden write ${SB_GOLDEN_FILE}
+  COMMENT "Recomputing tests/golden/corpus.golden with the oracle: review "
+          "the diff, and call out every changed line in the commit message"
+  VERBATIM)
+
+add_test(NAME golden_matches_oracle
+         COMMAND write_golden verify ${SB_GOLDEN_FILE})
+set_tests_properties(golden_matches_oracle PROPERTIES TIMEOUT 120)
+
+if(NOT TARGET samebits_cli)
+  return()   # configured with -DSAMEBITS_BUILD_TOOLS=OFF
+endif()
+set(SB_CLI $<TARGET_FILE:samebits_cli>)
+
+find_package(Python3 COMPONENTS Interpreter)
+if(Python3_FOUND)
+  add_test(NAME corpus_matches_its_specification
+           COMMAND ${Python3_EXECUTABLE} ${SB_GOLDEN_DIR}/corpus_reference.py
+                   ${SB_CLI} ${CMAKE_CURRENT_BINARY_DIR}/corpus-reference)
+  set_tests_properties(corpus_matches_its_specification PROPERTIES TIMEOUT 120)
+else()
+  message(WARNING "No python3: the test corpus_matches_its_specification "
+                  "(docs/corpus.md against tools/corpus.c) is not run")
+endif()
+
+add_test(NAME check_host COMMAND ${SB_CLI} check --device host)
+set_tests_properties(check_host PROPERTIES TIMEOUT 120)
+
+# POCL builds one program per (input, accumulator) pair and compiles each
+# kernel per work-group size on first use (about 0.5 s each, cached in
+# POCL_CACHE_DIR): the corpus needs about 460 of them, about four minutes
+# of one core with a cold cache. The three parts split the input types so
+# that no program is built twice; each part costs about the same.
+function(sb_check_pocl part)
+  set(globs "")
+  foreach(type ${ARGN})
+    foreach(op sum prod min max any all)
+      list(APPEND globs "${op}.${type}.*")
+    endforeach()
+  endforeach()
+  string(REPLACE ";" "," globs "${globs}")
+  add_test(NAME check_pocl_${part}
+           COMMAND ${SB_CLI} check --device pocl --filter ${globs})
+  set_tests_properties(check_pocl_${part} PROPERTIES TIMEOUT 600)
+endfunction()
+sb_check_pocl(i8_u8 i8 u8)
+sb_check_pocl(i16_u16 i16 u16)
+sb_check_pocl(32_64 i32 u32 i64 u64 f32 f64)
+
+add_test(NAME check_oclgrind_quick
+         COMMAND ${SB_CLI} check --device oclgrind --quick)
+set_tests_properties(check_oclgrind_quick PROPERTIES TIMEOUT 300)
+
+# No OpenCL platform at all: the ICD loader (ocl-icd) reads its vendor list
+# from OCL_ICD_VENDORS, here an empty directory.
+set(SB_NO_ICD_DIR ${CMAKE_CURRENT_BINARY_DIR}/no-opencl-vendors)
+file(MAKE_DIRECTORY ${SB_NO_ICD_DIR})
+add_test(NAME cli_no_platform
+         COMMAND bash ${SB_GOLDEN_DIR}/cli_no_platform.sh ${SB_CLI})
+set_tests_properties(cli_no_platform PROPERTIES TIMEOUT 120
+  ENVIRONMENT "OCL_ICD_VENDORS=${SB_NO_ICD_DIR}")
+
+add_executable(test_cli_reduce ${SB_GOLDEN_DIR}/test_cli_reduce.c)
+target_link_libraries(test_cli_reduce PRIVATE samebits::samebits PkgConfig::CMOCKA)
+target_compile_options(test_cli_reduce PRIVATE ${SB_TEST_WARNINGS} ${SB_TEST_FP_FLAGS})
+set_target_properties(test_cli_reduce PROPERTIES C_STANDARD 11 C_STANDARD_REQUIRED ON)
+add_test(NAME cli_reduce
+         COMMAND test_cli_reduce ${SB_CLI} ${CMAKE_CURRENT_BINARY_DIR}/cli-reduce-files)
+set_tests_properties(cli_reduce PROPERTIES TIMEOUT 120)

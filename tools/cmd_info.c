@@ -1,0 +1,158 @@
+/* cmd_info.c: `samebits info`: the host path, then every OpenCL platform
+ * and device with what matters for the contract (ORDER.md): OpenCL
+ * version, fp64, subnormals, sub-groups, work-group limits, the launch
+ * shape samebits uses, and per type whether the device computes it
+ * exactly or is refused, and why. With no OpenCL platform it says so and
+ * still succeeds: the host path needs none. */
+#include "cli.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "samebits.h"
+
+static void print_usage(FILE *out)
+{
+    fprintf(out,
+            "usage: samebits info\n"
+            "\n"
+            "Lists the host path and every OpenCL platform and device: OpenCL\n"
+            "version, fp64, f32/f64 subnormals, sub-groups, work-group limits,\n"
+            "the launch shape samebits uses, and per type whether samebits\n"
+            "computes it exactly there or refuses it (and why). The device\n"
+            "numbers are those of --device N; P:D also works, as in\n"
+            "SAMEBITS_DEVICE. Send this output with any `samebits check`\n"
+            "report.\n");
+}
+
+static const char *subgroup_text(const sb_device_caps *c)
+{
+    switch (c->subgroup_backend) {
+    case SB_SUBGROUP_BACKEND_KHR:
+        return "shuffles (cl_khr_subgroup_shuffle_relative)";
+    case SB_SUBGROUP_BACKEND_INTEL:
+        return "shuffles (cl_intel_subgroups)";
+    case SB_SUBGROUP_BACKEND_NVIDIA:
+        return "shuffles (inline PTX shfl.sync)";
+    default:
+        return "none used (local memory)";
+    }
+}
+
+static void print_size(const char *label, double bytes)
+{
+    static const char *const units[] = { "B", "KiB", "MiB", "GiB", "TiB" };
+    int u = 0;
+    while (bytes >= 1024.0 && u < 4) {
+        bytes /= 1024.0;
+        u++;
+    }
+    printf("%s %.0f %s", label, bytes, units[u]);
+}
+
+static void print_device(const cli_device *d)
+{
+    printf("  device %u: %s   [--device %u, SAMEBITS_DEVICE=%u:%u]\n",
+           d->index, d->name, d->index, d->platform_index, d->device_index);
+    sb_device_caps c;
+    const sb_status s = sb_device_report(d->device, &c);
+    if (s != SB_OK) {
+        printf("    cannot be queried: %s\n", sb_status_string(s));
+        return;
+    }
+    cl_device_type type = 0;
+    char driver[128] = "";
+    clGetDeviceInfo(d->device, CL_DEVICE_TYPE, sizeof type, &type, NULL);
+    clGetDeviceInfo(d->device, CL_DRIVER_VERSION, sizeof driver - 1, driver,
+                    NULL);
+    printf("    %-20s %s%s%s%s\n", "type",
+           (type & CL_DEVICE_TYPE_GPU) ? "GPU " : "",
+           (type & CL_DEVICE_TYPE_CPU) ? "CPU " : "",
+           (type & CL_DEVICE_TYPE_ACCELERATOR) ? "accelerator " : "",
+           d->simulator ? "(a simulator: slow; `check` runs --quick on it "
+                          "by default)" : "");
+    printf("    %-20s %s; driver %s; vendor %s\n", "OpenCL", c.version,
+           driver, c.vendor);
+    printf("    %-20s %s\n", "fp64", c.fp64 ? "yes" : "no");
+    printf("    %-20s f32 %s, f64 %s\n", "subnormals",
+           c.f32_denormals ? "kept" : "FLUSHED",
+           !c.fp64 ? "-" : c.f64_denormals ? "kept" : "FLUSHED");
+    printf("    %-20s %s", "sub-groups", subgroup_text(&c));
+    if (c.subgroup_size_count > 0) {
+        printf(", sizes");
+        for (unsigned i = 0; i < c.subgroup_size_count; i++)
+            printf(" %u", c.subgroup_sizes[i]);
+    }
+    printf("\n");
+    printf("    %-20s %zu;", "max work-group size", c.max_work_group_size);
+    print_size(" local memory", (double)c.local_mem_size);
+    print_size(", largest buffer", (double)c.max_alloc);
+    printf("\n");
+    printf("    %-20s work-groups of %zu items x %u leaves of 16 = %zu "
+           "elements each\n", "launch shape", c.work_group_size,
+           c.leaves_per_item, c.work_group_size * c.leaves_per_item * 16);
+    printf("    %-20s", "exact");
+    int refused = 0;
+    for (int t = SB_I8; t <= SB_F64; t++) {
+        if (c.verdict[t] == SB_OK)
+            printf(" %s", sb_type_name((sb_type)t));
+        else
+            refused++;
+    }
+    printf("%s\n", refused == SB_F64 ? " none" : "");
+    if (refused == 0)
+        printf("    %-20s none\n", "refused");
+    for (int t = SB_I8; t <= SB_F64; t++)
+        if (c.verdict[t] != SB_OK)
+            printf("    %-20s %s: %s\n", "refused", sb_type_name((sb_type)t),
+                   c.reason[t]);
+}
+
+int cmd_info(int argc, char **argv)
+{
+    for (int i = 1; i < argc; i++) {
+        if (cli_is_help(argv[i])) {
+            print_usage(stdout);
+            return CLI_EXIT_OK;
+        }
+        cli_error("info", "unknown option '%s'", argv[i]);
+        print_usage(stderr);
+        return CLI_EXIT_USAGE;
+    }
+
+    char cpu[256];
+    cli_cpu_model(cpu, sizeof cpu);
+    printf("samebits %s\n\n", SAMEBITS_VERSION_STRING);
+    printf("host path: %s; %u threads (%u online CPUs%s); every type exact\n\n",
+           cpu, cli_default_threads(), cli_online_cpus(),
+           getenv("SAMEBITS_THREADS") != NULL ? ", SAMEBITS_THREADS" : "");
+
+    cli_device_list list;
+    cli_devices_load(&list);
+    if (list.platform_count == 0) {
+        printf("OpenCL: ");
+        cli_print_no_platform(stdout, &list);
+        cli_devices_free(&list);
+        return CLI_EXIT_OK;
+    }
+    printf("OpenCL: %u platform%s, %zu device%s\n", list.platform_count,
+           list.platform_count == 1 ? "" : "s", list.count,
+           list.count == 1 ? "" : "s");
+    const char *sel = getenv("SAMEBITS_DEVICE");
+    if (sel != NULL && *sel != '\0')
+        printf("SAMEBITS_DEVICE=%s (the default device of "
+               "sb_context_create_default)\n", sel);
+    unsigned shown = ~0u;
+    for (size_t i = 0; i < list.count; i++) {
+        const cli_device *d = &list.devices[i];
+        if (d->platform_index != shown) {
+            shown = d->platform_index;
+            printf("\nplatform %u: %s; %s; %s\n", d->platform_index,
+                   d->platform_name, d->platform_vendor, d->platform_version);
+        }
+        print_device(d);
+    }
+    cli_devices_free(&list);
+    return CLI_EXIT_OK;
+}

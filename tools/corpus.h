@@ -1,0 +1,110 @@
+/* corpus.h: the golden conformance corpus: its list of cases and the
+ * generator of each case's input (docs/corpus.md is the specification).
+ *
+ * A case is one reduction (op, input, accumulator, wrap) of one input: n
+ * elements of a data family and, optionally, a mask of a mask kind. The
+ * input is a pure function of the case id, through splitmix64 seeded by
+ * the FNV-1a hash of the id, so that anyone can regenerate it in any
+ * language from docs/corpus.md. tests/golden/corpus.golden holds the
+ * expected result of every case, one line each, in corpus order:
+ *
+ *     <case-id> <result-bits> <status>
+ *
+ * This file is compiled into the samebits command (`samebits check`) and
+ * into the golden writer (tests/golden/write_golden.c); it uses only the
+ * public header samebits.h. */
+#ifndef SAMEBITS_CORPUS_H
+#define SAMEBITS_CORPUS_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "samebits.h"
+
+/* Bumped whenever a case, a generator rule or the line format changes. */
+#define CORPUS_VERSION 1
+
+typedef enum {
+    CORPUS_UNIFORM,       /* floats in [-1, 1); integers over the full range */
+    CORPUS_HUGE_RANGE,    /* floats over every normal binade; integers of
+                             every bit length */
+    CORPUS_CANCEL,        /* floats: pairs (+big, -big + tiny) */
+    CORPUS_ALTERNATING,   /* signs alternate (unsigned: large, small) */
+    CORPUS_HARMONIC,      /* floats: 1/(i+1) */
+    CORPUS_SUBNORMAL,     /* floats: 7/8 subnormal, 1/8 smallest normals */
+    CORPUS_SPECIALS,      /* floats: uniform, 1/32 of them NaN, inf, max
+                             or -0 */
+    CORPUS_NEGZERO,       /* floats: every element -0.0 */
+    CORPUS_LIMITS,        /* extremes only: integer min/max, float max,
+                             min normal, min subnormal, 0, 1 */
+    CORPUS_SMALL,         /* integers in [-3, 3] (unsigned [0, 3]) */
+    CORPUS_EDGE_HIGH,     /* integers whose sum ends near the accumulator's
+                             maximum: checked overflow upward, or not */
+    CORPUS_EDGE_LOW,      /* ... near its minimum (signed or float acc) */
+    CORPUS_PROD_EDGE,     /* integers: 1s with a few 2s and -1s (3s): the
+                             product crosses the accumulator's limit */
+    CORPUS_FAMILY_COUNT
+} corpus_family;
+
+typedef enum {
+    CORPUS_MASK_NONE,     /* no mask: every element takes part */
+    CORPUS_MASK_HALF,     /* each element with probability 1/2 */
+    CORPUS_MASK_SPARSE,   /* probability 1/16 */
+    CORPUS_MASK_DENSE,    /* probability 15/16 */
+    CORPUS_MASK_EMPTY_LEAVES, /* about half the leaves take no element, the
+                             others take each element with probability 1/2 */
+    CORPUS_MASK_ALT_LEAVES,   /* odd leaves empty, even leaves full */
+    CORPUS_MASK_ZERO,     /* nothing takes part */
+    CORPUS_MASK_COUNT
+} corpus_mask;
+
+typedef struct {
+    char          id[96];   /* e.g. "sum.f32.f64.harmonic.half.n4097" */
+    sb_reduction  r;        /* accumulator always explicit */
+    corpus_family family;
+    corpus_mask   mask;
+    size_t        n;
+    int           quick;    /* in the --quick subset */
+} corpus_case;
+
+/*! corpus_cases() : the whole corpus, in its fixed order; *count receives
+ *  the number of cases. Built on the first call (not thread-safe).
+ *  @return NULL only if memory runs out. */
+const corpus_case *corpus_cases(size_t *count);
+
+const char *corpus_family_name(corpus_family f);
+const char *corpus_mask_name(corpus_mask m);
+
+/*! corpus_splitmix64() : the next output of splitmix64 at *state. */
+uint64_t corpus_splitmix64(uint64_t *state);
+
+/*! corpus_hash() : 64-bit FNV-1a of the bytes of `text`. */
+uint64_t corpus_hash(const char *text);
+
+/*! corpus_fill() : writes the c->n input elements of case `c` (type
+ *  c->r.input, native byte order) to `x`. */
+void corpus_fill(const corpus_case *c, void *x);
+
+/*! corpus_fill_mask() : writes the c->n mask bytes of `c` to `mask`
+ *  (nothing for CORPUS_MASK_NONE). */
+void corpus_fill_mask(const corpus_case *c, unsigned char *mask);
+
+/* Room for "<bits> <status>" and for a whole golden line. */
+enum { CORPUS_RESULT_MAX = 48, CORPUS_LINE_MAX = 160 };
+
+/*! corpus_status_word() : a status as one word: "ok", "empty",
+ *  "overflow", "invalid-argument", "unsupported", "out-of-memory",
+ *  "opencl-error", "build-error". */
+const char *corpus_status_word(sb_status s);
+
+/*! corpus_format_result() : "<bits> <status>" for a result of `r` with
+ *  status `s`: bits are the value's bit pattern as an unsigned integer of
+ *  the result's size, "0x" and two hex digits per byte, or "-" when `s` is
+ *  not SB_OK; status is corpus_status_word(s). */
+void corpus_format_result(char *buf, size_t size, sb_reduction r,
+                          sb_status s, const void *result);
+
+/*! corpus_golden_header() : the comment lines that open corpus.golden. */
+const char *corpus_golden_header(void);
+
+#endif /* SAMEBITS_CORPUS_H */
