@@ -284,19 +284,12 @@ static sb_status reduce_on_host(sb_context *ctx, const checked_call *c,
     sb_status s = (mask != NULL && mp == NULL)
                 ? sb__cl_fail(ctx, err)
                 : sb_reduce_host_opts(r, xp, mp, n, result, &ctx->opts.host);
-    cl_event unmapped[2];
-    cl_uint count = 0;
-    if (mp != NULL
-        && SB_CL(clEnqueueUnmapMemObject)(c->queue, mask, mp, 0, NULL,
-                                          &unmapped[count]) == CL_SUCCESS)
-        count++;
-    if (SB_CL(clEnqueueUnmapMemObject)(c->queue, x, xp, 0, NULL,
-                                       &unmapped[count]) == CL_SUCCESS)
-        count++;
-    if (count > 0)
-        SB_CL(clWaitForEvents)(count, unmapped);
-    for (cl_uint i = 0; i < count; i++)
-        SB_CL(clReleaseEvent)(unmapped[i]);
+    /* The unmaps are ordered before anything the caller enqueues next on
+     * this queue; waiting for them would only add a round trip. */
+    if (mp != NULL)
+        SB_CL(clEnqueueUnmapMemObject)(c->queue, mask, mp, 0, NULL, NULL);
+    SB_CL(clEnqueueUnmapMemObject)(c->queue, x, xp, 0, NULL, NULL);
+    SB_CL(clFlush)(c->queue);
     return s;
 }
 
