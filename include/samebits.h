@@ -257,7 +257,9 @@ typedef struct {
                                            maximum; 0: chosen per device */
     unsigned        leaves_per_item;    /* 1, 2, 4, ... 128; 0: chosen */
     size_t          tree_work_group_size; /* for the passes over partials */
-    unsigned        nodes_per_item;     /* 1 ... 128, for those passes */
+    unsigned        nodes_per_item;     /* 1 ... 128, for those passes (with
+                                           tree_work_group_size 1, at least
+                                           2: a pass must shrink) */
     unsigned        subgroups;          /* SB_SUBGROUPS_* */
     unsigned        emulated_subgroup_size; /* 2 ... 64, a power of two
                                            <= work_group_size */

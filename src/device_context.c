@@ -62,6 +62,10 @@ static sb_status resolve_options(const sb_options *in, const sb_device_caps *cap
                  SB_INVALID_ARGUMENT);
     SB_RETURN_IF(!is_pow2(o.nodes_per_item) || o.nodes_per_item > SB_MAX_PER_ITEM,
                  SB_INVALID_ARGUMENT);
+    /* A pass over partials must shrink them: a fan-in of one would loop
+     * forever. The option is about speed only, so raise it. */
+    if (o.tree_work_group_size * o.nodes_per_item < 2)
+        o.nodes_per_item = 2;
     SB_RETURN_IF(o.subgroups > SB_SUBGROUPS_EMULATE, SB_INVALID_ARGUMENT);
     if (o.subgroups == SB_SUBGROUPS_EMULATE) {
         const size_t sg = o.emulated_subgroup_size;

@@ -280,14 +280,17 @@ sb_status sb_reduce_host_opts(sb_reduction r, const void *x,
     SB_RETURN_IF(n > 0 && x == NULL, SB_INVALID_ARGUMENT);
     SB_RETURN_IF(n > SIZE_MAX / plan.input_size, SB_INVALID_ARGUMENT);
 
+    /* Even any/all need it: under denormals-are-zero a subnormal would
+     * compare equal to zero. */
+    sb__fpenv env;
+    sb__fpenv_enter(&env);
     if (plan.op == SB_ANY || plan.op == SB_ALL) {
         const unsigned char value = reduce_boolean(&plan, x, mask, n);
+        sb__fpenv_leave(&env);
         memcpy(result, &value, 1);
         return SB_OK;
     }
     bool overflow = false;
-    sb__fpenv env;
-    sb__fpenv_enter(&env);
     const sb__node root = reduce_tree(&plan, x, mask, n,
                                       opts ? opts->threads : 0, &overflow);
     const sb_status status = sb__finish(&plan, &root, overflow, result);
