@@ -52,6 +52,7 @@ build="${SAMEBITS_FUZZ_BUILD_DIR:-build-fuzz}"
 work="${SAMEBITS_FUZZ_WORK:-$(mktemp -d "${TMPDIR:-/tmp}/samebits-fuzz.XXXXXX")}"
 jobs="${SAMEBITS_FUZZ_JOBS:-1}"
 mkdir -p "$work"
+work="$(cd "$work" && pwd)"
 
 cmake -S . -B "$build" -DCMAKE_C_COMPILER=clang \
       -DCMAKE_BUILD_TYPE=RelWithDebInfo \
@@ -83,10 +84,14 @@ run_fuzzer() {
     parallel=(-jobs="$jobs" -workers="$jobs")
   fi
   # -timeout: one input may take seconds (n ~ 10^6 under ASan, or a cold
-  # POCL kernel build); -rss_limit_mb: POCL and its LLVM need about 1 GiB.
+  # POCL kernel build); -rss_limit_mb: POCL and its LLVM need about 1 GiB;
+  # -len_control=0: inputs may be long at once (the header alone is 9
+  # bytes, so the default slow growth from 4 bytes would leave the data
+  # empty for minutes).
   # shellcheck disable=SC2086
-  (cd "$out" && exec "$binary" -max_total_time="$seconds" -timeout=120 \
-      -rss_limit_mb=4096 -max_len=1024 -len_control=0 -print_final_stats=1 \
+  (cd "$out" && SAMEBITS_FUZZ_ARTIFACTS="$out/artifacts" exec "$binary" \
+      -max_total_time="$seconds" -timeout=120 -rss_limit_mb=4096 \
+      -max_len=1024 -len_control=0 -print_final_stats=1 \
       -artifact_prefix="$out/artifacts/" "${parallel[@]}" \
       ${SAMEBITS_FUZZ_ARGS:-} "$out/corpus") >"$out/log" 2>&1 || status=$?
   grep -E '^#[0-9]+ +(INITED|DONE)|^stat::(number_of_executed_units|average_exec_per_sec|peak_rss_mb)' \

@@ -72,7 +72,8 @@ function(sb_check_pocl part)
   string(REPLACE ";" "," globs "${globs}")
   add_test(NAME check_pocl_${part}
            COMMAND ${SB_CLI} check --device pocl --filter ${globs})
-  set_tests_properties(check_pocl_${part} PROPERTIES TIMEOUT 600)
+  set_tests_properties(check_pocl_${part} PROPERTIES TIMEOUT 900
+    ENVIRONMENT "POCL_CACHE_DIR=${SAMEBITS_POCL_CACHE_DIR}")
 endfunction()
 sb_check_pocl(i8_u8 i8 u8)
 sb_check_pocl(i16_u16 i16 u16)

@@ -1,0 +1,42 @@
+# tests/device_tests.cmake: the OpenCL device tests, include()d at the end of
+# tests/CMakeLists.txt. Each runs on every device present (POCL in CI, and
+# the Oclgrind simulator where installed) and needs at least one: no device
+# is a failure, not a skip. ctest -L device runs them all.
+#
+# POCL compiles each kernel for each work-group size on first use (about
+# 0.5 s each, cold); its cache lives in the build tree so that later runs,
+# and the tests of one run, share it.
+set(SB_DEVICE_ENV "POCL_CACHE_DIR=${SAMEBITS_POCL_CACHE_DIR}")
+
+# sb_add_device_test(<name> <timeout> [labels...]): a test of sb_add_test()
+# that also links OpenCL and tests/device_support.c.
+function(sb_add_device_test name timeout)
+  sb_add_test(${name} ${timeout})
+  target_sources(${name} PRIVATE device_support.c)
+  target_link_libraries(${name} PRIVATE OpenCL::OpenCL)
+  set(labels device ${ARGN})
+  set_tests_properties(${name} PROPERTIES
+    LABELS "${labels}"
+    ENVIRONMENT "${SB_DEVICE_ENV}")
+endfunction()
+
+# test_device_reduce runs in two halves side by side (SAMEBITS_TEST_PART):
+# sums and products, then everything else. COST makes ctest -j start the
+# longest tests first.
+sb_add_device_test(test_device_reduce 600)
+set_tests_properties(test_device_reduce PROPERTIES COST 300
+  ENVIRONMENT "${SB_DEVICE_ENV};SAMEBITS_TEST_PART=1")
+add_test(NAME test_device_reduce_part2 COMMAND test_device_reduce)
+set_tests_properties(test_device_reduce_part2 PROPERTIES COST 290
+  TIMEOUT 600 LABELS device
+  ENVIRONMENT "${SB_DEVICE_ENV};SAMEBITS_TEST_PART=2")
+sb_add_device_test(test_device_shapes 600)
+set_tests_properties(test_device_shapes PROPERTIES COST 200)
+sb_add_device_test(test_device_enqueue 300)
+
+# Oclgrind with data-race, uninitialised-value and API checks: any
+# diagnostic it writes to its log fails the test (the program empties the
+# log first and reads it at the end).
+sb_add_device_test(test_oclgrind_races 300 oclgrind)
+set_tests_properties(test_oclgrind_races PROPERTIES ENVIRONMENT
+  "${SB_DEVICE_ENV};SAMEBITS_DEVICE=oclgrind;OCLGRIND_DATA_RACES=1;OCLGRIND_UNINITIALIZED=1;OCLGRIND_CHECK_API=1;OCLGRIND_LOG=${CMAKE_CURRENT_BINARY_DIR}/oclgrind-races.log")

@@ -1,0 +1,1276 @@
+/* tests/test_cl_faults.c: every OpenCL call and every allocation of the
+ * library can fail, and each failure is reported, recorded and survived.
+ *
+ * The library makes every OpenCL call through the table sb__cl and every
+ * heap allocation through sb__mem (src/cl_api.h). This test replaces each
+ * entry with a counting wrapper that passes the call through, or makes the
+ * k-th call of any kind fail: a function returning an object stores the
+ * error through its errcode_ret and returns NULL, the others return it.
+ *
+ * Each scenario runs once to count its calls, then once per k: a fresh
+ * context (sb_context_create), one reduction, the context released. The
+ * call that fails decides what must happen (see policy()):
+ *   - a call whose failure the library must report: the status is the one
+ *     the error maps to (SB_OUT_OF_MEMORY for CL_OUT_OF_HOST_MEMORY and
+ *     CL_MEM_OBJECT_ALLOCATION_FAILURE; SB_BUILD_ERROR for a failed
+ *     clBuildProgram, with sb_context_build_log() a valid string; a failed
+ *     device query at creation is SB_OPENCL_ERROR whatever the error, as
+ *     samebits.h says; otherwise SB_OPENCL_ERROR), sb_context_last_cl_error()
+ *     is the injected cl_int, the result (host memory, or the record buffer
+ *     and the done event of sb_reduce_enqueue) is untouched, and the SAME
+ *     context then computes the reduction with the host's bits;
+ *   - a call that only cleans up or optimises (clRelease*, clRetainEvent,
+ *     clFlush, clGetEventInfo on a scratch buffer's last use, the unmap
+ *     and its clWaitForEvents in the host shortcut): the reduction still
+ *     succeeds with the host's bits. Their failures cannot change the
+ *     result: the work is done, and the library keeps what it needs (a
+ *     scratch buffer whose last use it cannot retain stays taken until the
+ *     context is released).
+ * A cleanup call made to fail really did nothing, so its object would leak:
+ * the wrapper records it and the test makes the real call afterwards, so
+ * that the leak checker (ASan/LSan build) sees only the library's leaks.
+ *
+ * The scenarios, on POCL only: sb_reduce() with SB_OPT_NO_HOST and a
+ * narrow launch shape (a leaves pass and two node passes, so a failure can
+ * hit a launch while earlier ones are running), sb_reduce_enqueue() with a
+ * wait list and a done event, and sb_reduce()'s host shortcut (buffers
+ * mapped); each swept twice, with the error typical of each call
+ * (CL_BUILD_PROGRAM_FAILURE for clBuildProgram,
+ * CL_MEM_OBJECT_ALLOCATION_FAILURE for clCreateBuffer,
+ * CL_INVALID_COMMAND_QUEUE for enqueues, CL_OUT_OF_RESOURCES mostly) and
+ * with CL_OUT_OF_HOST_MEMORY everywhere. Then sb_context_create_default(),
+ * every allocation, and a failed build whose log cannot be read. */
+#include <stdarg.h>              /* cmocka's four required headers */
+#include <stddef.h>
+#include <setjmp.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <cmocka.h>
+
+#include "cl_api.h"              /* sb__cl, sb__mem: src/, linked statically */
+#include "samebits.h"            /* before any CL header: OpenCL 1.2 target */
+#include "support.h"
+
+#include <CL/cl_ext.h>           /* CL_PLATFORM_NOT_FOUND_KHR */
+#include <signal.h>
+#include <unistd.h>              /* alarm */
+
+#define COUNT(a) (sizeof(a) / sizeof *(a))
+
+/* ------------------------------------------------------------------------
+ * The wrappers
+ * ---------------------------------------------------------------------- */
+
+typedef enum {
+#define FN_ENUM_(fn) FN_##fn,
+    SB_CL_FUNCTIONS(FN_ENUM_)
+#undef FN_ENUM_
+    FN_COUNT
+} fn_id;
+
+static const char *const fn_names[FN_COUNT] = {
+#define FN_NAME_(fn) #fn,
+    SB_CL_FUNCTIONS(FN_NAME_)
+#undef FN_NAME_
+};
+
+enum { MAX_CALLS = 4096, MAX_DEFERRED = 64 };
+
+/* A cleanup call made to fail, done for real after the library returns. */
+typedef struct {
+    fn_id            fn;
+    void            *object;
+    cl_command_queue queue;     /* clEnqueueUnmapMemObject */
+    void            *ptr;
+} deferred_call;
+
+static struct {
+    sb__cl_api    real;
+    sb__mem_api   real_mem;
+    /* OpenCL calls */
+    unsigned long calls;            /* made so far in this run */
+    unsigned long fail_at;          /* 1-based; 0: never */
+    bool          fail_every[FN_COUNT];   /* every call of these kinds */
+    cl_int        forced_error;     /* 0: the typical error of each call */
+    bool          fired;
+    fn_id         fired_fn;
+    cl_int        fired_error;
+    cl_uint       fired_param;      /* clGetDeviceInfo's param_name */
+    bool          build_anyway;     /* see w_clBuildProgram */
+    bool          tracing;
+    fn_id         trace[MAX_CALLS];
+    cl_uint       trace_param[MAX_CALLS];
+    deferred_call deferred[MAX_DEFERRED];
+    unsigned      deferred_count;
+    /* allocations */
+    unsigned long mem_calls, mem_fail_at;
+    bool          mem_fired;
+} inj;
+
+/* The error a call of kind `fn` fails with. */
+static cl_int typical_error(fn_id fn) {
+    switch (fn) {
+    case FN_clBuildProgram:          return CL_BUILD_PROGRAM_FAILURE;
+    case FN_clCreateBuffer:          return CL_MEM_OBJECT_ALLOCATION_FAILURE;
+    case FN_clEnqueueNDRangeKernel:
+    case FN_clEnqueueReadBuffer:
+    case FN_clEnqueueMapBuffer:
+    case FN_clEnqueueUnmapMemObject:
+    case FN_clFlush:                 return CL_INVALID_COMMAND_QUEUE;
+    case FN_clWaitForEvents:
+        return CL_EXEC_STATUS_ERROR_FOR_EVENTS_IN_WAIT_LIST;
+    case FN_clGetPlatformIDs:        return CL_PLATFORM_NOT_FOUND_KHR;
+    case FN_clCreateContext:         return CL_DEVICE_NOT_AVAILABLE;
+    default:                         return CL_OUT_OF_RESOURCES;
+    }
+}
+
+/* Counts a call; @return true (and *err) if it must fail. */
+static bool inject(fn_id fn, cl_uint param, cl_int *err) {
+    inj.calls++;
+    if (inj.tracing && inj.calls <= MAX_CALLS) {
+        inj.trace[inj.calls - 1] = fn;
+        inj.trace_param[inj.calls - 1] = param;
+    }
+    if (inj.calls != inj.fail_at && !inj.fail_every[fn])
+        return false;
+    *err = inj.forced_error ? inj.forced_error : typical_error(fn);
+    if (inj.calls == inj.fail_at) {
+        inj.fired = true;
+        inj.fired_fn = fn;
+        inj.fired_error = *err;
+        inj.fired_param = param;
+    }
+    return true;
+}
+
+static void defer(fn_id fn, void *object, cl_command_queue queue, void *ptr) {
+    assert_true(inj.deferred_count < MAX_DEFERRED);
+    inj.deferred[inj.deferred_count++] =
+        (deferred_call){ .fn = fn, .object = object, .queue = queue,
+                         .ptr = ptr };
+}
+
+/* The ledger of the references the library holds: an object it creates
+ * (or an event an enqueue gives it) or retains counts +1, one it releases
+ * -1, the `done` events it hands to the test -1 when the test releases
+ * them. After a run (context released) every count must be 0: nothing
+ * leaked. A release below 0 is an over-release: it is counted and not
+ * passed on (the real one would free an object still in use). */
+enum { MAX_OBJECTS = 512 };
+
+static struct {
+    const void   *object[MAX_OBJECTS];
+    long          refs[MAX_OBJECTS];
+    const char   *what[MAX_OBJECTS];
+    unsigned      count;
+    unsigned long over_releases;
+} ledger;
+
+static void ledger_reset(void) {
+    memset(&ledger, 0, sizeof ledger);
+}
+
+static long *ledger_refs(const void *object, const char *what) {
+    for (unsigned i = 0; i < ledger.count; i++)
+        if (ledger.object[i] == object)
+            return &ledger.refs[i];
+    assert_true(ledger.count < MAX_OBJECTS);
+    ledger.object[ledger.count] = object;
+    ledger.what[ledger.count] = what;
+    return &ledger.refs[ledger.count++];
+}
+
+static void ledger_add(const void *object, const char *what) {
+    if (object != NULL)
+        ++*ledger_refs(object, what);
+}
+
+/* @return false for an over-release. */
+static bool ledger_take(const void *object, const char *what) {
+    long *refs = ledger_refs(object, what);
+    if (*refs <= 0) {
+        fprintf(stderr, "over-release of %s %p\n", what, object);
+        ledger.over_releases++;
+        return false;
+    }
+    --*refs;
+    return true;
+}
+
+/* Every reference taken was given back, none twice. */
+static void ledger_check(unsigned long k) {
+    bool balanced = ledger.over_releases == 0;
+    for (unsigned i = 0; i < ledger.count; i++)
+        if (ledger.refs[i] != 0) {
+            fprintf(stderr, "call %lu: %s %p left with %ld reference(s)\n", k,
+                    ledger.what[i], ledger.object[i], ledger.refs[i]);
+            balanced = false;
+        }
+    if (!balanced)
+        fail_msg("call %lu: the library's OpenCL references do not balance "
+                 "(%lu over-release(s))", k, ledger.over_releases);
+}
+
+/* The test releases a `done` event the library handed it. */
+static void release_done(cl_event done) {
+    if (ledger_take(done, "event"))
+        assert_int_equal(clReleaseEvent(done), CL_SUCCESS);
+}
+
+/* Makes the cleanup calls that were made to fail. */
+static void run_deferred(void) {
+    for (unsigned i = 0; i < inj.deferred_count; i++) {
+        const deferred_call *d = &inj.deferred[i];
+        cl_int err = CL_SUCCESS;
+        switch (d->fn) {
+        case FN_clReleaseContext:
+            err = inj.real.clReleaseContext(d->object); break;
+        case FN_clReleaseCommandQueue:
+            err = inj.real.clReleaseCommandQueue(d->object); break;
+        case FN_clReleaseProgram:
+            err = inj.real.clReleaseProgram(d->object); break;
+        case FN_clReleaseKernel:
+            err = inj.real.clReleaseKernel(d->object); break;
+        case FN_clReleaseMemObject:
+            err = inj.real.clReleaseMemObject(d->object); break;
+        case FN_clReleaseEvent:
+            err = inj.real.clReleaseEvent(d->object); break;
+        case FN_clEnqueueUnmapMemObject:
+            err = inj.real.clEnqueueUnmapMemObject(d->queue, d->object,
+                                                   d->ptr, 0, NULL, NULL);
+            if (err == CL_SUCCESS)
+                err = clFinish(d->queue);
+            break;
+        default:
+            fail_msg("nothing to defer for %s", fn_names[d->fn]);
+        }
+        assert_int_equal(err, CL_SUCCESS);
+    }
+    inj.deferred_count = 0;
+}
+
+/* fn(params) returning cl_int. */
+#define WRAP_STATUS(fn, params, args)                                        \
+    static cl_int CL_API_CALL w_##fn params {                                \
+        cl_int e_;                                                           \
+        if (inject(FN_##fn, 0, &e_))                                         \
+            return e_;                                                       \
+        return inj.real.fn args;                                             \
+    }
+/* An enqueue: the event it returns through `ev` is the library's. */
+#define WRAP_ENQUEUE(fn, params, args)                                       \
+    static cl_int CL_API_CALL w_##fn params {                                \
+        cl_int e_;                                                           \
+        if (inject(FN_##fn, 0, &e_))                                         \
+            return e_;                                                       \
+        e_ = inj.real.fn args;                                               \
+        if (e_ == CL_SUCCESS && ev != NULL)                                  \
+            ledger_add(*ev, "event");                                        \
+        return e_;                                                           \
+    }
+/* clCreate*(params): the object through the return value, the error
+ * through errcode_ret. */
+#define WRAP_CREATE(type, fn, params, args)                                  \
+    static type CL_API_CALL w_##fn params {                                  \
+        cl_int e_;                                                           \
+        if (inject(FN_##fn, 0, &e_)) {                                       \
+            if (errcode_ret != NULL)                                         \
+                *errcode_ret = e_;                                           \
+            return NULL;                                                     \
+        }                                                                    \
+        type object = inj.real.fn args;                                      \
+        ledger_add(object, #type);                                           \
+        return object;                                                       \
+    }
+/* clRetain*(object) */
+#define WRAP_RETAIN(fn, type)                                                \
+    static cl_int CL_API_CALL w_##fn(type object) {                          \
+        cl_int e_;                                                           \
+        if (inject(FN_##fn, 0, &e_))                                         \
+            return e_;                                                       \
+        e_ = inj.real.fn(object);                                            \
+        if (e_ == CL_SUCCESS)                                                \
+            ledger_add(object, #type);                                       \
+        return e_;                                                           \
+    }
+/* clRelease*(object): a failed release releases nothing; it is done later
+ * (run_deferred). */
+#define WRAP_RELEASE(fn, type)                                               \
+    static cl_int CL_API_CALL w_##fn(type object) {                          \
+        cl_int e_;                                                           \
+        const bool inject_ = inject(FN_##fn, 0, &e_);                        \
+        if (!ledger_take(object, #type))                                     \
+            return CL_INVALID_VALUE;                                         \
+        if (inject_) {                                                       \
+            defer(FN_##fn, object, NULL, NULL);                              \
+            return e_;                                                       \
+        }                                                                    \
+        return inj.real.fn(object);                                          \
+    }
+
+WRAP_STATUS(clGetPlatformIDs,
+    (cl_uint n, cl_platform_id *p, cl_uint *np), (n, p, np))
+WRAP_STATUS(clGetPlatformInfo,
+    (cl_platform_id p, cl_platform_info w, size_t s, void *v, size_t *r),
+    (p, w, s, v, r))
+WRAP_STATUS(clGetDeviceIDs,
+    (cl_platform_id p, cl_device_type t, cl_uint n, cl_device_id *d,
+     cl_uint *nd), (p, t, n, d, nd))
+/* clGetDeviceInfo also records which query failed. */
+static cl_int CL_API_CALL w_clGetDeviceInfo(cl_device_id d, cl_device_info w,
+                                            size_t s, void *v, size_t *r) {
+    cl_int e_;
+    if (inject(FN_clGetDeviceInfo, w, &e_))
+        return e_;
+    return inj.real.clGetDeviceInfo(d, w, s, v, r);
+}
+WRAP_CREATE(cl_context, clCreateContext,
+    (const cl_context_properties *props, cl_uint n, const cl_device_id *d,
+     void (CL_CALLBACK *notify)(const char *, const void *, size_t, void *),
+     void *user, cl_int *errcode_ret), (props, n, d, notify, user, errcode_ret))
+WRAP_RETAIN(clRetainContext, cl_context)
+WRAP_RELEASE(clReleaseContext, cl_context)
+WRAP_CREATE(cl_command_queue, clCreateCommandQueue,
+    (cl_context c, cl_device_id d, cl_command_queue_properties p,
+     cl_int *errcode_ret), (c, d, p, errcode_ret))
+WRAP_RELEASE(clReleaseCommandQueue, cl_command_queue)
+WRAP_STATUS(clGetCommandQueueInfo,
+    (cl_command_queue q, cl_command_queue_info w, size_t s, void *v,
+     size_t *r), (q, w, s, v, r))
+WRAP_CREATE(cl_program, clCreateProgramWithSource,
+    (cl_context c, cl_uint n, const char **src, const size_t *len,
+     cl_int *errcode_ret), (c, n, src, len, errcode_ret))
+/* A failed build builds nothing, unless inj.build_anyway: then the real
+ * build runs first, so that the program has a build log to read. */
+static cl_int CL_API_CALL w_clBuildProgram(
+        cl_program p, cl_uint n, const cl_device_id *d, const char *opts,
+        void (CL_CALLBACK *notify)(cl_program, void *), void *user) {
+    cl_int e_;
+    if (inject(FN_clBuildProgram, 0, &e_)) {
+        if (inj.build_anyway)
+            (void)inj.real.clBuildProgram(p, n, d, opts, notify, user);
+        return e_;
+    }
+    return inj.real.clBuildProgram(p, n, d, opts, notify, user);
+}
+WRAP_STATUS(clGetProgramBuildInfo,
+    (cl_program p, cl_device_id d, cl_program_build_info w, size_t s,
+     void *v, size_t *r), (p, d, w, s, v, r))
+WRAP_RELEASE(clReleaseProgram, cl_program)
+WRAP_CREATE(cl_kernel, clCreateKernel,
+    (cl_program p, const char *name, cl_int *errcode_ret),
+    (p, name, errcode_ret))
+WRAP_RELEASE(clReleaseKernel, cl_kernel)
+/* While used_buffers.on: the library's own buffers (scratch) that the
+ * launches it enqueues write, i.e. each launch's output argument (in
+ * cl/reduce.cl, argument 9 of sb_*_leaves and 7 of sb_*_nodes; with
+ * final != 0 it is the record). */
+static struct {
+    bool      on;
+    unsigned  count;
+    cl_mem    buffer[64];
+    unsigned  kernels;
+    cl_kernel kernel[32];
+    cl_mem    out[32];       /* the kernel's output argument as set */
+} used_buffers;
+
+static bool is_library_buffer(const void *object) {
+    for (unsigned i = 0; i < ledger.count; i++)
+        if (ledger.object[i] == object && strcmp(ledger.what[i], "cl_mem") == 0)
+            return true;
+    return false;
+}
+
+static cl_mem *kernel_out(cl_kernel k) {
+    for (unsigned i = 0; i < used_buffers.kernels; i++)
+        if (used_buffers.kernel[i] == k)
+            return &used_buffers.out[i];
+    assert_true(used_buffers.kernels < 32);
+    used_buffers.kernel[used_buffers.kernels] = k;
+    used_buffers.out[used_buffers.kernels] = NULL;
+    return &used_buffers.out[used_buffers.kernels++];
+}
+
+static cl_uint output_argument(cl_kernel k) {
+    char name[64] = "";
+    clGetKernelInfo(k, CL_KERNEL_FUNCTION_NAME, sizeof name - 1, name, NULL);
+    const size_t len = strlen(name);
+    return len > 6 && strcmp(name + len - 6, "_nodes") == 0 ? 7 : 9;
+}
+
+static cl_int CL_API_CALL w_clSetKernelArg(cl_kernel k, cl_uint i, size_t s,
+                                           const void *v) {
+    cl_int e_;
+    if (inject(FN_clSetKernelArg, 0, &e_))
+        return e_;
+    e_ = inj.real.clSetKernelArg(k, i, s, v);
+    if (e_ == CL_SUCCESS && used_buffers.on && s == sizeof(cl_mem) &&
+        v != NULL && i == output_argument(k))
+        memcpy(kernel_out(k), v, sizeof(cl_mem));
+    return e_;
+}
+
+static cl_int CL_API_CALL w_clEnqueueNDRangeKernel(
+        cl_command_queue q, cl_kernel k, cl_uint dim, const size_t *off,
+        const size_t *global, const size_t *local, cl_uint nw,
+        const cl_event *wait, cl_event *ev) {
+    cl_int e_;
+    if (inject(FN_clEnqueueNDRangeKernel, 0, &e_))
+        return e_;
+    e_ = inj.real.clEnqueueNDRangeKernel(q, k, dim, off, global, local, nw,
+                                         wait, ev);
+    if (e_ == CL_SUCCESS && ev != NULL)
+        ledger_add(*ev, "event");
+    if (e_ == CL_SUCCESS && used_buffers.on && used_buffers.count < 64 &&
+        is_library_buffer(*kernel_out(k)))
+        used_buffers.buffer[used_buffers.count++] = *kernel_out(k);
+    return e_;
+}
+WRAP_CREATE(cl_mem, clCreateBuffer,
+    (cl_context c, cl_mem_flags f, size_t s, void *host, cl_int *errcode_ret),
+    (c, f, s, host, errcode_ret))
+WRAP_RELEASE(clReleaseMemObject, cl_mem)
+WRAP_STATUS(clGetMemObjectInfo,
+    (cl_mem m, cl_mem_info w, size_t s, void *v, size_t *r), (m, w, s, v, r))
+WRAP_ENQUEUE(clEnqueueReadBuffer,
+    (cl_command_queue q, cl_mem b, cl_bool block, size_t off, size_t s,
+     void *p, cl_uint nw, const cl_event *wait, cl_event *ev),
+    (q, b, block, off, s, p, nw, wait, ev))
+static void *CL_API_CALL w_clEnqueueMapBuffer(
+        cl_command_queue q, cl_mem b, cl_bool block, cl_map_flags f,
+        size_t off, size_t s, cl_uint nw, const cl_event *wait, cl_event *ev,
+        cl_int *errcode_ret) {
+    cl_int e_;
+    if (inject(FN_clEnqueueMapBuffer, 0, &e_)) {
+        if (errcode_ret != NULL)
+            *errcode_ret = e_;
+        return NULL;
+    }
+    void *p = inj.real.clEnqueueMapBuffer(q, b, block, f, off, s, nw, wait,
+                                          ev, &e_);
+    if (errcode_ret != NULL)
+        *errcode_ret = e_;
+    if (p != NULL && ev != NULL)
+        ledger_add(*ev, "event");
+    return p;
+}
+/* A failed unmap leaves the buffer mapped: unmapped later. */
+static cl_int CL_API_CALL w_clEnqueueUnmapMemObject(
+        cl_command_queue q, cl_mem m, void *p, cl_uint nw,
+        const cl_event *wait, cl_event *ev) {
+    cl_int e_;
+    if (inject(FN_clEnqueueUnmapMemObject, 0, &e_)) {
+        defer(FN_clEnqueueUnmapMemObject, m, q, p);
+        return e_;
+    }
+    e_ = inj.real.clEnqueueUnmapMemObject(q, m, p, nw, wait, ev);
+    if (e_ == CL_SUCCESS && ev != NULL)
+        ledger_add(*ev, "event");
+    return e_;
+}
+WRAP_STATUS(clWaitForEvents, (cl_uint n, const cl_event *list), (n, list))
+WRAP_RETAIN(clRetainEvent, cl_event)
+WRAP_RELEASE(clReleaseEvent, cl_event)
+WRAP_STATUS(clGetEventInfo,
+    (cl_event e, cl_event_info w, size_t s, void *v, size_t *r),
+    (e, w, s, v, r))
+WRAP_STATUS(clFlush, (cl_command_queue q), (q))
+
+static void *w_calloc(size_t count, size_t size) {
+    if (++inj.mem_calls == inj.mem_fail_at) {
+        inj.mem_fired = true;
+        return NULL;
+    }
+    return inj.real_mem.calloc(count, size);
+}
+
+static void *w_malloc(size_t size) {
+    if (++inj.mem_calls == inj.mem_fail_at) {
+        inj.mem_fired = true;
+        return NULL;
+    }
+    return inj.real_mem.malloc(size);
+}
+
+/* Every entry of both tables is replaced: a function of SB_CL_FUNCTIONS
+ * without a wrapper does not compile. */
+static void install_wrappers(void) {
+    inj.real = sb__cl;
+    inj.real_mem = sb__mem;
+#define INSTALL_(fn) sb__cl.fn = w_##fn;
+    SB_CL_FUNCTIONS(INSTALL_)
+#undef INSTALL_
+    sb__mem.calloc = w_calloc;
+    sb__mem.malloc = w_malloc;
+}
+
+static void remove_wrappers(void) {
+    sb__cl = inj.real;
+    sb__mem = inj.real_mem;
+}
+
+/* Starts a run: count from 1, fail the k-th OpenCL call (0: none) and the
+ * m-th allocation (0: none). */
+static void arm(unsigned long k, cl_int forced, unsigned long m) {
+    inj.calls = 0;
+    inj.fail_at = k;
+    inj.forced_error = forced;
+    inj.fired = false;
+    inj.mem_calls = 0;
+    inj.mem_fail_at = m;
+    inj.mem_fired = false;
+    memset(inj.fail_every, 0, sizeof inj.fail_every);
+}
+
+static void disarm(void) {
+    inj.fail_at = 0;
+    inj.mem_fail_at = 0;
+    memset(inj.fail_every, 0, sizeof inj.fail_every);
+}
+
+/* ------------------------------------------------------------------------
+ * What a failure must do
+ * ---------------------------------------------------------------------- */
+
+typedef enum {
+    MUST_FAIL,        /* the call returns the status of the error */
+    MUST_SUCCEED      /* cleanup or optimisation: SB_OK, right bits */
+} policy_kind;
+
+static policy_kind policy(fn_id fn, cl_uint param) {
+    switch (fn) {
+    case FN_clReleaseContext: case FN_clReleaseCommandQueue:
+    case FN_clReleaseProgram: case FN_clReleaseKernel:
+    case FN_clReleaseMemObject: case FN_clReleaseEvent:
+    case FN_clRetainEvent:             /* the scratch slot stays taken */
+    case FN_clFlush:                   /* waiting on `done` flushes too */
+    case FN_clGetEventInfo:            /* the slot counts as still busy */
+    case FN_clEnqueueUnmapMemObject:   /* the value was already read */
+    case FN_clWaitForEvents:           /* only waits for those unmaps */
+        return MUST_SUCCEED;
+    case FN_clGetDeviceInfo:
+#ifdef CL_DEVICE_SUB_GROUP_SIZES_INTEL
+        /* Informational only (sb_device_caps.subgroup_sizes). */
+        if (param == CL_DEVICE_SUB_GROUP_SIZES_INTEL)
+            return MUST_SUCCEED;
+#endif
+        return MUST_FAIL;
+    default:
+        (void)param;
+        return MUST_FAIL;
+    }
+}
+
+static sb_status status_for(fn_id fn, cl_int err) {
+    if (fn == FN_clGetDeviceInfo)
+        return SB_OPENCL_ERROR;   /* "if the device cannot be queried" */
+    if (err == CL_OUT_OF_HOST_MEMORY || err == CL_MEM_OBJECT_ALLOCATION_FAILURE)
+        return SB_OUT_OF_MEMORY;
+    if (fn == FN_clBuildProgram)
+        return SB_BUILD_ERROR;
+    return SB_OPENCL_ERROR;
+}
+
+/* ------------------------------------------------------------------------
+ * The fixture: POCL, its context and queue, the data
+ * ---------------------------------------------------------------------- */
+
+enum {
+    N_DEVICE = 1000,   /* 16 work-groups of 64 elements: 3 launches */
+    N_HOST   = 1000,   /* below host_max_n: mapped, reduced on the host */
+    RECORD_BYTES = 32,
+    RECORD_OFFSET = 8,
+};
+
+typedef struct {
+    cl_device_id     device;
+    cl_context       cl_ctx;
+    cl_command_queue queue;
+    cl_mem           x_f32, x_f64, x_i32, mask;
+    float            f32[N_DEVICE];
+    double           f64[N_DEVICE];
+    int32_t          i32[N_DEVICE];
+    unsigned char   *mask_host;
+    cl_event         complete;   /* a user event, complete */
+} fixture;
+
+static uint64_t seed;
+
+static bool is_pocl(cl_platform_id p) {
+    char version[256] = "";
+    clGetPlatformInfo(p, CL_PLATFORM_VERSION, sizeof version - 1, version,
+                      NULL);
+    return strstr(version, "PoCL") != NULL || strstr(version, "pocl") != NULL;
+}
+
+static cl_mem buffer_of(const fixture *f, size_t bytes, const void *data) {
+    cl_int err = CL_SUCCESS;
+    cl_mem b = clCreateBuffer(f->cl_ctx, CL_MEM_READ_WRITE | CL_MEM_COPY_HOST_PTR,
+                              bytes, (void *)data, &err);
+    assert_non_null(b);
+    return b;
+}
+
+static int setup(void **state) {
+    fixture *f = checked_malloc(sizeof *f);
+    memset(f, 0, sizeof *f);
+    cl_platform_id platforms[16];
+    cl_uint np = 0;
+    if (clGetPlatformIDs(16, platforms, &np) != CL_SUCCESS)
+        np = 0;
+    for (cl_uint i = 0; i < np && i < 16 && f->device == NULL; i++)
+        if (is_pocl(platforms[i]) &&
+            clGetDeviceIDs(platforms[i], CL_DEVICE_TYPE_ALL, 1, &f->device,
+                           NULL) != CL_SUCCESS)
+            f->device = NULL;
+    if (f->device == NULL) {
+        fprintf(stderr, "no POCL device: this test needs POCL\n");
+        free(f);
+        return -1;                 /* POCL is always there: fail, not skip */
+    }
+    cl_int err = CL_SUCCESS;
+    f->cl_ctx = clCreateContext(NULL, 1, &f->device, NULL, NULL, &err);
+    assert_non_null(f->cl_ctx);
+    f->queue = clCreateCommandQueue(f->cl_ctx, f->device, 0, &err);
+    assert_non_null(f->queue);
+    fill_data(FAMILY_HUGE_RANGE, SB_F32, 0, f->f32, N_DEVICE, mix_seed(seed, 1));
+    fill_data(FAMILY_SPECIALS, SB_F64, 0, f->f64, N_DEVICE, mix_seed(seed, 2));
+    fill_data(FAMILY_SUM_EDGE, SB_I32, SB_I64, f->i32, N_DEVICE,
+              mix_seed(seed, 3));
+    f->mask_host = make_mask(MASK_EMPTY_LEAVES, N_DEVICE, mix_seed(seed, 4));
+    f->x_f32 = buffer_of(f, sizeof f->f32, f->f32);
+    f->x_f64 = buffer_of(f, sizeof f->f64, f->f64);
+    f->x_i32 = buffer_of(f, sizeof f->i32, f->i32);
+    f->mask = buffer_of(f, N_DEVICE, f->mask_host);
+    f->complete = clCreateUserEvent(f->cl_ctx, &err);
+    assert_non_null(f->complete);
+    assert_int_equal(clSetUserEventStatus(f->complete, CL_COMPLETE),
+                     CL_SUCCESS);
+    install_wrappers();
+    *state = f;
+    return 0;
+}
+
+static int teardown(void **state) {
+    fixture *f = *state;
+    remove_wrappers();
+    clReleaseEvent(f->complete);
+    clReleaseMemObject(f->x_f32);
+    clReleaseMemObject(f->x_f64);
+    clReleaseMemObject(f->x_i32);
+    clReleaseMemObject(f->mask);
+    clReleaseCommandQueue(f->queue);
+    clReleaseContext(f->cl_ctx);
+    free(f->mask_host);
+    free(f);
+    return 0;
+}
+
+/* ------------------------------------------------------------------------
+ * Scenarios
+ * ---------------------------------------------------------------------- */
+
+typedef enum { SCENARIO_DEVICE, SCENARIO_ENQUEUE, SCENARIO_HOST } scenario;
+
+static const char *const scenario_names[] = {
+    "sb_reduce(SB_OPT_NO_HOST, 3 launches)",
+    "sb_reduce_enqueue(wait list, done event)",
+    "sb_reduce(host shortcut, mapped)",
+};
+
+/* The narrow launch shape: 64 elements per work-group, node passes of 2
+ * work-items x 2 nodes: 1000 elements take a leaves pass of 16 groups and
+ * node passes of 4 and 1. */
+static const sb_options narrow = {
+    .flags = SB_OPT_NO_HOST, .work_group_size = 4, .leaves_per_item = 1,
+    .tree_work_group_size = 2, .nodes_per_item = 2,
+};
+
+static sb_reduction reduction_of(scenario s) {
+    switch (s) {
+    case SCENARIO_DEVICE:
+        return (sb_reduction){ .op = SB_SUM, .input = SB_F32 };
+    case SCENARIO_ENQUEUE:
+        return (sb_reduction){ .op = SB_SUM, .input = SB_I32,
+                               .accumulator = SB_I64 };
+    default:
+        return (sb_reduction){ .op = SB_MIN, .input = SB_F64 };
+    }
+}
+
+static cl_mem x_of(const fixture *f, scenario s) {
+    return s == SCENARIO_DEVICE ? f->x_f32
+         : s == SCENARIO_ENQUEUE ? f->x_i32 : f->x_f64;
+}
+
+static const void *host_x_of(const fixture *f, scenario s) {
+    return s == SCENARIO_DEVICE ? (const void *)f->f32
+         : s == SCENARIO_ENQUEUE ? (const void *)f->i32 : (const void *)f->f64;
+}
+
+static void all_sentinel_or_fail(const unsigned char *p, size_t size,
+                                 const char *what, unsigned long k) {
+    for (size_t i = 0; i < size; i++)
+        if (p[i] != RESULT_SENTINEL)
+            fail_msg("call %lu: %s was written (byte %zu = 0x%02x)", k, what,
+                     i, p[i]);
+}
+
+/* One reduction of scenario `s` on ctx. @return its status; on SB_OK the
+ * result equals `want` (checked here); on an error the outputs are
+ * untouched (checked here). */
+static sb_status reduce_once(const fixture *f, scenario s, sb_context *ctx,
+                             const unsigned char *want, unsigned long k) {
+    const sb_reduction r = reduction_of(s);
+    unsigned char got[RESULT_BUFFER];
+    memset(got, RESULT_SENTINEL, sizeof got);
+    if (s != SCENARIO_ENQUEUE) {
+        const sb_status st = sb_reduce(ctx,
+                                       s == SCENARIO_DEVICE ? f->queue : NULL,
+                                       r, x_of(f, s), 0, f->mask, 0,
+                                       s == SCENARIO_DEVICE ? N_DEVICE : N_HOST,
+                                       got);
+        run_deferred();
+        if (st == SB_OK && !bits_equal(got, want, RESULT_BUFFER)) {
+            fprintf(stderr, "call %lu: got ", k);
+            print_result(stderr, r, got);
+            fprintf(stderr, ", want ");
+            print_result(stderr, r, want);
+            fputc('\n', stderr);
+            fail_msg("call %lu: wrong bits", k);
+        }
+        if (st != SB_OK)
+            all_sentinel_or_fail(got, sizeof got, "the result", k);
+        return st;
+    }
+    unsigned char fill[RECORD_BYTES];
+    memset(fill, RESULT_SENTINEL, sizeof fill);
+    cl_mem record = buffer_of(f, RECORD_BYTES, fill);
+    cl_event const sentinel = (cl_event)(uintptr_t)0x5b5b5b5b;
+    cl_event done = sentinel;
+    const sb_status st = sb_reduce_enqueue(ctx, f->queue, r, x_of(f, s), 0,
+                                           f->mask, 0, N_DEVICE, record,
+                                           RECORD_OFFSET, 1, &f->complete,
+                                           &done);
+    run_deferred();
+    if (st == SB_OK) {
+        assert_int_equal(clWaitForEvents(1, &done), CL_SUCCESS);
+        release_done(done);
+    } else if (done != sentinel) {
+        fail_msg("call %lu: status %s but *done was written", k,
+                 status_name(st));
+    }
+    unsigned char back[RECORD_BYTES];
+    assert_int_equal(clEnqueueReadBuffer(f->queue, record, CL_TRUE, 0,
+                                         RECORD_BYTES, back, 0, NULL, NULL),
+                     CL_SUCCESS);
+    clReleaseMemObject(record);
+    if (st != SB_OK) {
+        all_sentinel_or_fail(back, sizeof back, "the record buffer", k);
+        return st;
+    }
+    int32_t status;
+    memcpy(&status, back + RECORD_OFFSET + 8, sizeof status);
+    memcpy(got, back + RECORD_OFFSET, sb_result_size(r));
+    if (status != SB_OK || !bits_equal(got, want, RESULT_BUFFER))
+        fail_msg("call %lu: record status %s or its bits differ from the "
+                 "host", k, status_name((sb_status)status));
+    return st;
+}
+
+/* Per kind of call: how often it was made to fail, and how it ended. */
+typedef struct {
+    unsigned long failed[FN_COUNT], reported[FN_COUNT], survived[FN_COUNT];
+} sweep_stats;
+
+/* One run of scenario s with the k-th call failing (0: none): create,
+ * reduce, on failure reduce again with the same context, release. Checks
+ * everything policy() promises. @return the calls the run made. */
+static unsigned long one_run(const fixture *f, scenario s, unsigned long k,
+                             cl_int forced, const unsigned char *want,
+                             sweep_stats *stats, unsigned long *create_calls,
+                             unsigned long *reduce_calls) {
+    ledger_reset();
+    arm(k, forced, 0);
+    sb_context *const sentinel = (sb_context *)(uintptr_t)0x5b5b5b5b;
+    sb_context *ctx = sentinel;
+    const sb_status cs = sb_context_create(f->cl_ctx, f->device,
+                                           s == SCENARIO_HOST ? NULL : &narrow,
+                                           &ctx);
+    run_deferred();
+    if (create_calls != NULL)
+        *create_calls = inj.calls;
+    if (inj.fired) {
+        /* The failure hit creation. */
+        const fn_id fn = inj.fired_fn;
+        stats->failed[fn]++;
+        if (policy(fn, inj.fired_param) == MUST_FAIL) {
+            if (cs != status_for(fn, inj.fired_error))
+                fail_msg("call %lu (%s failing with %d) in "
+                         "sb_context_create: status %s, want %s", k,
+                         fn_names[fn], inj.fired_error, status_name(cs),
+                         status_name(status_for(fn, inj.fired_error)));
+            if (ctx != sentinel)
+                fail_msg("call %lu: sb_context_create failed but wrote *out",
+                         k);
+            stats->reported[fn]++;
+            disarm();
+            ledger_check(k);
+            return inj.calls;
+        }
+        stats->survived[fn]++;
+    }
+    if (cs != SB_OK)
+        fail_msg("call %lu: sb_context_create: %s", k, status_name(cs));
+
+    const unsigned long before = inj.calls;
+    const bool fired_before = inj.fired;
+    const sb_status rs = reduce_once(f, s, ctx, want, k);
+    if (reduce_calls != NULL)
+        *reduce_calls = inj.calls - before;
+    if (inj.fired && !fired_before) {
+        const fn_id fn = inj.fired_fn;
+        const cl_int err = inj.fired_error;
+        stats->failed[fn]++;
+        disarm();
+        if (policy(fn, inj.fired_param) == MUST_SUCCEED) {
+            if (rs != SB_OK)
+                fail_msg("call %lu (%s failing with %d): status %s, want "
+                         "SB_OK", k, fn_names[fn], err, status_name(rs));
+            stats->survived[fn]++;
+        } else {
+            const sb_status want_status = status_for(fn, err);
+            if (rs != want_status)
+                fail_msg("call %lu (%s failing with %d): status %s, want %s",
+                         k, fn_names[fn], err, status_name(rs),
+                         status_name(want_status));
+            if (sb_context_last_cl_error(ctx) != err)
+                fail_msg("call %lu (%s failing with %d): last CL error %d",
+                         k, fn_names[fn], err, sb_context_last_cl_error(ctx));
+            const char *log = sb_context_build_log(ctx);
+            assert_non_null(log);
+            if (rs == SB_BUILD_ERROR)
+                (void)strlen(log);   /* a valid string, maybe empty */
+            stats->reported[fn]++;
+            /* The same context, injection off: the right bits. */
+            const sb_status again = reduce_once(f, s, ctx, want, k);
+            if (again != SB_OK)
+                fail_msg("call %lu (%s failing with %d): the context does "
+                         "not recover: %s", k, fn_names[fn], err,
+                         status_name(again));
+        }
+    } else if (rs != SB_OK) {
+        fail_msg("call %lu: no failure injected, but status %s", k,
+                 status_name(rs));
+    }
+    const bool fired_before_release = inj.fired;
+    sb_context_release(ctx);
+    run_deferred();
+    if (inj.fired && !fired_before_release) {
+        /* A release failed: nothing to report, nothing to leak. */
+        stats->failed[inj.fired_fn]++;
+        if (policy(inj.fired_fn, inj.fired_param) != MUST_SUCCEED)
+            fail_msg("call %lu: %s in sb_context_release", k,
+                     fn_names[inj.fired_fn]);
+        stats->survived[inj.fired_fn]++;
+    }
+    disarm();
+    ledger_check(k);
+    return inj.calls;
+}
+
+static void print_trace(unsigned long count) {
+    printf("  calls:");
+    for (unsigned long i = 0; i < count && i < MAX_CALLS; i++) {
+        unsigned long same = 1;
+        while (i + same < count && inj.trace[i + same] == inj.trace[i])
+            same++;
+        printf(" %s", fn_names[inj.trace[i]] + 2);
+        if (same > 1)
+            printf("x%lu", same);
+        i += same - 1;
+    }
+    printf("\n");
+}
+
+static void sweep(const fixture *f, scenario s) {
+    const sb_reduction r = reduction_of(s);
+    unsigned char want[RESULT_BUFFER];
+    memset(want, RESULT_SENTINEL, sizeof want);
+    const size_t n = s == SCENARIO_HOST ? N_HOST : N_DEVICE;
+    assert_int_equal(sb_reduce_host(r, host_x_of(f, s), f->mask_host, n, want),
+                     SB_OK);
+
+    /* Count, and keep the sequence: each k below must hit the same call. */
+    sweep_stats stats;
+    memset(&stats, 0, sizeof stats);
+    unsigned long create_calls = 0, reduce_calls = 0;
+    inj.tracing = true;
+    const unsigned long total = one_run(f, s, 0, 0, want, &stats,
+                                        &create_calls, &reduce_calls);
+    inj.tracing = false;
+    assert_true(total <= MAX_CALLS);
+    fn_id trace[MAX_CALLS];
+    memcpy(trace, inj.trace, sizeof trace[0] * total);
+    printf("%s: %lu OpenCL calls (create %lu, reduce %lu, release %lu)\n",
+           scenario_names[s], total, create_calls, reduce_calls,
+           total - create_calls - reduce_calls);
+    print_trace(total);
+
+    const cl_int forced[] = { 0, CL_OUT_OF_HOST_MEMORY };
+    for (size_t e = 0; e < COUNT(forced); e++) {
+        for (unsigned long k = 1; k <= total; k++) {
+            one_run(f, s, k, forced[e], want, &stats, NULL, NULL);
+            if (!inj.fired || inj.fired_fn != trace[k - 1])
+                fail_msg("call %lu: expected %s to fail, %s", k,
+                         fn_names[trace[k - 1]],
+                         inj.fired ? fn_names[inj.fired_fn] : "none did");
+        }
+    }
+    printf("  %-26s %8s %9s %9s\n", "injected into", "failed", "reported",
+           "survived");
+    for (int fn = 0; fn < FN_COUNT; fn++)
+        if (stats.failed[fn] > 0)
+            printf("  %-26s %8lu %9lu %9lu\n", fn_names[fn], stats.failed[fn],
+                   stats.reported[fn], stats.survived[fn]);
+    fflush(stdout);
+}
+
+/* ------------------------------------------------------------------------
+ * Tests
+ * ---------------------------------------------------------------------- */
+
+static void every_call_of_a_blocking_device_reduction_can_fail(void **state) {
+    sweep(*state, SCENARIO_DEVICE);
+}
+
+static void every_call_of_an_enqueued_reduction_can_fail(void **state) {
+    sweep(*state, SCENARIO_ENQUEUE);
+}
+
+static void every_call_of_the_host_shortcut_can_fail(void **state) {
+    sweep(*state, SCENARIO_HOST);
+}
+
+/* sb_context_create_default() picks a device by asking every platform: a
+ * failed query there may only change which device it finds. So any failure
+ * gives SB_OK (another device, or the same one), SB_UNSUPPORTED (no device
+ * found), SB_OPENCL_ERROR or SB_OUT_OF_MEMORY, *out written only on SB_OK,
+ * and nothing leaks. */
+static void every_call_of_sb_context_create_default_can_fail(void **state) {
+    (void)state;
+    ledger_reset();
+    arm(0, 0, 0);
+    inj.tracing = true;
+    sb_context *ctx = NULL;
+    assert_int_equal(sb_context_create_default(NULL, &ctx), SB_OK);
+    sb_context_release(ctx);
+    inj.tracing = false;
+    ledger_check(0);
+    const unsigned long total = inj.calls;
+    printf("sb_context_create_default + release: %lu OpenCL calls\n", total);
+    print_trace(total);
+    unsigned long outcome[SB_BUILD_ERROR + 1] = { 0 };
+    const cl_int forced[] = { 0, CL_OUT_OF_HOST_MEMORY };
+    for (size_t e = 0; e < COUNT(forced); e++)
+        for (unsigned long k = 1; k <= total; k++) {
+            ledger_reset();
+            arm(k, forced[e], 0);
+            sb_context *const sentinel = (sb_context *)(uintptr_t)0x5b5b5b5b;
+            ctx = sentinel;
+            const sb_status s = sb_context_create_default(NULL, &ctx);
+            run_deferred();
+            if (s != SB_OK && s != SB_UNSUPPORTED && s != SB_OPENCL_ERROR &&
+                s != SB_OUT_OF_MEMORY)
+                fail_msg("call %lu: status %s", k, status_name(s));
+            if (s != SB_OK && ctx != sentinel)
+                fail_msg("call %lu: status %s but *out was written", k,
+                         status_name(s));
+            if (s == SB_OK)
+                sb_context_release(ctx);
+            run_deferred();
+            disarm();
+            ledger_check(k);
+            outcome[s]++;
+        }
+    printf("  outcomes:");
+    for (int s = 0; s <= SB_BUILD_ERROR; s++)
+        if (outcome[s])
+            printf(" %s %lu", status_name((sb_status)s), outcome[s]);
+    printf("\n");
+}
+
+/* Every allocation of every scenario: SB_OUT_OF_MEMORY, nothing written,
+ * and (for a context that exists) the same context recovers. */
+static void every_allocation_can_fail(void **state) {
+    const fixture *f = *state;
+    for (scenario s = SCENARIO_DEVICE; s <= SCENARIO_HOST; s++) {
+        const sb_reduction r = reduction_of(s);
+        unsigned char want[RESULT_BUFFER];
+        memset(want, RESULT_SENTINEL, sizeof want);
+        const size_t n = s == SCENARIO_HOST ? N_HOST : N_DEVICE;
+        assert_int_equal(sb_reduce_host(r, host_x_of(f, s), f->mask_host, n,
+                                        want), SB_OK);
+        /* Count. */
+        ledger_reset();
+        arm(0, 0, 0);
+        sb_context *ctx = NULL;
+        assert_int_equal(sb_context_create(f->cl_ctx, f->device,
+                                           s == SCENARIO_HOST ? NULL : &narrow,
+                                           &ctx), SB_OK);
+        const unsigned long at_create = inj.mem_calls;
+        assert_int_equal(reduce_once(f, s, ctx, want, 0), SB_OK);
+        sb_context_release(ctx);
+        ledger_check(0);
+        const unsigned long total = inj.mem_calls;
+        printf("%s: %lu allocations (%lu in sb_context_create)\n",
+               scenario_names[s], total, at_create);
+        assert_true(total >= 1);
+        for (unsigned long m = 1; m <= total; m++) {
+            ledger_reset();
+            arm(0, 0, m);
+            sb_context *const sentinel = (sb_context *)(uintptr_t)0x5b5b5b5b;
+            ctx = sentinel;
+            sb_status st = sb_context_create(f->cl_ctx, f->device,
+                    s == SCENARIO_HOST ? NULL : &narrow, &ctx);
+            if (inj.mem_fired) {
+                assert_int_equal(st, SB_OUT_OF_MEMORY);
+                assert_ptr_equal(ctx, sentinel);
+                disarm();
+                ledger_check(m);
+                continue;
+            }
+            assert_int_equal(st, SB_OK);
+            st = reduce_once(f, s, ctx, want, m);
+            assert_true(inj.mem_fired);
+            assert_int_equal(st, SB_OUT_OF_MEMORY);
+            disarm();
+            assert_int_equal(reduce_once(f, s, ctx, want, m), SB_OK);
+            sb_context_release(ctx);
+            ledger_check(m);
+        }
+    }
+    disarm();
+}
+
+/* A failed build: SB_BUILD_ERROR, the build's cl_int, and a build log
+ * that is a valid string, also when the log cannot be had. Variant 0: the
+ * program was never built (the injected failure): POCL has no log for it.
+ * Variants 1-4 let the real build run before clBuildProgram reports the
+ * failure, so a log exists: 1 reads it; 2 fails the query of its size,
+ * 3 the query of its text, 4 its allocation (then the log is ""). After
+ * each, the same context builds and reduces. */
+static void a_failed_build_has_a_valid_log_even_when_it_cannot_be_read(
+        void **state) {
+    const fixture *f = *state;
+    const scenario s = SCENARIO_DEVICE;
+    const sb_reduction r = reduction_of(s);
+    unsigned char want[RESULT_BUFFER];
+    memset(want, RESULT_SENTINEL, sizeof want);
+    assert_int_equal(sb_reduce_host(r, f->f32, f->mask_host, N_DEVICE, want),
+                     SB_OK);
+    for (int variant = 0; variant <= 4; variant++) {
+        disarm();
+        ledger_reset();
+        sb_context *ctx = NULL;
+        assert_int_equal(sb_context_create(f->cl_ctx, f->device, &narrow,
+                                           &ctx), SB_OK);
+        /* Find the calls of the log's size and text queries, in the
+         * second failed reduction (the first one also made the scratch
+         * buffer that the later ones reuse). */
+        unsigned char got[RESULT_BUFFER];
+        for (int pass = 0; pass < 2; pass++) {
+            arm(0, 0, 0);
+            inj.fail_every[FN_clBuildProgram] = true;
+            inj.build_anyway = variant > 0;
+            inj.tracing = true;
+            memset(got, RESULT_SENTINEL, sizeof got);
+            assert_int_equal(sb_reduce(ctx, f->queue, r, f->x_f32, 0, f->mask,
+                                       0, N_DEVICE, got), SB_BUILD_ERROR);
+            inj.tracing = false;
+            run_deferred();
+        }
+        unsigned long info_call[2] = { 0, 0 }, seen = 0;
+        for (unsigned long i = 0; i < inj.calls && i < MAX_CALLS; i++)
+            if (inj.trace[i] == FN_clGetProgramBuildInfo && seen < 2)
+                info_call[seen++] = i + 1;
+        const unsigned long allocations = inj.mem_calls;
+        if (variant > 0) {
+            assert_int_equal(seen, 2);          /* size, then text */
+            assert_int_equal(allocations, 1);   /* the log */
+        }
+
+        arm(variant == 2 ? info_call[0] : variant == 3 ? info_call[1] : 0,
+            0, variant == 4 ? 1 : 0);
+        inj.fail_every[FN_clBuildProgram] = true;
+        memset(got, RESULT_SENTINEL, sizeof got);
+        const sb_status st = sb_reduce(ctx, f->queue, r, f->x_f32, 0, f->mask,
+                                       0, N_DEVICE, got);
+        run_deferred();
+        assert_int_equal(st, SB_BUILD_ERROR);
+        if (variant == 2 || variant == 3)
+            assert_true(inj.fired && inj.fired_fn == FN_clGetProgramBuildInfo);
+        if (variant == 4)
+            assert_true(inj.mem_fired);
+        assert_int_equal(sb_context_last_cl_error(ctx),
+                         CL_BUILD_PROGRAM_FAILURE);
+        const char *log = sb_context_build_log(ctx);
+        assert_non_null(log);
+        printf("failed build, variant %d: log queries %lu, log of %zu "
+               "bytes\n", variant, seen, strlen(log));
+        if (variant >= 2)
+            assert_string_equal(log, "");
+        all_sentinel_or_fail(got, sizeof got, "the result", 0);
+        disarm();
+        inj.build_anyway = false;
+        assert_int_equal(reduce_once(f, s, ctx, want, 0), SB_OK);
+        sb_context_release(ctx);
+        ledger_check((unsigned long)variant);
+    }
+    disarm();
+}
+
+/* A reduction that fails after some of its launches were enqueued leaves
+ * them to run and returns at once: it must not wait for them (they may
+ * wait for an event the caller completes only later, and waiting would
+ * deadlock), and it must keep their scratch buffers busy until they end.
+ * Here the failing call's queue is held behind a barrier on a user event;
+ * meanwhile the same context reduces again through another queue, which
+ * must get none of the buffers the held launches write, and the right
+ * bits. Then the event
+ * completes: the held launches run, and (sb_reduce_enqueue) the record
+ * buffer stays untouched. Each call of the chain after its first launch
+ * that must fail is made to fail in turn. */
+static void deadlocked(int signal) {
+    (void)signal;
+    static const char msg[] = "FAIL: a failed reduction is still waiting for "
+        "launches held behind an incomplete event (deadlock)\n";
+    if (write(2, msg, sizeof msg - 1) < 0)
+        _exit(3);
+    _exit(2);
+}
+
+static void a_reduction_failing_after_a_launch_neither_waits_nor_lends_its_buffers(
+        void **state) {
+    const fixture *f = *state;
+    signal(SIGALRM, deadlocked);
+    cl_int err = CL_SUCCESS;
+    cl_command_queue other = clCreateCommandQueue(f->cl_ctx, f->device, 0,
+                                                  &err);
+    assert_non_null(other);
+    for (scenario s = SCENARIO_DEVICE; s <= SCENARIO_ENQUEUE; s++) {
+        const sb_reduction r = reduction_of(s);
+        unsigned char want[RESULT_BUFFER];
+        memset(want, RESULT_SENTINEL, sizeof want);
+        assert_int_equal(sb_reduce_host(r, host_x_of(f, s), f->mask_host,
+                                        N_DEVICE, want), SB_OK);
+        sweep_stats stats;
+        memset(&stats, 0, sizeof stats);
+        unsigned long create_calls = 0, reduce_calls = 0;
+        inj.tracing = true;
+        one_run(f, s, 0, 0, want, &stats, &create_calls, &reduce_calls);
+        inj.tracing = false;
+        fn_id trace[MAX_CALLS];
+        memcpy(trace, inj.trace, sizeof trace[0] * (create_calls + reduce_calls));
+        unsigned long first_launch = 0, runs = 0;
+        for (unsigned long k = create_calls + 1;
+             k <= create_calls + reduce_calls; k++) {
+            const fn_id fn = trace[k - 1];
+            if (first_launch == 0 && fn == FN_clEnqueueNDRangeKernel)
+                first_launch = k;
+            if (first_launch == 0 || k == first_launch ||
+                policy(fn, 0) != MUST_FAIL)
+                continue;
+            ledger_reset();
+            arm(k, 0, 0);
+            sb_context *ctx = NULL;
+            assert_int_equal(sb_context_create(f->cl_ctx, f->device, &narrow,
+                                               &ctx), SB_OK);
+            cl_event gate = clCreateUserEvent(f->cl_ctx, &err);
+            assert_non_null(gate);
+            assert_int_equal(clEnqueueBarrierWithWaitList(f->queue, 1, &gate,
+                                                          NULL), CL_SUCCESS);
+            unsigned char fill[RECORD_BYTES];
+            memset(fill, RESULT_SENTINEL, sizeof fill);
+            cl_mem record = buffer_of(f, RECORD_BYTES, fill);
+            unsigned char got[RESULT_BUFFER];
+            memset(got, RESULT_SENTINEL, sizeof got);
+            cl_event done = NULL;
+            used_buffers.on = true;
+            used_buffers.count = 0;
+            used_buffers.kernels = 0;
+            alarm(60);      /* a wait for the held launches never returns */
+            const sb_status st = s == SCENARIO_DEVICE
+                ? sb_reduce(ctx, f->queue, r, x_of(f, s), 0, f->mask, 0,
+                            N_DEVICE, got)
+                : sb_reduce_enqueue(ctx, f->queue, r, x_of(f, s), 0, f->mask,
+                                    0, N_DEVICE, record, RECORD_OFFSET, 0,
+                                    NULL, &done);
+            alarm(0);
+            run_deferred();
+            if (!inj.fired || inj.fired_fn != fn)
+                fail_msg("call %lu: expected %s to fail", k, fn_names[fn]);
+            assert_int_equal(st, status_for(fn, inj.fired_error));
+            all_sentinel_or_fail(got, sizeof got, "the result", k);
+            disarm();
+            cl_mem held[64];
+            const unsigned held_count = used_buffers.count;
+            memcpy(held, used_buffers.buffer, sizeof held);
+
+            used_buffers.count = 0;
+            unsigned char again[RESULT_BUFFER];
+            memset(again, RESULT_SENTINEL, sizeof again);
+            assert_int_equal(sb_reduce(ctx, other, r, x_of(f, s), 0, f->mask,
+                                       0, N_DEVICE, again), SB_OK);
+            used_buffers.on = false;
+            if (!bits_equal(again, want, RESULT_BUFFER))
+                fail_msg("call %lu: the reduction beside the held one has "
+                         "the wrong bits", k);
+            for (unsigned i = 0; i < used_buffers.count; i++)
+                for (unsigned j = 0; j < held_count; j++)
+                    if (used_buffers.buffer[i] == held[j])
+                        fail_msg("call %lu (%s failed): scratch buffer %p, "
+                                 "written by held launches, lent to another "
+                                 "reduction",
+                                 k, fn_names[fn], (void *)held[j]);
+
+            assert_int_equal(clSetUserEventStatus(gate, CL_COMPLETE),
+                             CL_SUCCESS);
+            assert_int_equal(clFinish(f->queue), CL_SUCCESS);
+            clReleaseEvent(gate);
+            unsigned char back[RECORD_BYTES];
+            assert_int_equal(clEnqueueReadBuffer(f->queue, record, CL_TRUE, 0,
+                                                 RECORD_BYTES, back, 0, NULL,
+                                                 NULL), CL_SUCCESS);
+            all_sentinel_or_fail(back, sizeof back, "the record buffer", k);
+            clReleaseMemObject(record);
+            sb_context_release(ctx);
+            run_deferred();
+            ledger_check(k);
+            runs++;
+        }
+        printf("%s: %lu failures after the first launch, with the queue "
+               "held\n", scenario_names[s], runs);
+        assert_true(runs > 0);
+    }
+    clReleaseCommandQueue(other);
+}
+
+int main(void) {
+    seed = test_seed(0x636c5f6661756cull);
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(every_call_of_a_blocking_device_reduction_can_fail),
+        cmocka_unit_test(every_call_of_an_enqueued_reduction_can_fail),
+        cmocka_unit_test(every_call_of_the_host_shortcut_can_fail),
+        cmocka_unit_test(every_call_of_sb_context_create_default_can_fail),
+        cmocka_unit_test(every_allocation_can_fail),
+        cmocka_unit_test(
+            a_failed_build_has_a_valid_log_even_when_it_cannot_be_read),
+        cmocka_unit_test(
+            a_reduction_failing_after_a_launch_neither_waits_nor_lends_its_buffers),
+    };
+    return cmocka_run_group_tests_name("cl_faults", tests, setup, teardown);
+}

@@ -1,0 +1,205 @@
+/* tests/test_oclgrind_races.c: the kernels have no data race, read no
+ * uninitialised value and touch no memory out of bounds, as the Oclgrind
+ * simulator sees them.
+ *
+ * A representative set of reductions (float and checked integer sums,
+ * products, min/max with NaNs and masks, widening, any) runs on Oclgrind
+ * over launch shapes that take every code path of the kernels: the default
+ * shape, several passes over partials, emulated sub-groups (wider than one
+ * and equal to the work-group), sub-groups off with the four-leaf fast
+ * path, one work-item per work-group; through sb_reduce() and
+ * sb_reduce_enqueue(). The bits are checked as everywhere else. Oclgrind
+ * runs with OCLGRIND_DATA_RACES=1, OCLGRIND_UNINITIALIZED=1 and
+ * OCLGRIND_CHECK_API=1 and writes every diagnostic to OCLGRIND_LOG; the
+ * last test requires that log to exist and be empty.
+ *
+ * ctest sets those variables (tests/device_tests.cmake); run by hand, the
+ * program sets any that are missing itself, with the log at
+ * ./oclgrind-races.log and SAMEBITS_DEVICE=oclgrind. Oclgrind empties its
+ * log whenever a cl_context is created, so this program makes exactly one
+ * (open_devices()) and reads the log after releasing it.
+ *
+ * Oclgrind 21.10's uninitialised-value check keeps the shadow state of a
+ * released buffer and applies it to the next buffer that reuses its id
+ * (it never frees shadow memory): a scratch buffer of samebits, made
+ * without host data, then reads as uninitialised past the size of the
+ * buffer released before it, although every byte read was written. So
+ * nothing is released until the end: every sb_context lives through all
+ * cases, and check_on_device() keeps its buffers (keep_buffers()). */
+#define _POSIX_C_SOURCE 200809L  /* setenv */
+#include <stdarg.h>              /* cmocka's four required headers */
+#include <stddef.h>
+#include <setjmp.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <cmocka.h>
+
+#include "device_support.h"
+#include "samebits.h"
+#include "support.h"
+
+#define COUNT(a) (sizeof(a) / sizeof *(a))
+
+static uint64_t seed;
+static const char *log_path;
+
+typedef struct {
+    test_device *devices;
+    size_t       count;
+} suite;
+
+static int open_suite(void **state) {
+    suite *s = checked_malloc(sizeof *s);
+    s->count = open_devices(&s->devices);
+    if (s->count == 0) {
+        free(s);
+        return -1;          /* Oclgrind is installed in CI: fail, not skip */
+    }
+    *state = s;
+    return 0;
+}
+
+static int close_suite(void **state) {
+    suite *s = *state;
+    if (s == NULL)
+        return 0;                   /* open_suite() failed */
+    close_devices(s->devices, s->count);
+    free(s);
+    return 0;
+}
+
+static void the_device_is_oclgrind(void **state) {
+    const suite *s = *state;
+    for (size_t i = 0; i < s->count; i++) {
+        if (!s->devices[i].oclgrind)
+            fprintf(stderr, "%s is not Oclgrind (SAMEBITS_DEVICE=%s)\n",
+                    s->devices[i].name, getenv("SAMEBITS_DEVICE"));
+        assert_true(s->devices[i].oclgrind);
+    }
+}
+
+static const sb_options shapes[] = {
+    { .flags = SB_OPT_NO_HOST },                                 /* default */
+    { .flags = SB_OPT_NO_HOST, .work_group_size = 16, .leaves_per_item = 2,
+      .tree_work_group_size = 4, .nodes_per_item = 2 },         /* 3 passes */
+    { .flags = SB_OPT_NO_HOST, .work_group_size = 32, .leaves_per_item = 1,
+      .tree_work_group_size = 16, .nodes_per_item = 2,
+      .subgroups = SB_SUBGROUPS_EMULATE, .emulated_subgroup_size = 8 },
+    { .flags = SB_OPT_NO_HOST, .work_group_size = 4, .leaves_per_item = 2,
+      .tree_work_group_size = 4, .nodes_per_item = 1,
+      .subgroups = SB_SUBGROUPS_EMULATE, .emulated_subgroup_size = 4 },
+    { .flags = SB_OPT_NO_HOST, .work_group_size = 8, .leaves_per_item = 8,
+      .tree_work_group_size = 8, .nodes_per_item = 4,
+      .subgroups = SB_SUBGROUPS_OFF },                      /* fast path */
+    { .flags = SB_OPT_NO_HOST, .work_group_size = 1, .leaves_per_item = 1,
+      .tree_work_group_size = 2, .nodes_per_item = 1 },     /* many passes */
+};
+
+static const struct {
+    sb_reduction r;
+    data_family  family;
+    mask_kind    mask;
+} reductions[] = {
+    { { SB_SUM, SB_F32, 0, 0 }, FAMILY_SPECIALS, MASK_EMPTY_LEAVES },
+    { { SB_MAX, SB_F64, 0, 0 }, FAMILY_NEGATIVE_ZERO, MASK_RANDOM },
+    { { SB_SUM, SB_I64, 0, 0 }, FAMILY_SUM_EDGE, MASK_NONE },
+    { { SB_SUM, SB_U8, SB_U32, 0 }, FAMILY_UNIFORM, MASK_NONE },
+    { { SB_PROD, SB_F64, 0, 0 }, FAMILY_PROD_EDGE, MASK_ALTERNATE_LEAVES },
+    { { SB_ANY, SB_F32, 0, 0 }, FAMILY_NEGATIVE_ZERO, MASK_RANDOM },
+    { { SB_MIN, SB_I16, SB_I64, 0 }, FAMILY_LIMITS, MASK_NONE },
+};
+
+static void representative_reductions_run_clean(void **state) {
+    const suite *s = *state;
+    keep_buffers();
+    unsigned long wrong = 0;
+    for (size_t i = 0; i < s->count; i++) {
+        const test_device *d = &s->devices[i];
+        device_context dc[COUNT(shapes)];
+        for (size_t k = 0; k < COUNT(shapes); k++)
+            assert_int_equal(device_context_open(&dc[k], d, &shapes[k]),
+                             SB_OK);
+        tally t = { 0 };
+        for (size_t k = 0; k < COUNT(shapes); k++) {
+            /* Defaults resolved as samebits.h says, for the sizes only. */
+            const size_t wg = shapes[k].work_group_size
+                              ? shapes[k].work_group_size
+                              : d->caps.work_group_size;
+            const size_t lpi = shapes[k].leaves_per_item
+                               ? shapes[k].leaves_per_item
+                               : d->caps.leaves_per_item;
+            size_t big = 3 * wg * lpi * 16 + 21;
+            big = big > 1500 ? 1500 : big;
+            const size_t sizes[] = { 5, 100, big };
+            for (size_t z = 0; z < COUNT(sizes); z++)
+                for (size_t j = 0; j < COUNT(reductions); j++) {
+                    const test_case c = make_case(
+                        seed, reductions[j].r, sizes[z], reductions[j].mask,
+                        reductions[j].family);
+                    sb_status expected;
+                    const bool agreed = check_on_device(
+                        &dc[k], &c, (z + j) % 2 ? RUN_BOTH : RUN_REDUCE,
+                        &expected);
+                    tally_add(&t, expected, agreed);
+                    wrong += !agreed;
+                }
+        }
+        for (size_t k = 0; k < COUNT(shapes); k++)
+            device_context_close(&dc[k]);
+        char label[400];
+        snprintf(label, sizeof label, "race-checked reductions on %s",
+                 d->name);
+        print_tally(label, &t);
+    }
+    release_kept_buffers();
+    assert_int_equal(wrong, 0);
+}
+
+/* Runs after the group above has released the cl_context, so that Oclgrind
+ * has written (and closed) everything. */
+static void oclgrind_logged_nothing(void **state) {
+    (void)state;
+    FILE *f = fopen(log_path, "rb");
+    if (f == NULL)
+        fprintf(stderr, "Oclgrind wrote no log at %s: was OCLGRIND_LOG "
+                "honoured (is the device Oclgrind)?\n", log_path);
+    assert_non_null(f);
+    char text[4001];
+    const size_t got = fread(text, 1, sizeof text - 1, f);
+    fseek(f, 0, SEEK_END);
+    const long size = ftell(f);
+    fclose(f);
+    text[got] = '\0';
+    if (size != 0)
+        fprintf(stderr, "Oclgrind logged %ld bytes to %s; the first:\n%s\n",
+                size, log_path, text);
+    assert_int_equal(size, 0);
+}
+
+int main(void) {
+    /* Before any OpenCL call: Oclgrind reads these when a context is made. */
+    setenv("SAMEBITS_DEVICE", "oclgrind", 0);
+    setenv("OCLGRIND_DATA_RACES", "1", 0);
+    setenv("OCLGRIND_UNINITIALIZED", "1", 0);
+    setenv("OCLGRIND_CHECK_API", "1", 0);
+    setenv("OCLGRIND_LOG", "oclgrind-races.log", 0);
+    log_path = getenv("OCLGRIND_LOG");
+    unlink(log_path);               /* a stale log must not pass or fail */
+
+    const struct CMUnitTest run[] = {
+        cmocka_unit_test(the_device_is_oclgrind),
+        cmocka_unit_test(representative_reductions_run_clean),
+    };
+    const struct CMUnitTest check[] = {
+        cmocka_unit_test(oclgrind_logged_nothing),
+    };
+    seed = test_seed(20240611u);
+    printf("Oclgrind log: %s\n", log_path);
+    int failed = cmocka_run_group_tests_name("oclgrind_races", run,
+                                             open_suite, close_suite);
+    failed += cmocka_run_group_tests_name("oclgrind_log", check, NULL, NULL);
+    return failed;
+}

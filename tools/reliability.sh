@@ -1,0 +1,60 @@
+#!/usr/bin/env bash
+# tools/reliability.sh: the long reliability stages, after tools/setup.sh
+# has built build/ (CI runs both, see .ci/run):
+#   1. the whole test suite in an AddressSanitizer + UBSan build (build-asan),
+#      leaks included (LSan; suppressions only for leaks inside POCL);
+#   2. the many-threads test in a ThreadSanitizer build (build-tsan);
+#   3. valgrind memcheck over the host and bad-input tests;
+#   4. each libFuzzer target for SAMEBITS_FUZZ_SECONDS (60) from its corpus.
+# The huge-input test (4 GiB) runs in the plain build's ctest.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+here=$PWD
+jobs=$(nproc)
+supp=$here/tests/sanitizers
+# Every build shares build/'s POCL kernel cache: same kernels, same options.
+cache=$here/build/pocl-cache
+werror=${SAMEBITS_WERROR:-OFF}
+
+stage() { echo; echo "=== reliability: $* ==="; }
+
+# What these stages need beyond tools/setup.sh: clang with libFuzzer and
+# the sanitizer runtimes, and valgrind.
+missing=()
+for p in clang libclang-rt-dev valgrind; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" \
+    || missing+=("$p")
+done
+if ((${#missing[@]})); then
+  sudo=""
+  if [ "$(id -u)" -ne 0 ]; then sudo="sudo"; fi
+  $sudo apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq \
+    --no-install-recommends "${missing[@]}" >/dev/null
+fi
+
+stage "ASan + UBSan: the whole test suite"
+cmake -S . -B build-asan -DCMAKE_BUILD_TYPE=RelWithDebInfo \
+      -DSAMEBITS_SANITIZE=address,undefined -DSAMEBITS_WERROR="$werror" \
+      -DSAMEBITS_POCL_CACHE_DIR="$cache" >/dev/null
+cmake --build build-asan -j"$jobs"
+ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 \
+LSAN_OPTIONS=suppressions=$supp/lsan.supp:print_suppressions=0 \
+UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
+  ctest --test-dir build-asan --output-on-failure -j2 -LE huge
+
+stage "TSan: 8 threads on one context"
+cmake -S . -B build-tsan -DCMAKE_BUILD_TYPE=RelWithDebInfo \
+      -DSAMEBITS_SANITIZE=thread -DSAMEBITS_WERROR="$werror" \
+      -DSAMEBITS_POCL_CACHE_DIR="$cache" >/dev/null
+cmake --build build-tsan -j"$jobs" --target test_threads
+TSAN_OPTIONS=suppressions=$supp/tsan.supp:halt_on_error=1:second_deadlock_stack=1 \
+  ctest --test-dir build-tsan --output-on-failure -R '^test_threads$'
+
+stage "valgrind memcheck"
+ctest --test-dir build --output-on-failure -C valgrind -L valgrind
+
+stage "libFuzzer, ${SAMEBITS_FUZZ_SECONDS:-60} s per target"
+tools/fuzz.sh "${SAMEBITS_FUZZ_SECONDS:-60}" both
+
+echo; echo "reliability: all stages passed"
