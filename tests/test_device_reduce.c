@@ -156,9 +156,8 @@ static int close_suite(void **state) {
     suite *s = *state;
     if (s == NULL)
         return 0;                   /* open_suite() failed */
-    for (size_t i = 0; i < s->count; i++) {
+    for (size_t i = 0; i < s->count; i++)
         device_context_close(&s->plans[i].main);
-    }
     close_devices(s->devices, s->count);
     free(s->plans);
     free(s);
@@ -355,9 +354,9 @@ static const struct {
     { { SB_ALL, SB_U8, 0, 0 }, FAMILY_UNIFORM, MASK_NONE },
 };
 
-/* Sizes where several work-groups and pass levels sit above any one
- * block: on POCL about 10^6 elements (62 work-groups of the default shape),
- * on Oclgrind a few thousand (several passes of its small shape). */
+/* Sizes where many work-groups sit below the passes over partials: on POCL
+ * about 10^6 elements (over a hundred work-groups of its default shape),
+ * on Oclgrind a few thousand (three passes of its small shape). */
 static void large_inputs_match_the_oracle(void **state) {
     const suite *s = *state;
     static const size_t pocl_sizes[] = { 1000003, ((size_t)1 << 17) + 17 };
