@@ -1,14 +1,16 @@
 # tests/reliability_tests.cmake: bad input, OpenCL fault injection, many
 # threads on one context, and valgrind runs; include()d at the end of
 # tests/CMakeLists.txt. `ctest -L reliability` runs the first three (also in
-# the ASan+UBSan and TSan builds, see tests/sanitizers/README). The
+# the ASan+UBSan and TSan builds of tools/reliability.sh). The
 # valgrind runs are too slow for the default set: they belong to the ctest
 # configuration "valgrind" only, so a plain `ctest` skips them and
 # `ctest -C valgrind -L valgrind` runs them.
 #
 # Every test here needs POCL (test_bad_input runs on Oclgrind too, with
-# small inputs). POCL's kernel cache lives in the build tree, shared with
-# the device tests.
+# small inputs). POCL's kernel cache is SAMEBITS_POCL_CACHE_DIR, shared
+# with the device tests (and, in tools/reliability.sh, with the sanitizer
+# builds: with a warm cache POCL compiles nothing, and its compiler's leaks
+# stay out of the leak check; see sanitizers/lsan.supp).
 set(SB_RELIABILITY_ENV "POCL_CACHE_DIR=${SAMEBITS_POCL_CACHE_DIR}")
 set(SB_SANITIZER_DIR ${CMAKE_CURRENT_SOURCE_DIR}/sanitizers)
 

@@ -20,15 +20,20 @@
  *     and the done event of sb_reduce_enqueue) is untouched, and the SAME
  *     context then computes the reduction with the host's bits;
  *   - a call that only cleans up or optimises (clRelease*, clRetainEvent,
- *     clFlush, clGetEventInfo on a scratch buffer's last use, the unmap
- *     and its clWaitForEvents in the host shortcut): the reduction still
- *     succeeds with the host's bits. Their failures cannot change the
- *     result: the work is done, and the library keeps what it needs (a
- *     scratch buffer whose last use it cannot retain stays taken until the
- *     context is released).
+ *     clFlush, clGetEventInfo on a scratch buffer's last use, the unmaps of
+ *     the host shortcut, clWaitForEvents): the reduction still succeeds
+ *     with the host's bits. Their failures cannot change the result: the
+ *     work is done, and the library keeps what it needs (a scratch buffer
+ *     whose last use it cannot retain stays taken until the context is
+ *     released).
  * A cleanup call made to fail really did nothing, so its object would leak:
  * the wrapper records it and the test makes the real call afterwards, so
  * that the leak checker (ASan/LSan build) sees only the library's leaks.
+ * The wrappers also keep a ledger of the references the library holds
+ * (objects it creates or retains, events enqueues give it, minus those it
+ * releases and the `done` events the test releases): after every run each
+ * count must be back to 0, never below. LSan cannot tell a cl_mem samebits
+ * forgot from POCL's own allocations; the ledger can.
  *
  * The scenarios, on POCL only: sb_reduce() with SB_OPT_NO_HOST and a
  * narrow launch shape (a leaves pass and two node passes, so a failure can
@@ -39,7 +44,9 @@
  * CL_MEM_OBJECT_ALLOCATION_FAILURE for clCreateBuffer,
  * CL_INVALID_COMMAND_QUEUE for enqueues, CL_OUT_OF_RESOURCES mostly) and
  * with CL_OUT_OF_HOST_MEMORY everywhere. Then sb_context_create_default(),
- * every allocation, and a failed build whose log cannot be read. */
+ * every allocation, a failed build whose log cannot be read, and failures
+ * after the first launch while that launch is held behind an incomplete
+ * event (the library must neither wait for it nor lend its buffers). */
 #include <stdarg.h>              /* cmocka's four required headers */
 #include <stddef.h>
 #include <setjmp.h>

@@ -14,7 +14,7 @@
  * several queues at once. Every result must equal sb_reduce_host()'s bits
  * and status.
  *
- * Run in the ThreadSanitizer build too (tests/sanitizers/README). A
+ * Run in the ThreadSanitizer build too (tools/reliability.sh). A
  * mismatch prints the thread, the step and the case, enough to replay it
  * with SAMEBITS_TEST_SEED. */
 #include <stdarg.h>              /* cmocka's four required headers */
