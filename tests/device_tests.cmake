@@ -33,11 +33,11 @@ set_tests_properties(test_device_reduce_part2 PROPERTIES COST 290
   ENVIRONMENT "${SB_DEVICE_ENV};SAMEBITS_TEST_PART=2")
 sb_add_device_test(test_device_shapes 900)
 set_tests_properties(test_device_shapes PROPERTIES COST 200)
-sb_add_device_test(test_device_enqueue 300)
+sb_add_device_test(test_device_enqueue 900)
 
 # Oclgrind with data-race, uninitialised-value and API checks: any
 # diagnostic it writes to its log fails the test (the program empties the
 # log first and reads it at the end).
-sb_add_device_test(test_oclgrind_races 300 oclgrind)
+sb_add_device_test(test_oclgrind_races 900 oclgrind)
 set_tests_properties(test_oclgrind_races PROPERTIES ENVIRONMENT
   "${SB_DEVICE_ENV};SAMEBITS_DEVICE=oclgrind;OCLGRIND_DATA_RACES=1;OCLGRIND_UNINITIALIZED=1;OCLGRIND_CHECK_API=1;OCLGRIND_LOG=${CMAKE_CURRENT_BINARY_DIR}/oclgrind-races.log")

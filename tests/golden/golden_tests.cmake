@@ -36,7 +36,7 @@ add_custom_target(write-golden
 
 add_test(NAME golden_matches_oracle
          COMMAND write_golden verify ${SB_GOLDEN_FILE})
-set_tests_properties(golden_matches_oracle PROPERTIES TIMEOUT 120)
+set_tests_properties(golden_matches_oracle PROPERTIES TIMEOUT 600)
 
 if(NOT TARGET samebits_cli)
   return()   # configured with -DSAMEBITS_BUILD_TOOLS=OFF
@@ -48,14 +48,14 @@ if(Python3_FOUND)
   add_test(NAME corpus_matches_its_specification
            COMMAND ${Python3_EXECUTABLE} ${SB_GOLDEN_DIR}/corpus_reference.py
                    ${SB_CLI} ${CMAKE_CURRENT_BINARY_DIR}/corpus-reference)
-  set_tests_properties(corpus_matches_its_specification PROPERTIES TIMEOUT 120)
+  set_tests_properties(corpus_matches_its_specification PROPERTIES TIMEOUT 600)
 else()
   message(WARNING "No python3: the test corpus_matches_its_specification "
                   "(docs/corpus.md against tools/corpus.c) is not run")
 endif()
 
 add_test(NAME check_host COMMAND ${SB_CLI} check --device host)
-set_tests_properties(check_host PROPERTIES TIMEOUT 120)
+set_tests_properties(check_host PROPERTIES TIMEOUT 600)
 
 # POCL builds one program per (input, accumulator) pair and compiles each
 # kernel per work-group size on first use (about 0.5 s each, cached in
@@ -81,7 +81,7 @@ sb_check_pocl(32_64 i32 u32 i64 u64 f32 f64)
 
 add_test(NAME check_oclgrind_quick
          COMMAND ${SB_CLI} check --device oclgrind --quick)
-set_tests_properties(check_oclgrind_quick PROPERTIES TIMEOUT 300)
+set_tests_properties(check_oclgrind_quick PROPERTIES TIMEOUT 900)
 
 # No OpenCL platform at all: the ICD loader (ocl-icd) reads its vendor list
 # from OCL_ICD_VENDORS, here an empty directory.
@@ -89,7 +89,7 @@ set(SB_NO_ICD_DIR ${CMAKE_CURRENT_BINARY_DIR}/no-opencl-vendors)
 file(MAKE_DIRECTORY ${SB_NO_ICD_DIR})
 add_test(NAME cli_no_platform
          COMMAND bash ${SB_GOLDEN_DIR}/cli_no_platform.sh ${SB_CLI})
-set_tests_properties(cli_no_platform PROPERTIES TIMEOUT 120
+set_tests_properties(cli_no_platform PROPERTIES TIMEOUT 600
   ENVIRONMENT "OCL_ICD_VENDORS=${SB_NO_ICD_DIR}")
 
 add_executable(test_cli_reduce ${SB_GOLDEN_DIR}/test_cli_reduce.c)
@@ -98,4 +98,4 @@ target_compile_options(test_cli_reduce PRIVATE ${SB_TEST_WARNINGS} ${SB_TEST_FP_
 set_target_properties(test_cli_reduce PROPERTIES C_STANDARD 11 C_STANDARD_REQUIRED ON)
 add_test(NAME cli_reduce
          COMMAND test_cli_reduce ${SB_CLI} ${CMAKE_CURRENT_BINARY_DIR}/cli-reduce-files)
-set_tests_properties(cli_reduce PROPERTIES TIMEOUT 120)
+set_tests_properties(cli_reduce PROPERTIES TIMEOUT 600)
