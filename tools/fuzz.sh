@@ -107,18 +107,25 @@ for target in "${targets[@]}"; do
   echo "== $target for ${seconds}s (log: $out/log)"
   status=0
   run_fuzzer "$target" "corpus_$kind" "$out" || status=$?
-  artifacts=("$out"/artifacts/*)
+  # What counts: crash-, leak-, timeout-, oom- (libFuzzer) and mismatch-
+  # (the targets themselves); slow-unit- files are only slow inputs.
+  artifacts=()
+  for f in "$out"/artifacts/*; do
+    case "${f##*/}" in
+      crash-*|leak-*|timeout-*|oom-*|mismatch-*) artifacts+=("$f") ;;
+    esac
+  done
   if [ "$which" = selftest ]; then
-    if [ "$status" -ne 0 ] && [ -e "${artifacts[0]}" ] &&
+    if [ "$status" -ne 0 ] && ((${#artifacts[@]})) &&
        grep -q "fuzz_host MISMATCH" "$out/log"; then
       echo "== selftest: the perturbed target failed as it must (${artifacts[0]})"
     else
       echo "== selftest FAILED: the perturbed target found no mismatch" >&2
       failed=1
     fi
-  elif [ "$status" -ne 0 ] || [ -e "${artifacts[0]}" ]; then
+  elif [ "$status" -ne 0 ] || ((${#artifacts[@]})); then
     echo "== $target FAILED (status $status); inputs:" >&2
-    ls -l "$out"/artifacts/ >&2 || true
+    if ((${#artifacts[@]})); then ls -l "${artifacts[@]}" >&2; fi
     grep -A12 -E 'MISMATCH|ERROR: ' "$out/log" | head -40 >&2 || true
     echo "Replay: $build/tests/$target <file>. Add the file to" \
          "tests/fuzz/corpus_$kind/ as a regression test." >&2
