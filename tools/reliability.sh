@@ -55,6 +55,6 @@ stage "valgrind memcheck"
 ctest --test-dir build --output-on-failure -C valgrind -L valgrind
 
 stage "libFuzzer, ${SAMEBITS_FUZZ_SECONDS:-60} s per target"
-tools/fuzz.sh "${SAMEBITS_FUZZ_SECONDS:-60}" both
+POCL_CACHE_DIR="$cache" tools/fuzz.sh "${SAMEBITS_FUZZ_SECONDS:-60}" both
 
 echo; echo "reliability: all stages passed"
