@@ -15,8 +15,7 @@
     X(clBuildProgram) X(clGetProgramBuildInfo) X(clReleaseProgram)          \
     X(clCreateKernel) X(clReleaseKernel) X(clSetKernelArg)                  \
     X(clEnqueueNDRangeKernel) X(clCreateBuffer) X(clReleaseMemObject)       \
-    X(clGetMemObjectInfo) X(clEnqueueReadBuffer) X(clEnqueueMapBuffer)      \
-    X(clEnqueueUnmapMemObject) X(clWaitForEvents) X(clRetainEvent)          \
+    X(clGetMemObjectInfo) X(clEnqueueReadBuffer) X(clRetainEvent)          \
     X(clReleaseEvent) X(clGetEventInfo) X(clFlush)
 
 typedef struct {

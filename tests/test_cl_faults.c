@@ -20,8 +20,8 @@
  *     and the done event of sb_reduce_enqueue) is untouched, and the SAME
  *     context then computes the reduction with the host's bits;
  *   - a call that only cleans up or optimises (clRelease*, clRetainEvent,
- *     clFlush, clGetEventInfo on a scratch buffer's last use, the unmaps of
- *     the host shortcut, clWaitForEvents): the reduction still succeeds
+ *     clFlush, clGetEventInfo on a scratch buffer's last use): the
+ *     reduction still succeeds
  *     with the host's bits. Their failures cannot change the result: the
  *     work is done, and the library keeps what it needs (a scratch buffer
  *     whose last use it cannot retain stays taken until the context is
@@ -39,7 +39,7 @@
  * narrow launch shape (a leaves pass and two node passes, so a failure can
  * hit a launch while earlier ones are running), sb_reduce_enqueue() with a
  * wait list and a done event, and sb_reduce()'s host shortcut (buffers
- * mapped); each swept twice, with the error typical of each call
+ * read back); each swept twice, with the error typical of each call
  * (CL_BUILD_PROGRAM_FAILURE for clBuildProgram,
  * CL_MEM_OBJECT_ALLOCATION_FAILURE for clCreateBuffer,
  * CL_INVALID_COMMAND_QUEUE for enqueues, CL_OUT_OF_RESOURCES mostly) and
@@ -89,8 +89,6 @@ enum { MAX_CALLS = 4096, MAX_DEFERRED = 64 };
 typedef struct {
     fn_id            fn;
     void            *object;
-    cl_command_queue queue;     /* clEnqueueUnmapMemObject */
-    void            *ptr;
 } deferred_call;
 
 static struct {
@@ -123,11 +121,7 @@ static cl_int typical_error(fn_id fn) {
     case FN_clCreateBuffer:          return CL_MEM_OBJECT_ALLOCATION_FAILURE;
     case FN_clEnqueueNDRangeKernel:
     case FN_clEnqueueReadBuffer:
-    case FN_clEnqueueMapBuffer:
-    case FN_clEnqueueUnmapMemObject:
     case FN_clFlush:                 return CL_INVALID_COMMAND_QUEUE;
-    case FN_clWaitForEvents:
-        return CL_EXEC_STATUS_ERROR_FOR_EVENTS_IN_WAIT_LIST;
     case FN_clGetPlatformIDs:        return CL_PLATFORM_NOT_FOUND_KHR;
     case FN_clCreateContext:         return CL_DEVICE_NOT_AVAILABLE;
     default:                         return CL_OUT_OF_RESOURCES;
@@ -153,11 +147,10 @@ static bool inject(fn_id fn, cl_uint param, cl_int *err) {
     return true;
 }
 
-static void defer(fn_id fn, void *object, cl_command_queue queue, void *ptr) {
+static void defer(fn_id fn, void *object) {
     assert_true(inj.deferred_count < MAX_DEFERRED);
     inj.deferred[inj.deferred_count++] =
-        (deferred_call){ .fn = fn, .object = object, .queue = queue,
-                         .ptr = ptr };
+        (deferred_call){ .fn = fn, .object = object };
 }
 
 /* The ledger of the references the library holds: an object it creates
@@ -245,12 +238,6 @@ static void run_deferred(void) {
             err = inj.real.clReleaseMemObject(d->object); break;
         case FN_clReleaseEvent:
             err = inj.real.clReleaseEvent(d->object); break;
-        case FN_clEnqueueUnmapMemObject:
-            err = inj.real.clEnqueueUnmapMemObject(d->queue, d->object,
-                                                   d->ptr, 0, NULL, NULL);
-            if (err == CL_SUCCESS)
-                err = clFinish(d->queue);
-            break;
         default:
             fail_msg("nothing to defer for %s", fn_names[d->fn]);
         }
@@ -312,7 +299,7 @@ static void run_deferred(void) {
         if (!ledger_take(object, #type))                                     \
             return CL_INVALID_VALUE;                                         \
         if (inject_) {                                                       \
-            defer(FN_##fn, object, NULL, NULL);                              \
+            defer(FN_##fn, object);                              \
             return e_;                                                       \
         }                                                                    \
         return inj.real.fn(object);                                          \
@@ -446,39 +433,6 @@ WRAP_ENQUEUE(clEnqueueReadBuffer,
     (cl_command_queue q, cl_mem b, cl_bool block, size_t off, size_t s,
      void *p, cl_uint nw, const cl_event *wait, cl_event *ev),
     (q, b, block, off, s, p, nw, wait, ev))
-static void *CL_API_CALL w_clEnqueueMapBuffer(
-        cl_command_queue q, cl_mem b, cl_bool block, cl_map_flags f,
-        size_t off, size_t s, cl_uint nw, const cl_event *wait, cl_event *ev,
-        cl_int *errcode_ret) {
-    cl_int e_;
-    if (inject(FN_clEnqueueMapBuffer, 0, &e_)) {
-        if (errcode_ret != NULL)
-            *errcode_ret = e_;
-        return NULL;
-    }
-    void *p = inj.real.clEnqueueMapBuffer(q, b, block, f, off, s, nw, wait,
-                                          ev, &e_);
-    if (errcode_ret != NULL)
-        *errcode_ret = e_;
-    if (p != NULL && ev != NULL)
-        ledger_add(*ev, "event");
-    return p;
-}
-/* A failed unmap leaves the buffer mapped: unmapped later. */
-static cl_int CL_API_CALL w_clEnqueueUnmapMemObject(
-        cl_command_queue q, cl_mem m, void *p, cl_uint nw,
-        const cl_event *wait, cl_event *ev) {
-    cl_int e_;
-    if (inject(FN_clEnqueueUnmapMemObject, 0, &e_)) {
-        defer(FN_clEnqueueUnmapMemObject, m, q, p);
-        return e_;
-    }
-    e_ = inj.real.clEnqueueUnmapMemObject(q, m, p, nw, wait, ev);
-    if (e_ == CL_SUCCESS && ev != NULL)
-        ledger_add(*ev, "event");
-    return e_;
-}
-WRAP_STATUS(clWaitForEvents, (cl_uint n, const cl_event *list), (n, list))
 WRAP_RETAIN(clRetainEvent, cl_event)
 WRAP_RELEASE(clReleaseEvent, cl_event)
 WRAP_STATUS(clGetEventInfo,
@@ -555,8 +509,6 @@ static policy_kind policy(fn_id fn, cl_uint param) {
     case FN_clRetainEvent:             /* the scratch slot stays taken */
     case FN_clFlush:                   /* waiting on `done` flushes too */
     case FN_clGetEventInfo:            /* the slot counts as still busy */
-    case FN_clEnqueueUnmapMemObject:   /* the value was already read */
-    case FN_clWaitForEvents:           /* only waits for those unmaps */
         return MUST_SUCCEED;
     case FN_clGetDeviceInfo:
 #ifdef CL_DEVICE_SUB_GROUP_SIZES_INTEL
@@ -587,7 +539,7 @@ static sb_status status_for(fn_id fn, cl_int err) {
 
 enum {
     N_DEVICE = 1000,   /* 16 work-groups of 64 elements: 3 launches */
-    N_HOST   = 1000,   /* below host_max_n: mapped, reduced on the host */
+    N_HOST   = 1000,   /* below host_max_n: read back, reduced on the host */
     RECORD_BYTES = 32,
     RECORD_OFFSET = 8,
 };
@@ -685,7 +637,7 @@ typedef enum { SCENARIO_DEVICE, SCENARIO_ENQUEUE, SCENARIO_HOST } scenario;
 static const char *const scenario_names[] = {
     "sb_reduce(SB_OPT_NO_HOST, 3 launches)",
     "sb_reduce_enqueue(wait list, done event)",
-    "sb_reduce(host shortcut, mapped)",
+    "sb_reduce(host shortcut, read back)",
 };
 
 /* The narrow launch shape: 64 elements per work-group, node passes of 2

@@ -61,8 +61,7 @@ typedef struct {
 } device_plan;
 
 typedef struct {
-    test_device *devices;
-    size_t       count;
+    device_list  all;                /* first: see device_suite_new() */
     device_plan *plans;
 } suite;
 
@@ -116,16 +115,13 @@ static void make_sizes(device_plan *p) {
 }
 
 static int open_suite(void **state) {
-    suite *s = checked_malloc(sizeof *s);
-    s->count = open_devices(&s->devices);
-    if (s->count == 0) {
-        free(s);
-        return -1;                  /* POCL is always there: fail, not skip */
-    }
-    s->plans = checked_malloc(sizeof *s->plans * s->count);
-    for (size_t i = 0; i < s->count; i++) {
+    suite *s = device_suite_new(sizeof *s);
+    if (s == NULL)
+        return -1;
+    s->plans = checked_malloc(sizeof *s->plans * s->all.count);
+    for (size_t i = 0; i < s->all.count; i++) {
         device_plan *p = &s->plans[i];
-        p->dev = &s->devices[i];
+        p->dev = &s->all.devices[i];
         /* Oclgrind simulates each work-item of a work-group, however few
          * hold data: with its default of 256 a tiny case costs 8 ms, with
          * 32 under 1 ms (its default shape is in test_device_shapes). One
@@ -156,11 +152,10 @@ static int close_suite(void **state) {
     suite *s = *state;
     if (s == NULL)
         return 0;                   /* open_suite() failed */
-    for (size_t i = 0; i < s->count; i++)
+    for (size_t i = 0; i < s->all.count; i++)
         device_context_close(&s->plans[i].main);
-    close_devices(s->devices, s->count);
     free(s->plans);
-    free(s);
+    device_suite_free(s);
     return 0;
 }
 
@@ -275,12 +270,12 @@ static void run_matrix(void **state, const char *what, sb_op op,
                        size_t family_count) {
     const suite *s = *state;
     unsigned long wrong = 0;
-    for (size_t i = 0; i < s->count; i++) {
+    for (size_t i = 0; i < s->all.count; i++) {
         tally t = { 0 };
         wrong += run_matrix_on(&s->plans[i], op, flags, families,
                                family_count, &t);
         char label[400];
-        snprintf(label, sizeof label, "%s on %s", what, s->devices[i].name);
+        snprintf(label, sizeof label, "%s on %s", what, s->all.devices[i].name);
         print_tally(label, &t);
     }
     assert_int_equal(wrong, 0);
@@ -362,7 +357,7 @@ static void large_inputs_match_the_oracle(void **state) {
     static const size_t pocl_sizes[] = { 1000003, ((size_t)1 << 17) + 17 };
     static const size_t oclgrind_sizes[] = { 4097, 3001 };
     unsigned long wrong = 0;
-    for (size_t i = 0; i < s->count; i++) {
+    for (size_t i = 0; i < s->all.count; i++) {
         const device_plan *p = &s->plans[i];
         const size_t *sizes = p->dev->oclgrind ? oclgrind_sizes : pocl_sizes;
         tally t = { 0 };
@@ -381,14 +376,14 @@ static void large_inputs_match_the_oracle(void **state) {
 }
 
 /* Without SB_OPT_NO_HOST, inputs up to host_max_n are reduced on the host
- * (the buffers mapped): the bits must be the same as the kernels'. Run with
+ * (the ranges read back): the bits must be the same as the kernels'. Run with
  * the default threshold (32768) and with host_max_n = 100, across both. */
 static void the_host_shortcut_gives_the_same_bits(void **state) {
     const suite *s = *state;
     static const size_t sizes[] = { 0, 1, 99, 100, 101, 1000, 32768, 32769 };
     unsigned long wrong = 0;
-    for (size_t i = 0; i < s->count; i++) {
-        const test_device *d = &s->devices[i];
+    for (size_t i = 0; i < s->all.count; i++) {
+        const test_device *d = &s->all.devices[i];
         const sb_options with_default = { 0 };
         const sb_options with_100 = { .host_max_n = 100,
                                       .host = { .threads = 2 } };
