@@ -99,15 +99,16 @@ inline void NAME##_leaf_slow(const global in_t *x, const global uchar *mask,  \
     *f = fl;                                                                  \
 }                                                                             \
                                                                               \
-/* Four full, unmasked leaves side by side: four independent chains. */      \
-inline void NAME##_leaf4_fast(const global in_t *x, ulong first, acc_t *v,    \
-                              uint *f)                                        \
+/* Folds the four full, unmasked leaves at x[first, first + 64) side by
+ * side (four independent chains) into a[0..3]. */                           \
+inline void NAME##_fold4(const global in_t *x, ulong first, acc_t *a,         \
+                         uint *flp)                                           \
 {                                                                             \
     const in16_t e0 = vload16(0, x + first);                                  \
     const in16_t e1 = vload16(0, x + first + 16);                             \
     const in16_t e2 = vload16(0, x + first + 32);                             \
     const in16_t e3 = vload16(0, x + first + 48);                             \
-    uint fl = 0;                                                              \
+    uint fl = *flp;                                                           \
     acc_t a0, a1, a2, a3;                                                     \
     if (HAS_START) {                                                          \
         a0 = STEP(START, LOAD(e0.s0), &fl);                                   \
@@ -123,8 +124,35 @@ inline void NAME##_leaf4_fast(const global in_t *x, ulong first, acc_t *v,    \
     SB_FOLD4(7, STEP, LOAD) SB_FOLD4(8, STEP, LOAD) SB_FOLD4(9, STEP, LOAD)   \
     SB_FOLD4(a, STEP, LOAD) SB_FOLD4(b, STEP, LOAD) SB_FOLD4(c, STEP, LOAD)   \
     SB_FOLD4(d, STEP, LOAD) SB_FOLD4(e, STEP, LOAD) SB_FOLD4(f, STEP, LOAD)   \
-    v[0] = a0; v[1] = a1; v[2] = a2; v[3] = a3;                               \
-    f[0] = f[1] = f[2] = f[3] = fl | SB_HAS;                                  \
+    a[0] = a0; a[1] = a1; a[2] = a2; a[3] = a3;                               \
+    *flp = fl;                                                                \
+}                                                                             \
+                                                                              \
+/* Four full leaves (enough chains for a GPU, whose parallelism is across    \
+ * work-items) or eight (enough to keep two vector adders of a CPU busy:     \
+ * both folds are straight-line code, so they interleave), then their        \
+ * aligned subtree: one node of level 2 or 3. Every leaf is full, so there   \
+ * is no none and the tree is plain steps. */                                \
+inline void NAME##_leaf4_fast(const global in_t *x, ulong first, acc_t *v,    \
+                              uint *f)                                        \
+{                                                                             \
+    acc_t a[4]; uint fl = 0;                                                  \
+    NAME##_fold4(x, first, a, &fl);                                           \
+    a[0] = STEP(a[0], a[1], &fl); a[2] = STEP(a[2], a[3], &fl);               \
+    *v = STEP(a[0], a[2], &fl);                                               \
+    *f = fl | SB_HAS;                                                         \
+}                                                                             \
+inline void NAME##_leaf8_fast(const global in_t *x, ulong first, acc_t *v,    \
+                              uint *f)                                        \
+{                                                                             \
+    acc_t a[8]; uint fl = 0;                                                  \
+    NAME##_fold4(x, first, a, &fl);                                           \
+    NAME##_fold4(x, first + 64, a + 4, &fl);                                  \
+    a[0] = STEP(a[0], a[1], &fl); a[2] = STEP(a[2], a[3], &fl);               \
+    a[4] = STEP(a[4], a[5], &fl); a[6] = STEP(a[6], a[7], &fl);               \
+    a[0] = STEP(a[0], a[2], &fl); a[4] = STEP(a[4], a[6], &fl);               \
+    *v = STEP(a[0], a[4], &fl);                                               \
+    *f = fl | SB_HAS;                                                         \
 }                                                                             \
                                                                               \
 /* The work-group tree over one node per work-item; see the file comment. */ \
@@ -172,9 +200,8 @@ inline void NAME##_emit(acc_t v, uint f, uint pos, global acc_t *out_v,       \
                                                                               \
 /* Binary counter over a work-item's consecutive nodes (see host_reduce.c). */ \
 inline void NAME##_push(acc_t *sv, uint *sf, uint *sl, uint *top, acc_t v,    \
-                        uint f)                                               \
+                        uint f, uint level)                                   \
 {                                                                             \
-    uint level = 0;                                                           \
     while (*top > 0 && sl[*top - 1] == level) {                               \
         acc_t l = sv[*top - 1]; uint lf_ = sf[*top - 1];                      \
         NAME##_combine(&l, &lf_, v, f);                                       \
@@ -210,16 +237,20 @@ kernel void sb_##NAME##_leaves(const global in_t *x, ulong x_off,             \
     acc_t sv[SB_STACK]; uint sf[SB_STACK], sl[SB_STACK], top = 0;             \
     for (uint l = 0; l < lpi && first_leaf + l < leaves; ) {                  \
         const ulong first = (first_leaf + l) * 16;                            \
-        if (!mask && lpi - l >= 4 && first + 64 <= n) {                       \
-            acc_t v4[4]; uint f4[4];                                          \
-            NAME##_leaf4_fast(x, first, v4, f4);                              \
-            for (int k = 0; k < 4; k++)                                       \
-                NAME##_push(sv, sf, sl, &top, v4[k], f4[k]);                  \
+        if (!mask && l % 8 == 0 && lpi - l >= 8 && first + 128 <= n) {       \
+            acc_t v; uint f;                                                  \
+            NAME##_leaf8_fast(x, first, &v, &f);                              \
+            NAME##_push(sv, sf, sl, &top, v, f, 3);                           \
+            l += 8;                                                           \
+        } else if (!mask && l % 4 == 0 && lpi - l >= 4 && first + 64 <= n) { \
+            acc_t v; uint f;                                                  \
+            NAME##_leaf4_fast(x, first, &v, &f);                              \
+            NAME##_push(sv, sf, sl, &top, v, f, 2);                           \
             l += 4;                                                           \
         } else {                                                              \
             acc_t v; uint f;                                                  \
             NAME##_leaf_slow(x, mask, first, n, &v, &f);                      \
-            NAME##_push(sv, sf, sl, &top, v, f);                              \
+            NAME##_push(sv, sf, sl, &top, v, f, 0);                           \
             l += 1;                                                           \
         }                                                                     \
     }                                                                         \
@@ -241,7 +272,7 @@ kernel void sb_##NAME##_nodes(const global acc_t *in_v, ulong in_cap,        \
     const ulong first = ((ulong)get_group_id(0) * wg + pos) * npi;            \
     acc_t sv[SB_STACK]; uint sf[SB_STACK], sl[SB_STACK], top = 0;             \
     for (uint k = 0; k < npi && first + k < count; k++)                       \
-        NAME##_push(sv, sf, sl, &top, in_v[first + k], in_f[first + k]);      \
+        NAME##_push(sv, sf, sl, &top, in_v[first + k], in_f[first + k], 0);   \
     acc_t v; uint f;                                                          \
     NAME##_pop_all(sv, sf, top, &v, &f);                                      \
     NAME##_group(&v, &f, pos, wg, sg, hw, lv, lf);                            \
