@@ -181,6 +181,35 @@ void close_devices(test_device *devices, size_t count) {
     free(devices);
 }
 
+void *device_suite_new(size_t size) {
+    device_list *list = checked_malloc(size);
+    memset(list, 0, size);
+    list->count = open_devices(&list->devices);
+    if (list->count == 0) {
+        free(list);
+        return NULL;
+    }
+    return list;
+}
+
+void device_suite_free(void *suite) {
+    device_list *list = suite;
+    if (list == NULL)
+        return;
+    close_devices(list->devices, list->count);
+    free(list);
+}
+
+int device_list_setup(void **state) {
+    *state = device_suite_new(sizeof(device_list));
+    return *state != NULL ? 0 : -1;
+}
+
+int device_list_teardown(void **state) {
+    device_suite_free(*state);
+    return 0;
+}
+
 size_t device_max_work_group_size(const test_device *d, size_t cap) {
     size_t p = 1;
     while (p * 2 <= d->caps.max_work_group_size && p * 2 <= cap)

@@ -50,6 +50,24 @@ size_t open_devices(test_device **out);
 
 void close_devices(test_device *devices, size_t count);
 
+/*! device_suite_new() : for a cmocka group setup: a zeroed suite of `size`
+ *  bytes whose first member is a device_list, holding every device
+ *  (open_devices()). NULL when there is none: POCL is always installed, so
+ *  the group must fail rather than skip. Freed by device_suite_free(),
+ *  which closes the devices (NULL: nothing). */
+typedef struct {
+    test_device *devices;
+    size_t       count;
+} device_list;
+
+void *device_suite_new(size_t size);
+void device_suite_free(void *suite);
+
+/*! device_list_setup(), device_list_teardown() : cmocka group fixtures
+ *  whose state is just a device_list. */
+int device_list_setup(void **state);
+int device_list_teardown(void **state);
+
 /*! device_max_work_group_size() : the largest power of two a launch may
  *  use on `d`, capped at `cap` (the tests' own limit per device kind). */
 size_t device_max_work_group_size(const test_device *d, size_t cap);

@@ -35,22 +35,18 @@ static uint64_t seed;
 
 /* Per device: a context that never takes the host shortcut. */
 typedef struct {
-    test_device    *devices;
-    size_t          count;
+    device_list     all;             /* first: see device_suite_new() */
     device_context *contexts;
 } suite;
 
 static int open_suite(void **state) {
-    suite *s = checked_malloc(sizeof *s);
-    s->count = open_devices(&s->devices);
-    if (s->count == 0) {
-        free(s);
-        return -1;                  /* POCL is always there: fail, not skip */
-    }
-    s->contexts = checked_malloc(sizeof *s->contexts * s->count);
+    suite *s = device_suite_new(sizeof *s);
+    if (s == NULL)
+        return -1;
+    s->contexts = checked_malloc(sizeof *s->contexts * s->all.count);
     const sb_options opts = { .flags = SB_OPT_NO_HOST };
-    for (size_t i = 0; i < s->count; i++)
-        if (device_context_open(&s->contexts[i], &s->devices[i], &opts)
+    for (size_t i = 0; i < s->all.count; i++)
+        if (device_context_open(&s->contexts[i], &s->all.devices[i], &opts)
             != SB_OK)
             return -1;
     *state = s;
@@ -61,11 +57,10 @@ static int close_suite(void **state) {
     suite *s = *state;
     if (s == NULL)
         return 0;                   /* open_suite() failed */
-    for (size_t i = 0; i < s->count; i++)
+    for (size_t i = 0; i < s->all.count; i++)
         device_context_close(&s->contexts[i]);
-    close_devices(s->devices, s->count);
     free(s->contexts);
-    free(s);
+    device_suite_free(s);
     return 0;
 }
 
@@ -180,7 +175,7 @@ static size_t several_groups(const test_device *d) {
  * nothing more to check on that device. */
 static bool run_here(const suite *s, size_t i, const sb_reduction *rs,
                      size_t count) {
-    const test_device *d = &s->devices[i];
+    const test_device *d = &s->all.devices[i];
     for (size_t k = 0; k < count; k++) {
         const sb_type acc = rs[k].accumulator ? rs[k].accumulator
                                               : rs[k].input;
@@ -214,10 +209,10 @@ static void the_status_word_tells_ok_empty_and_overflow(void **state) {
     static const sb_reduction used[] = { { SB_SUM, SB_F32, 0, 0 },
                                          { SB_SUM, SB_I32, 0, 0 },
                                          { SB_MIN, SB_F64, 0, 0 } };
-    for (size_t i = 0; i < s->count; i++) {
+    for (size_t i = 0; i < s->all.count; i++) {
         if (!run_here(s, i, used, COUNT(used)))
             continue;
-        const test_device *d = &s->devices[i];
+        const test_device *d = &s->all.devices[i];
         sb_context *ctx = s->contexts[i].ctx;
         input ok = make_input(d, (sb_reduction){ SB_SUM, SB_F32, 0, 0 },
                               100, FAMILY_UNIFORM, 1);
@@ -271,8 +266,8 @@ static void the_status_word_tells_ok_empty_and_overflow(void **state) {
  * apart, starting at 8 or 0. */
 static void records_land_at_their_offset_and_nowhere_else(void **state) {
     const suite *s = *state;
-    for (size_t i = 0; i < s->count; i++) {
-        const test_device *d = &s->devices[i];
+    for (size_t i = 0; i < s->all.count; i++) {
+        const test_device *d = &s->all.devices[i];
         for (size_t start = 0; start <= 8; start += 8) {
             enum { RECORDS = 6 };
             const size_t size = start + RECORDS * 16 + 8;
@@ -310,10 +305,10 @@ static void records_land_at_their_offset_and_nowhere_else(void **state) {
 static void offsets_that_are_not_multiples_of_8_are_refused(void **state) {
     const suite *s = *state;
     static const sb_reduction used[] = { { SB_SUM, SB_F64, 0, 0 } };
-    for (size_t i = 0; i < s->count; i++) {
+    for (size_t i = 0; i < s->all.count; i++) {
         if (!run_here(s, i, used, COUNT(used)))
             continue;
-        const test_device *d = &s->devices[i];
+        const test_device *d = &s->all.devices[i];
         input in = make_input(d, (sb_reduction){ SB_SUM, SB_F64, 0, 0 }, 50,
                               FAMILY_UNIFORM, 20);
         cl_mem result = sentinel_buffer(d, 64);
@@ -347,10 +342,10 @@ static void a_reduction_waits_for_the_write_that_fills_its_input(
         void **state) {
     const suite *s = *state;
     static const sb_reduction used[] = { { SB_SUM, SB_F64, 0, 0 } };
-    for (size_t i = 0; i < s->count; i++) {
+    for (size_t i = 0; i < s->all.count; i++) {
         if (!run_here(s, i, used, COUNT(used)))
             continue;
-        const test_device *d = &s->devices[i];
+        const test_device *d = &s->all.devices[i];
         const sb_reduction r = { SB_SUM, SB_F64, 0, 0 };
         const size_t n = several_groups(d);
         input before = make_input(d, r, n, FAMILY_UNIFORM, 30);
@@ -421,8 +416,8 @@ static void a_reduction_waits_for_the_write_that_fills_its_input(
  * in use at the same time), enqueued with done = NULL; one clFinish. */
 static void many_reductions_in_flight_then_one_finish(void **state) {
     const suite *s = *state;
-    for (size_t i = 0; i < s->count; i++) {
-        const test_device *d = &s->devices[i];
+    for (size_t i = 0; i < s->all.count; i++) {
+        const test_device *d = &s->all.devices[i];
         enum { FLIGHT = 24 };
         static const sb_reduction rs[] = {
             { SB_SUM, SB_F32, 0, 0 }, { SB_SUM, SB_F64, 0, 0 },
@@ -463,10 +458,10 @@ static void an_out_of_order_queue_gets_the_same_bits(void **state) {
     static const sb_reduction used[] = { { SB_SUM, SB_F64, 0, 0 },
                                          { SB_MAX, SB_F64, 0, 0 },
                                          { SB_PROD, SB_F64, 0, 0 } };
-    for (size_t i = 0; i < s->count; i++) {
+    for (size_t i = 0; i < s->all.count; i++) {
         if (!run_here(s, i, used, COUNT(used)))
             continue;
-        const test_device *d = &s->devices[i];
+        const test_device *d = &s->all.devices[i];
         if (!d->out_of_order) {
             printf("%s has no out-of-order queues: nothing to check\n",
                    d->name);
@@ -522,10 +517,10 @@ static void an_out_of_order_queue_gets_the_same_bits(void **state) {
 static void wait_list_rules_are_enforced_and_done_may_be_null(void **state) {
     const suite *s = *state;
     static const sb_reduction used[] = { { SB_MAX, SB_I32, 0, 0 } };
-    for (size_t i = 0; i < s->count; i++) {
+    for (size_t i = 0; i < s->all.count; i++) {
         if (!run_here(s, i, used, COUNT(used)))
             continue;
-        const test_device *d = &s->devices[i];
+        const test_device *d = &s->all.devices[i];
         sb_context *ctx = s->contexts[i].ctx;
         input in = make_input(d, (sb_reduction){ SB_MAX, SB_I32, 0, 0 }, 77,
                               FAMILY_UNIFORM, 70);
@@ -569,10 +564,10 @@ static void wait_list_rules_are_enforced_and_done_may_be_null(void **state) {
 static void a_null_queue_uses_the_context_s_own(void **state) {
     const suite *s = *state;
     static const sb_reduction used[] = { { SB_SUM, SB_F32, SB_F64, 0 } };
-    for (size_t i = 0; i < s->count; i++) {
+    for (size_t i = 0; i < s->all.count; i++) {
         if (!run_here(s, i, used, COUNT(used)))
             continue;
-        const test_device *d = &s->devices[i];
+        const test_device *d = &s->all.devices[i];
         input in = make_input(d, (sb_reduction){ SB_SUM, SB_F32, SB_F64, 0 },
                               several_groups(d), FAMILY_HUGE_RANGE, 80);
         cl_mem result = sentinel_buffer(d, 16);
@@ -609,10 +604,10 @@ static void enqueued_work_completes_after_the_context_is_released(
         void **state) {
     const suite *s = *state;
     static const sb_reduction used[] = { { SB_MIN, SB_F64, 0, 0 } };
-    for (size_t i = 0; i < s->count; i++) {
+    for (size_t i = 0; i < s->all.count; i++) {
         if (!run_here(s, i, used, COUNT(used)))
             continue;
-        const test_device *d = &s->devices[i];
+        const test_device *d = &s->all.devices[i];
         const sb_options opts = { .flags = SB_OPT_NO_HOST };
         device_context dc;
         assert_int_equal(device_context_open(&dc, d, &opts), SB_OK);
@@ -689,10 +684,10 @@ static void assert_refused(sb_context *ctx, const test_device *d,
 static void ranges_past_the_end_of_a_buffer_are_refused(void **state) {
     const suite *s = *state;
     static const sb_reduction used[] = { { SB_SUM, SB_F64, 0, 0 } };
-    for (size_t i = 0; i < s->count; i++) {
+    for (size_t i = 0; i < s->all.count; i++) {
         if (!run_here(s, i, used, COUNT(used)))
             continue;
-        const test_device *d = &s->devices[i];
+        const test_device *d = &s->all.devices[i];
         const sb_reduction r = { SB_SUM, SB_F64, 0, 0 };
         input in = make_input(d, r, 100, FAMILY_UNIFORM, 100);
         unsigned char ones[100];
@@ -753,10 +748,10 @@ static void ranges_past_the_end_of_a_buffer_are_refused(void **state) {
 static void buffers_and_queues_of_another_context_are_refused(void **state) {
     const suite *s = *state;
     static const sb_reduction used[] = { { SB_SUM, SB_F64, 0, 0 } };
-    for (size_t i = 0; i < s->count; i++) {
+    for (size_t i = 0; i < s->all.count; i++) {
         if (!run_here(s, i, used, COUNT(used)))
             continue;
-        const test_device *d = &s->devices[i];
+        const test_device *d = &s->all.devices[i];
         const sb_reduction r = { SB_SUM, SB_F64, 0, 0 };
         input in = make_input(d, r, 64, FAMILY_UNIFORM, 110);
         unsigned char ones[64];
@@ -828,10 +823,10 @@ static void an_empty_input_needs_no_buffers(void **state) {
     const suite *s = *state;
     static const sb_reduction used[] = {
         { SB_SUM, SB_F64, 0, 0 }, { SB_MIN, SB_I8, SB_I64, 0 } };
-    for (size_t i = 0; i < s->count; i++) {
+    for (size_t i = 0; i < s->all.count; i++) {
         if (!run_here(s, i, used, COUNT(used)))
             continue;
-        const test_device *d = &s->devices[i];
+        const test_device *d = &s->all.devices[i];
         cl_mem result = sentinel_buffer(d, 32);
         const sb_reduction sum = { SB_SUM, SB_F64, 0, 0 };
         const sb_reduction min = { SB_MIN, SB_I8, SB_I64, 0 };

@@ -44,30 +44,7 @@ enum { MAX_MISMATCHES = 20 };
 
 static uint64_t seed;
 
-typedef struct {
-    test_device *devices;
-    size_t       count;
-} suite;
-
-static int open_suite(void **state) {
-    suite *s = checked_malloc(sizeof *s);
-    s->count = open_devices(&s->devices);
-    if (s->count == 0) {
-        free(s);
-        return -1;                  /* POCL is always there: fail, not skip */
-    }
-    *state = s;
-    return 0;
-}
-
-static int close_suite(void **state) {
-    suite *s = *state;
-    if (s == NULL)
-        return 0;                   /* open_suite() failed */
-    close_devices(s->devices, s->count);
-    free(s);
-    return 0;
-}
+typedef device_list suite;
 
 /* ------------------------------------------------------------------------
  * The reductions of a shape
@@ -519,6 +496,6 @@ int main(void) {
         cmocka_unit_test(a_fan_in_of_one_still_finishes),
     };
     seed = test_seed(20240611u);
-    return cmocka_run_group_tests_name("device_shapes", tests, open_suite,
-                                       close_suite);
+    return cmocka_run_group_tests_name("device_shapes", tests, device_list_setup,
+                                       device_list_teardown);
 }

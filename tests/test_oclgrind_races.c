@@ -46,30 +46,7 @@
 static uint64_t seed;
 static const char *log_path;
 
-typedef struct {
-    test_device *devices;
-    size_t       count;
-} suite;
-
-static int open_suite(void **state) {
-    suite *s = checked_malloc(sizeof *s);
-    s->count = open_devices(&s->devices);
-    if (s->count == 0) {
-        free(s);
-        return -1;          /* Oclgrind is installed in CI: fail, not skip */
-    }
-    *state = s;
-    return 0;
-}
-
-static int close_suite(void **state) {
-    suite *s = *state;
-    if (s == NULL)
-        return 0;                   /* open_suite() failed */
-    close_devices(s->devices, s->count);
-    free(s);
-    return 0;
-}
+typedef device_list suite;
 
 static void the_device_is_oclgrind(void **state) {
     const suite *s = *state;
@@ -199,7 +176,7 @@ int main(void) {
     seed = test_seed(20240611u);
     printf("Oclgrind log: %s\n", log_path);
     int failed = cmocka_run_group_tests_name("oclgrind_races", run,
-                                             open_suite, close_suite);
+                                             device_list_setup, device_list_teardown);
     failed += cmocka_run_group_tests_name("oclgrind_log", check, NULL, NULL);
     return failed;
 }
