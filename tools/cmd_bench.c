@@ -63,6 +63,7 @@ typedef struct {
     sb_context       *sb;          /* SB_OPT_NO_HOST */
     sb_context       *sb_default;  /* default options: small n on the host */
     cl_kernel         read_kernel;
+    cl_kernel         empty_kernel;  /* the floor of a launch */
     cl_program        read_program;
     cl_mem            read_out;
     size_t            read_global;
@@ -110,7 +111,8 @@ static void print_usage(FILE *out)
 {
     fprintf(out,
             "usage: samebits bench [--device SEL] [--sizes S1,S2,...] [--repeat N]\n"
-            "                      [--json] [--no-latency]\n"
+            "                      [--types T1,...] [--ops OP1,...] [--json]\n"
+            "                      [--no-latency]\n"
             "\n"
             "1. GB/s of input read by sum, min and prod over f32, f64 and i32 at\n"
             "   n = 2^S elements (default sizes 20,24; S in %d..%d):\n"
@@ -123,10 +125,13 @@ static void print_usage(FILE *out)
             "     devN        sb_reduce on device N, data in a cl_mem, computed\n"
             "                 on the device (SB_OPT_NO_HOST); result read back\n"
             "     devN-read   a plain read kernel on device N (XOR of words)\n"
-            "   and the ratios host1/loop, hostall/readall, devN/devN-read.\n"
+            "   and the ratios host1/loop, hostall/readall, devN/devN-read and\n"
+            "   devN/readall (the device against the host's memory read).\n"
             "2. Microseconds per f32 sum call at n = 1, 1000, 100000: host path,\n"
             "   sb_reduce with its defaults (small n on the host) and forced onto\n"
-            "   the device.\n"
+            "   the device; next to the floor of any such call on each device:\n"
+            "   one command round trip (a blocking 4-byte clEnqueueReadBuffer)\n"
+            "   and an empty kernel's launch + clFinish.\n"
             "3. The first call on each device (program build and kernel\n"
             "   compilation), in a child process with an empty kernel cache, then\n"
             "   with the cache it filled.\n"
@@ -136,6 +141,8 @@ static void print_usage(FILE *out)
             "  --device SEL  host, or devices (number of `samebits info`, P:D, a\n"
             "                part of a name, all); default every device but\n"
             "                simulators. --device host measures the host only.\n"
+            "  --types LIST  part 1 for these of f32,f64,i32 (default all three)\n"
+            "  --ops LIST    part 1 for these of sum,min,prod (default all three)\n"
             "  --json        one JSON object per line: the setup, each\n"
             "                measurement, each ratio, each latency\n"
             "  --no-latency  skip parts 2 and 3\n",
@@ -288,23 +295,31 @@ static int read_all(const bench_input *in, unsigned threads)
 /* The device's memory-read baseline: each work-item XORs 64-bit words.
  * On a GPU consecutive items read consecutive words (coalesced); on a CPU
  * device, which runs the items of a group one after the other, each item
- * reads one contiguous chunk. */
+ * reads one contiguous chunk, 8 words (64 bytes) per load, as wide as
+ * POCL vectorises (scalar loads measured 20% slower there). */
 static const char *read_kernel_source =
     "__kernel void bench_read(__global const ulong *x, ulong n,\n"
     "                         __global ulong *out, uint chunked) {\n"
     "    const ulong g = get_global_id(0), items = get_global_size(0);\n"
     "    ulong acc = 0;\n"
     "    if (chunked) {\n"
-    "        const ulong per = (n + items - 1) / items;\n"
-    "        const ulong end = min(n, (g + 1) * per);\n"
+    "        const ulong blocks = n / 8, per = (blocks + items - 1) / items;\n"
+    "        const ulong end = min(blocks, (g + 1) * per);\n"
+    "        ulong8 acc8 = 0;\n"
     "        for (ulong i = g * per; i < end; i++)\n"
-    "            acc ^= x[i];\n"
+    "            acc8 ^= vload8(i, x);\n"
+    "        acc = acc8.s0 ^ acc8.s1 ^ acc8.s2 ^ acc8.s3\n"
+    "            ^ acc8.s4 ^ acc8.s5 ^ acc8.s6 ^ acc8.s7;\n"
+    "        if (g == items - 1)\n"
+    "            for (ulong i = blocks * 8; i < n; i++)\n"
+    "                acc ^= x[i];\n"
     "    } else {\n"
     "        for (ulong i = g; i < n; i += items)\n"
     "            acc ^= x[i];\n"
     "    }\n"
     "    out[g] = acc;\n"
-    "}\n";
+    "}\n"
+    "__kernel void bench_nothing(void) {}\n";
 
 static int device_open(bench_device *b, const cli_device *d)
 {
@@ -344,6 +359,9 @@ static int device_open(bench_device *b, const cli_device *d)
     if (err == CL_SUCCESS)
         b->read_kernel = clCreateKernel(b->read_program, "bench_read", &err);
     if (b->read_kernel != NULL)
+        b->empty_kernel = clCreateKernel(b->read_program, "bench_nothing",
+                                         &err);
+    if (b->empty_kernel != NULL)
         b->read_out = clCreateBuffer(b->cl_ctx, CL_MEM_WRITE_ONLY,
                                      b->read_global * 8, NULL, &err);
     if (b->read_out == NULL) {
@@ -360,6 +378,8 @@ static void device_close(bench_device *b)
         clReleaseMemObject(b->read_out);
     if (b->read_kernel != NULL)
         clReleaseKernel(b->read_kernel);
+    if (b->empty_kernel != NULL)
+        clReleaseKernel(b->empty_kernel);
     if (b->read_program != NULL)
         clReleaseProgram(b->read_program);
     sb_context_release(b->sb);
@@ -389,6 +409,10 @@ static int device_read(const bench_input *in, const bench_method *m)
     bench_device *b = m->device;
     const cl_ulong words = in->bytes / 8;
     size_t global = b->read_global;
+    /* On a CPU device one work-group runs on one thread: one item per
+     * group spreads the chunks over every core (left to the runtime,
+     * POCL put all 32 items in one group and read at one core's speed). */
+    size_t one = 1;
     cl_int err = clSetKernelArg(b->read_kernel, 0, sizeof(cl_mem),
                                 &in->dev_data[m->device_slot]);
     if (err == CL_SUCCESS)
@@ -400,7 +424,8 @@ static int device_read(const bench_input *in, const bench_method *m)
         err = clSetKernelArg(b->read_kernel, 3, sizeof chunked, &chunked);
     if (err == CL_SUCCESS)
         err = clEnqueueNDRangeKernel(b->queue, b->read_kernel, 1, NULL,
-                                     &global, NULL, 0, NULL, NULL);
+                                     &global, b->caps.is_gpu ? NULL : &one,
+                                     0, NULL, NULL);
     if (err == CL_SUCCESS)
         err = clFinish(b->queue);
     if (err != CL_SUCCESS) {
@@ -628,6 +653,7 @@ typedef struct {
     cl_mem        buf;
     size_t        n;
     sb_context   *ctx;
+    bench_device *device;      /* for the floors */
 } latency_arg;
 
 static sb_status latency_host(void *p)
@@ -651,18 +677,56 @@ static sb_status latency_device(void *p)
     return s;
 }
 
-static void print_latency(int json, const char *target, const char *path,
-                          size_t n, double us, sb_status s)
+/* The floor of anything sb_reduce() does with a cl_mem: one blocking
+ * command, the cheapest there is. */
+static sb_status latency_round_trip(void *p)
 {
+    latency_arg *a = p;
+    float value;
+    const cl_int err = clEnqueueReadBuffer(a->device->queue, a->buf, CL_TRUE,
+                                           0, sizeof value, &value, 0, NULL,
+                                           NULL);
+    sink_f32 = value;
+    return err == CL_SUCCESS ? SB_OK : SB_OPENCL_ERROR;
+}
+
+/* The floor of a device computation: one launch of a kernel that does
+ * nothing, and waiting for it. */
+static sb_status latency_empty_launch(void *p)
+{
+    latency_arg *a = p;
+    size_t one = 1;
+    cl_int err = clEnqueueNDRangeKernel(a->device->queue,
+                                        a->device->empty_kernel, 1, NULL,
+                                        &one, &one, 0, NULL, NULL);
+    if (err == CL_SUCCESS)
+        err = clFinish(a->device->queue);
+    return err == CL_SUCCESS ? SB_OK : SB_OPENCL_ERROR;
+}
+
+/* n == 0: a floor (no n). floor_us > 0: also the call's cost in command
+ * round trips of the same device. */
+static void print_latency(int json, const char *target, const char *path,
+                          size_t n, double us, sb_status s, double floor_us)
+{
+    char size[24] = "-", ratio[32] = "";
+    if (n != 0)
+        snprintf(size, sizeof size, "%zu", n);
     if (json) {
         printf("{\"kind\":\"latency\",\"target\":\"%s\",\"path\":\"%s\","
-               "\"op\":\"sum\",\"type\":\"f32\",\"n\":%zu,\"status\":\"%s\","
-               "\"microseconds_best\":%.3f}\n", target, path, n,
-               corpus_status_word(s), us);
+               "\"op\":\"sum\",\"type\":\"f32\",\"n\":%s,\"status\":\"%s\","
+               "\"microseconds_best\":%.3f", target, path,
+               n != 0 ? size : "null", corpus_status_word(s), us);
+        if (floor_us > 0.0 && s == SB_OK)
+            printf(",\"round_trips\":%.3f", us / floor_us);
+        printf("}\n");
     } else if (s != SB_OK) {
-        printf("  %-6s %-30s %8zu  %s\n", target, path, n, sb_status_string(s));
+        printf("  %-6s %-30s %8s  %s\n", target, path, size,
+               sb_status_string(s));
     } else {
-        printf("  %-6s %-30s %8zu  %10.1f\n", target, path, n, us);
+        if (floor_us > 0.0)
+            snprintf(ratio, sizeof ratio, "  %11.2f", us / floor_us);
+        printf("  %-6s %-30s %8s  %10.1f%s\n", target, path, size, us, ratio);
     }
 }
 
@@ -678,14 +742,16 @@ static int small_calls(int json, bench_device *devs, size_t dev_count)
     fill(x, SB_F32, SB_SUM, max_n);
     if (!json)
         printf("\n2. Microseconds per f32 sum call (best of 5 samples of "
-               ">= 10 ms):\n  %-6s %-30s %8s  %10s\n", "target", "path", "n",
-               "us/call");
+               ">= 10 ms), and on a device\n   the same in round trips (the "
+               "first floor: one blocking command):\n"
+               "  %-6s %-30s %8s  %10s  %11s\n", "target", "path", "n",
+               "us/call", "round trips");
     for (size_t k = 0; k < 3; k++) {
         fprintf(stderr, "bench: small calls, n = %zu\n", sizes[k]);
         latency_arg a = { .x = x, .n = sizes[k] };
         sb_status s;
         const double us = micros_per_call(latency_host, &a, &s);
-        print_latency(json, "host", "sb_reduce_host", sizes[k], us, s);
+        print_latency(json, "host", "sb_reduce_host", sizes[k], us, s, 0.0);
     }
     for (size_t i = 0; i < dev_count; i++) {
         bench_device *b = &devs[i];
@@ -700,16 +766,28 @@ static int small_calls(int json, bench_device *devs, size_t dev_count)
             free(x);
             return -1;
         }
+        fprintf(stderr, "bench: small calls, %s, floors\n", target);
+        latency_arg floor = { .buf = buf, .device = b };
+        sb_status fs;
+        const double trip = micros_per_call(latency_round_trip, &floor, &fs);
+        print_latency(json, target, "floor: blocking 4-byte read", 0, trip,
+                      fs, 0.0);
+        const double per_trip = fs == SB_OK ? trip : 0.0;
+        const double launch = micros_per_call(latency_empty_launch, &floor,
+                                              &fs);
+        print_latency(json, target, "floor: empty kernel + finish", 0, launch,
+                      fs, per_trip);
         for (size_t k = 0; k < 3; k++) {
             fprintf(stderr, "bench: small calls, %s, n = %zu\n", target, sizes[k]);
             latency_arg a = { .buf = buf, .n = sizes[k], .ctx = b->sb_default };
             sb_status s;
             double us = micros_per_call(latency_device, &a, &s);
-            print_latency(json, target, "sb_reduce (defaults)", sizes[k], us, s);
+            print_latency(json, target, "sb_reduce (defaults)", sizes[k], us, s,
+                          per_trip);
             a.ctx = b->sb;
             us = micros_per_call(latency_device, &a, &s);
             print_latency(json, target, "sb_reduce (SB_OPT_NO_HOST)", sizes[k],
-                          us, s);
+                          us, s, per_trip);
         }
         clReleaseMemObject(buf);
     }
@@ -869,8 +947,22 @@ static int first_calls(int json, const bench_device *devs, size_t dev_count)
 
 /* ---- the command ---------------------------------------------------------------------- */
 
-/* Parses "20,24,27" into sizes[]; returns the count, or 0 if invalid. */
-static size_t parse_sizes(const char *s, unsigned *sizes)
+/* One item of a comma-separated option: its value, or -1 if invalid. */
+typedef int (*parse_item_fn)(const char *item);
+
+static int parse_log2_size(const char *item)
+{
+    unsigned long v;
+    return cli_parse_uint(item, BENCH_MIN_LOG2, BENCH_MAX_LOG2, &v) == 0
+         ? (int)v : -1;
+}
+
+/* Parses "20,24,27" (or "f32,f64", "sum,min") into out[] with `parse`;
+ * with `allowed`, only those values are accepted. Returns the count, or 0
+ * if invalid or more than `max`. */
+static size_t parse_list(const char *s, parse_item_fn parse,
+                         const int *allowed, size_t allowed_count,
+                         int *out, size_t max)
 {
     size_t count = 0;
     char buf[256];
@@ -880,11 +972,13 @@ static size_t parse_sizes(const char *s, unsigned *sizes)
     char *save = NULL;
     for (char *tok = strtok_r(buf, ",", &save); tok != NULL;
          tok = strtok_r(NULL, ",", &save)) {
-        unsigned long v;
-        if (count == BENCH_MAX_SIZES
-                || cli_parse_uint(tok, BENCH_MIN_LOG2, BENCH_MAX_LOG2, &v) != 0)
+        const int v = parse(tok);
+        size_t a = 0;
+        while (allowed != NULL && a < allowed_count && allowed[a] != v)
+            a++;
+        if (v < 0 || (allowed != NULL && a == allowed_count) || count == max)
             return 0;
-        sizes[count++] = (unsigned)v;
+        out[count++] = v;
     }
     return count;
 }
@@ -923,6 +1017,13 @@ static void make_methods(bench_device *devs, size_t dev_count,
         snprintf(r->title, sizeof r->title, "dev%u/read", d);
         r->num = m - 2;
         r->den = m - 1;
+        /* Against the machine's memory: meaningful for a CPU device, which
+         * reads the same memory as the host. */
+        r = &ratios[q++];
+        snprintf(r->name, sizeof r->name, "dev%u_over_read_all", d);
+        snprintf(r->title, sizeof r->title, "dev%u/readall", d);
+        r->num = m - 2;
+        r->den = METHOD_READ_ALL;       /* host methods come first */
     }
     *method_count = m;
     *ratio_count = q;
@@ -930,12 +1031,12 @@ static void make_methods(bench_device *devs, size_t dev_count,
 
 /* Part 1 for one type and size: the data, on the host and on every
  * device, then each op. */
-static int bench_size(sb_type type, unsigned log2n, unsigned repeat, int json,
+static int bench_size(sb_type type, unsigned log2n, const int *ops,
+                      size_t op_count, unsigned repeat, int json,
                       unsigned threads, bench_device *devs, size_t dev_count,
                       const bench_method *methods, size_t method_count,
                       const bench_ratio *ratios, size_t ratio_count)
 {
-    static const sb_op ops[] = { SB_SUM, SB_MIN, SB_PROD };
     const size_t n = (size_t)1 << log2n;
     const size_t bytes = n * sb_type_size(type);
     void *data = malloc(bytes);
@@ -947,13 +1048,16 @@ static int bench_size(sb_type type, unsigned log2n, unsigned repeat, int json,
     int rc = 0;
     bench_input in = { .data = data, .n = n, .bytes = bytes, .type = type,
                        .threads = threads };
-    for (size_t o = 0; o < 3 && rc == 0; o++) {
-        in.op = ops[o];
+    int filled = -1;                   /* the op the data was filled for */
+    for (size_t o = 0; o < op_count && rc == 0; o++) {
+        in.op = (sb_op)ops[o];
         fprintf(stderr, "bench: %s %s 2^%u: filling", sb_type_name(type),
                 sb_op_name(in.op), log2n);
         fflush(stderr);
         /* Sum and min share their data; prod has its own. */
-        if (o == 0 || in.op == SB_PROD) {
+        const int data_kind = in.op == SB_PROD;
+        if (filled != data_kind) {
+            filled = data_kind;
             fill(data, type, in.op, n);
             for (size_t i = 0; i < dev_count; i++) {
                 cl_int err = CL_SUCCESS;
@@ -991,11 +1095,15 @@ static int bench_size(sb_type type, unsigned log2n, unsigned repeat, int json,
 
 int cmd_bench(int argc, char **argv)
 {
-    unsigned sizes[BENCH_MAX_SIZES] = { 20, 24 };
+    int sizes[BENCH_MAX_SIZES] = { 20, 24 };
     size_t size_count = 2;
     unsigned long repeat = BENCH_DEFAULT_REPEAT;
     int json = 0, latency = 1;
     const char *device_spec = NULL;
+    static const int all_types[] = { SB_F32, SB_F64, SB_I32 };
+    static const int all_ops[] = { SB_SUM, SB_MIN, SB_PROD };
+    int types[3] = { SB_F32, SB_F64, SB_I32 }, ops[3] = { SB_SUM, SB_MIN, SB_PROD };
+    size_t type_count = 3, op_count = 3;
 
     for (int i = 1; i < argc; i++) {
         const char *v;
@@ -1019,11 +1127,28 @@ int cmd_bench(int argc, char **argv)
             device_spec = v;
         } else if ((v = cli_option_value(argc, argv, &i, "--sizes",
                                          &missing)) != NULL || missing) {
-            size_count = missing ? 0 : parse_sizes(v, sizes);
+            size_count = missing ? 0 : parse_list(v, parse_log2_size, NULL, 0,
+                                                  sizes, BENCH_MAX_SIZES);
             if (size_count == 0) {
                 cli_error("bench", "--sizes wants log2 sizes in %d..%d, "
                           "separated by commas (at most %d)",
                           BENCH_MIN_LOG2, BENCH_MAX_LOG2, BENCH_MAX_SIZES);
+                return CLI_EXIT_USAGE;
+            }
+        } else if ((v = cli_option_value(argc, argv, &i, "--types",
+                                         &missing)) != NULL || missing) {
+            type_count = missing ? 0 : parse_list(v, cli_parse_type,
+                                                  all_types, 3, types, 3);
+            if (type_count == 0) {
+                cli_error("bench", "--types wants some of f32,f64,i32");
+                return CLI_EXIT_USAGE;
+            }
+        } else if ((v = cli_option_value(argc, argv, &i, "--ops",
+                                         &missing)) != NULL || missing) {
+            op_count = missing ? 0 : parse_list(v, cli_parse_op, all_ops, 3,
+                                                ops, 3);
+            if (op_count == 0) {
+                cli_error("bench", "--ops wants some of sum,min,prod");
                 return CLI_EXIT_USAGE;
             }
         } else if ((v = cli_option_value(argc, argv, &i, "--repeat",
@@ -1058,7 +1183,7 @@ int cmd_bench(int argc, char **argv)
             goto done;
     }
     bench_method methods[BENCH_MAX_METHODS];
-    bench_ratio ratios[2 + BENCH_MAX_DEVICES];
+    bench_ratio ratios[2 + 2 * BENCH_MAX_DEVICES];
     size_t method_count, ratio_count;
     make_methods(devs, dev_count, methods, &method_count, ratios, &ratio_count);
 
@@ -1073,10 +1198,10 @@ int cmd_bench(int argc, char **argv)
     if (list.platform_count == 0 && !json)
         printf("(no OpenCL platform: the host only)\n");
 
-    static const sb_type types[] = { SB_F32, SB_F64, SB_I32 };
-    for (size_t ti = 0; ti < 3; ti++)
+    for (size_t ti = 0; ti < type_count; ti++)
         for (size_t si = 0; si < size_count; si++)
-            if (bench_size(types[ti], sizes[si], (unsigned)repeat, json,
+            if (bench_size((sb_type)types[ti], (unsigned)sizes[si], ops, op_count,
+                           (unsigned)repeat, json,
                            threads, devs, dev_count, methods, method_count,
                            ratios, ratio_count) != 0)
                 goto done;

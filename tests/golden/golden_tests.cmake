@@ -14,6 +14,7 @@
 #   check_oclgrind_quick    the --quick subset on the Oclgrind simulator
 #   cli_no_platform         info, check and demo with no OpenCL platform
 #   cli_reduce              samebits reduce on good and bad files
+#   cli_bench               samebits bench: the report's shape, bad options
 #
 # The device tests name their device with --device: where it is missing
 # they fail with "no OpenCL device matches", never pass silently.
@@ -99,3 +100,11 @@ set_target_properties(test_cli_reduce PROPERTIES C_STANDARD 11 C_STANDARD_REQUIR
 add_test(NAME cli_reduce
          COMMAND test_cli_reduce ${SB_CLI} ${CMAKE_CURRENT_BINARY_DIR}/cli-reduce-files)
 set_tests_properties(cli_reduce PROPERTIES TIMEOUT 600)
+
+# samebits bench on POCL at the smallest size: the report's shape and its
+# bad options (speed is never asserted). Its first-call part builds in an
+# empty cache of its own, whatever POCL_CACHE_DIR says.
+add_test(NAME cli_bench
+         COMMAND bash ${SB_GOLDEN_DIR}/cli_bench.sh ${SB_CLI})
+set_tests_properties(cli_bench PROPERTIES TIMEOUT 600
+  ENVIRONMENT "POCL_CACHE_DIR=${SAMEBITS_POCL_CACHE_DIR}")

@@ -1,0 +1,67 @@
+#!/usr/bin/env bash
+# tests/golden/cli_bench.sh SAMEBITS: samebits bench on POCL, at the
+# smallest size and one sample: every part prints what --help promises
+# (each method, the device ratios, the latency floors and the first-call
+# rows, all with status ok), and bad options are usage errors. It checks
+# the shape of the report, never a speed.
+set -u
+sb=$1
+out=$(mktemp -d)
+trap 'rm -rf "$out"' EXIT
+fail=0
+
+"$sb" bench --device pocl --sizes 10 --types f32,i32 --ops sum,prod \
+      --repeat 1 --json >"$out/json" 2>"$out/err"
+status=$?
+if [ $status -ne 0 ]; then
+  echo "FAIL: bench --json: exit status $status"; sed 's/^/    /' "$out/err"
+  fail=1
+fi
+dev=$(grep -o '"method":"dev[0-9]*"' "$out/json" | head -1 | sed 's/.*"\(dev[0-9]*\)"/\1/')
+if [ -z "$dev" ]; then
+  echo "FAIL: no device in the setup line"; fail=1; dev=dev_missing
+fi
+want() {   # PATTERN COUNT: lines of the JSON report matching PATTERN
+  local got
+  got=$(grep -c -- "$1" "$out/json")
+  if [ "$got" != "$2" ]; then
+    echo "FAIL: $got lines match '$1', expected $2"; fail=1
+  fi
+}
+# 2 types x 1 size x 2 ops = 4 rows of each method and ratio.
+for method in host-1thr host-all plain-loop read-1thr read-all "$dev" "$dev-read"; do
+  want "\"kind\":\"measurement\".*\"method\":\"$method\"" 4
+done
+for ratio in host_1thr_over_plain_loop host_all_over_read_all \
+             "${dev}_over_${dev}_read" "${dev}_over_read_all"; do
+  want "\"kind\":\"ratio\".*\"name\":\"$ratio\"" 4
+done
+want '"op":"min"' 0
+want '"type":"f64"' 0
+want '"kind":"latency","target":"host".*"status":"ok"' 3
+want "\"target\":\"$dev\",\"path\":\"floor: blocking 4-byte read\".*\"status\":\"ok\"" 1
+want "\"target\":\"$dev\",\"path\":\"floor: empty kernel + finish\".*\"status\":\"ok\".*round_trips" 1
+want "\"target\":\"$dev\",\"path\":\"sb_reduce (defaults)\".*\"status\":\"ok\".*round_trips" 3
+want "\"target\":\"$dev\",\"path\":\"sb_reduce (SB_OPT_NO_HOST)\".*\"status\":\"ok\".*round_trips" 3
+want '"kind":"first_call".*"cache":"cold".*"status":"ok"' 1
+want '"kind":"first_call".*"cache":"warm".*"status":"ok"' 1
+
+# Bad options: exit status 2 and a message naming the option.
+bad() {   # PATTERN ARGS...
+  local pattern=$1; shift
+  "$sb" bench "$@" >"$out/bad.out" 2>"$out/bad.err"
+  local s=$?
+  if [ $s -ne 2 ] || ! grep -q -- "$pattern" "$out/bad.err"; then
+    echo "FAIL: bench $*: exit status $s (expected 2), stderr:"
+    sed 's/^/    /' "$out/bad.err"; fail=1
+  fi
+}
+bad "--types wants" --types f16
+bad "--types wants" --types f32,f32,f32,f32
+bad "--ops wants" --ops max
+bad "--ops wants" --ops
+bad "--sizes wants" --sizes 3
+bad "--repeat wants" --repeat 0
+
+if [ $fail -eq 0 ]; then echo "cli_bench: all passed"; fi
+exit $fail
