@@ -99,16 +99,21 @@ inline void NAME##_leaf_slow(const global in_t *x, const global uchar *mask,  \
     *f = fl;                                                                  \
 }                                                                             \
                                                                               \
-/* Folds the four full, unmasked leaves at x[first, first + 64) side by
- * side (four independent chains) into a[0..3]. */                           \
-inline void NAME##_fold4(const global in_t *x, ulong first, acc_t *a,         \
-                         uint *flp)                                           \
+/* Four full, unmasked leaves side by side (four independent chains:     \
+ * enough for a GPU, whose parallelism is across work-items), then their    \
+ * aligned subtree: one node of level 2. Every leaf is full, so there is   \
+ * no none and the tree is plain steps. Eight leaves are two of these: a   \
+ * CPU device, which runs a work-group's items one after another, needs    \
+ * eight chains to keep two vector adders busy, and the two inlined       \
+ * bodies are straight-line code that the core interleaves. */             \
+inline void NAME##_leaf4_fast(const global in_t *x, ulong first, acc_t *v,    \
+                              uint *f)                                        \
 {                                                                             \
     const in16_t e0 = vload16(0, x + first);                                  \
     const in16_t e1 = vload16(0, x + first + 16);                             \
     const in16_t e2 = vload16(0, x + first + 32);                             \
     const in16_t e3 = vload16(0, x + first + 48);                             \
-    uint fl = *flp;                                                           \
+    uint fl = 0;                                                              \
     acc_t a0, a1, a2, a3;                                                     \
     if (HAS_START) {                                                          \
         a0 = STEP(START, LOAD(e0.s0), &fl);                                   \
@@ -124,35 +129,19 @@ inline void NAME##_fold4(const global in_t *x, ulong first, acc_t *a,         \
     SB_FOLD4(7, STEP, LOAD) SB_FOLD4(8, STEP, LOAD) SB_FOLD4(9, STEP, LOAD)   \
     SB_FOLD4(a, STEP, LOAD) SB_FOLD4(b, STEP, LOAD) SB_FOLD4(c, STEP, LOAD)   \
     SB_FOLD4(d, STEP, LOAD) SB_FOLD4(e, STEP, LOAD) SB_FOLD4(f, STEP, LOAD)   \
-    a[0] = a0; a[1] = a1; a[2] = a2; a[3] = a3;                               \
-    *flp = fl;                                                                \
-}                                                                             \
-                                                                              \
-/* Four full leaves (enough chains for a GPU, whose parallelism is across    \
- * work-items) or eight (enough to keep two vector adders of a CPU busy:     \
- * both folds are straight-line code, so they interleave), then their        \
- * aligned subtree: one node of level 2 or 3. Every leaf is full, so there   \
- * is no none and the tree is plain steps. */                                \
-inline void NAME##_leaf4_fast(const global in_t *x, ulong first, acc_t *v,    \
-                              uint *f)                                        \
-{                                                                             \
-    acc_t a[4]; uint fl = 0;                                                  \
-    NAME##_fold4(x, first, a, &fl);                                           \
-    a[0] = STEP(a[0], a[1], &fl); a[2] = STEP(a[2], a[3], &fl);               \
-    *v = STEP(a[0], a[2], &fl);                                               \
+    a0 = STEP(a0, a1, &fl); a2 = STEP(a2, a3, &fl);                           \
+    *v = STEP(a0, a2, &fl);                                                   \
     *f = fl | SB_HAS;                                                         \
 }                                                                             \
 inline void NAME##_leaf8_fast(const global in_t *x, ulong first, acc_t *v,    \
                               uint *f)                                        \
 {                                                                             \
-    acc_t a[8]; uint fl = 0;                                                  \
-    NAME##_fold4(x, first, a, &fl);                                           \
-    NAME##_fold4(x, first + 64, a + 4, &fl);                                  \
-    a[0] = STEP(a[0], a[1], &fl); a[2] = STEP(a[2], a[3], &fl);               \
-    a[4] = STEP(a[4], a[5], &fl); a[6] = STEP(a[6], a[7], &fl);               \
-    a[0] = STEP(a[0], a[2], &fl); a[4] = STEP(a[4], a[6], &fl);               \
-    *v = STEP(a[0], a[4], &fl);                                               \
-    *f = fl | SB_HAS;                                                         \
+    acc_t lo, hi; uint flo, fhi;                                              \
+    NAME##_leaf4_fast(x, first, &lo, &flo);                                   \
+    NAME##_leaf4_fast(x, first + 64, &hi, &fhi);                              \
+    uint fl = flo | fhi;                                                      \
+    *v = STEP(lo, hi, &fl);                                                   \
+    *f = fl;                                                                  \
 }                                                                             \
                                                                               \
 /* The work-group tree over one node per work-item; see the file comment. */ \
