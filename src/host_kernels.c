@@ -134,8 +134,11 @@ DEFINE_VFOLD_F64(vfold_f64_prod, VOP_MUL)
 /* NAME: function prefix; T: accumulator C type; FIELD: sb__node member;
  * START: start value; SKIP: exact identity folded for a masked-out element;
  * STEP(a, b): a = a op b (may set the local `ov`);
- * FULL(x, v, STEP): folds 16 full unmasked leaves into v[]. */
-#define DEFINE_FOLD_KERNEL(NAME, T, FIELD, START, SKIP, STEP, FULL)         \
+ * FULL(x, v, STEP): folds 16 full unmasked leaves into v[];
+ * WHOLE(x, &node): computes a full unmasked block's node at once when the
+ *   algebra allows it (see ORDER_FREE below), or returns false (NO_WHOLE). */
+#define NO_WHOLE(x, node) ((void)(x), (void)(node), false)
+#define DEFINE_FOLD_KERNEL(NAME, T, FIELD, START, SKIP, STEP, FULL, WHOLE)  \
 static void NAME##_block(const void *xv, const unsigned char *mask,         \
                          size_t count, sb__node *out, bool *overflow)       \
 {                                                                           \
@@ -143,6 +146,12 @@ static void NAME##_block(const void *xv, const unsigned char *mask,         \
     T v[NL];                                                                \
     bool has[NL];                                                           \
     bool ov = false;                                                        \
+    T whole_;                                                               \
+    if (count == SB_BLOCK_SIZE && mask == NULL && WHOLE(x, &whole_)) {      \
+        out->v.FIELD = whole_;                                              \
+        out->has = true;                                                    \
+        return;                                                             \
+    }                                                                       \
     if (count == SB_BLOCK_SIZE && mask == NULL) {                           \
         for (int l = 0; l < NL; l++) v[l] = START;                          \
         FULL(x, v, STEP)                                                    \
@@ -192,7 +201,9 @@ static const sb__kernel NAME##_kernel = { NAME##_block, NAME##_combine };
 #define BETTER_MIN(x, v) ((x) < (v))
 #define BETTER_MAX(x, v) ((x) > (v))
 
-#define DEFINE_MINMAX_KERNEL(NAME, T, FIELD, BETTER, PICK)                      \
+/* WHOLE: as in DEFINE_FOLD_KERNEL (integers: ORDER_FREE; floats keep the
+ * order, for NaNs and signed zeros). */
+#define DEFINE_MINMAX_KERNEL(NAME, T, FIELD, BETTER, PICK, WHOLE)           \
 static void NAME##_block(const void *xv, const unsigned char *mask,         \
                          size_t count, sb__node *out, bool *overflow)       \
 {                                                                           \
@@ -200,6 +211,12 @@ static void NAME##_block(const void *xv, const unsigned char *mask,         \
     T v[NL];                                                                \
     bool has[NL];                                                           \
     (void)overflow;                                                         \
+    T whole_;                                                               \
+    if (count == SB_BLOCK_SIZE && mask == NULL && WHOLE(x, &whole_)) {      \
+        out->v.FIELD = whole_;                                              \
+        out->has = true;                                                    \
+        return;                                                             \
+    }                                                                       \
     if (count == SB_BLOCK_SIZE && mask == NULL) {                           \
         for (int l = 0; l < NL; l++) v[l] = x[l * L];                       \
         for (int i = 1; i < L; i++)                                         \
@@ -252,46 +269,110 @@ static const sb__kernel NAME##_kernel = { NAME##_block, NAME##_combine };
 #else
 #  define FULL_VEC(tag) SCALAR_FULL_FOLD
 #endif
-DEFINE_FOLD_KERNEL(f32_sum,  float,  f32, 0.0f, -0.0f, STEP_PLAIN_ADD, FULL_VEC(f32_sum))
-DEFINE_FOLD_KERNEL(f64_sum,  double, f64, 0.0,  -0.0,  STEP_PLAIN_ADD, FULL_VEC(f64_sum))
-DEFINE_FOLD_KERNEL(f32_prod, float,  f32, 1.0f, 1.0f,  STEP_PLAIN_MUL, FULL_VEC(f32_prod))
-DEFINE_FOLD_KERNEL(f64_prod, double, f64, 1.0,  1.0,   STEP_PLAIN_MUL, FULL_VEC(f64_prod))
+DEFINE_FOLD_KERNEL(f32_sum,  float,  f32, 0.0f, -0.0f, STEP_PLAIN_ADD, FULL_VEC(f32_sum),  NO_WHOLE)
+DEFINE_FOLD_KERNEL(f64_sum,  double, f64, 0.0,  -0.0,  STEP_PLAIN_ADD, FULL_VEC(f64_sum),  NO_WHOLE)
+DEFINE_FOLD_KERNEL(f32_prod, float,  f32, 1.0f, 1.0f,  STEP_PLAIN_MUL, FULL_VEC(f32_prod), NO_WHOLE)
+DEFINE_FOLD_KERNEL(f64_prod, double, f64, 1.0,  1.0,   STEP_PLAIN_MUL, FULL_VEC(f64_prod), NO_WHOLE)
+
+/* ---- integers: whole blocks where the algebra allows ---------------------
+ *
+ * ORDER_FREE: wrapping sums and products (arithmetic modulo 2^bits) and
+ * integer min and max (a total order, no NaN, no signed zero) are
+ * associative and commutative exactly, so every order gives ORDER.md's
+ * value: a full unmasked block is one plain pass with 32 running values
+ * (independent chains the compiler vectorises). The tests compare these
+ * bits with the literal oracle like all others.
+ *
+ * Checked sums in 32/64-bit accumulators: if every element of a full block
+ * lies in [-2^(bits-13), 2^(bits-13)) (unsigned: [0, 2^(bits-12))), no sum
+ * of any of its 4096 elements, in any order, leaves the type's range, so
+ * nothing in the block overflows and its node is the exact sum. That is
+ * the common case (i32 data in an i64 accumulator always qualifies), and
+ * one pass checks it alongside the sum: OR together x + offset, whose high
+ * bits stay clear exactly when every x is in range. Any other block takes
+ * the checked fold. */
+#define DEFINE_ORDER_FREE_WHOLE(NAME, T, STEP)                              \
+static bool NAME##_whole(const T *x, T *node)                               \
+{                                                                           \
+    T a[32];                                                                \
+    memcpy(a, x, sizeof a);                                                 \
+    for (int i = 32; i < SB_BLOCK_SIZE; i += 32)                            \
+        for (int k = 0; k < 32; k++) STEP(a[k], x[i + k]);                  \
+    for (int k = 1; k < 32; k++) STEP(a[0], a[k]);                          \
+    *node = a[0];                                                           \
+    return true;                                                            \
+}
+
+/* OFFSET: 2^(bits-13) for signed T, 0 for unsigned; SHIFT: bits - 12. */
+#define DEFINE_SMALL_SUM_WHOLE(NAME, T, UT, OFFSET, SHIFT)                  \
+static bool NAME##_whole(const T *x, T *node)                               \
+{                                                                           \
+    UT sum[32], bits[32];                                                   \
+    memset(sum, 0, sizeof sum);                                             \
+    memset(bits, 0, sizeof bits);                                           \
+    for (int i = 0; i < SB_BLOCK_SIZE; i += 32)                             \
+        for (int k = 0; k < 32; k++) {                                      \
+            const UT u = (UT)x[i + k];                                      \
+            sum[k] += u;                                                    \
+            bits[k] |= u + (UT)(OFFSET);                                    \
+        }                                                                   \
+    for (int k = 1; k < 32; k++) {                                          \
+        sum[0] += sum[k];                                                   \
+        bits[0] |= bits[k];                                                 \
+    }                                                                       \
+    if (bits[0] >> (SHIFT))                                                 \
+        return false;                                                       \
+    *node = (T)sum[0];   /* in range: the exact sum */                      \
+    return true;                                                            \
+}
 
 /* Wrapping integers: signed accumulators use the unsigned type of the same
  * width; two's complement makes the bits identical and avoids signed
  * overflow, which C leaves undefined. */
-#define DEFINE_INT_KERNELS(tag, T, UT, UFIELD)                              \
-    DEFINE_FOLD_KERNEL(tag##_csum,  T,  tag,    0, 0, STEP_CHECKED_ADD, SCALAR_FULL_FOLD) \
-    DEFINE_FOLD_KERNEL(tag##_cprod, T,  tag,    1, 1, STEP_CHECKED_MUL, SCALAR_FULL_FOLD) \
-    DEFINE_FOLD_KERNEL(tag##_wsum,  UT, UFIELD, 0, 0, STEP_PLAIN_ADD, SCALAR_FULL_FOLD) \
-    DEFINE_FOLD_KERNEL(tag##_wprod, UT, UFIELD, 1, 1, STEP_PLAIN_MUL, SCALAR_FULL_FOLD)
+#define DEFINE_INT_KERNELS(tag, T, UT, UFIELD, OFFSET)                      \
+    DEFINE_SMALL_SUM_WHOLE(tag##_csum, T, UT, OFFSET, sizeof(T) * 8 - 12)   \
+    DEFINE_ORDER_FREE_WHOLE(tag##_wsum, UT, STEP_PLAIN_ADD)                 \
+    DEFINE_ORDER_FREE_WHOLE(tag##_wprod, UT, STEP_PLAIN_MUL)                \
+    DEFINE_FOLD_KERNEL(tag##_csum,  T,  tag,    0, 0, STEP_CHECKED_ADD, SCALAR_FULL_FOLD, tag##_csum_whole) \
+    DEFINE_FOLD_KERNEL(tag##_cprod, T,  tag,    1, 1, STEP_CHECKED_MUL, SCALAR_FULL_FOLD, NO_WHOLE) \
+    DEFINE_FOLD_KERNEL(tag##_wsum,  UT, UFIELD, 0, 0, STEP_PLAIN_ADD, SCALAR_FULL_FOLD, tag##_wsum_whole) \
+    DEFINE_FOLD_KERNEL(tag##_wprod, UT, UFIELD, 1, 1, STEP_PLAIN_MUL, SCALAR_FULL_FOLD, tag##_wprod_whole)
 
 /* 8/16-bit operands promote to int, and the product of two uint16_t can
  * overflow int (undefined). So their wrapping steps compute in uint32_t
- * and truncate, which is the same value modulo 2^8 or 2^16. */
+ * and truncate, which is the same value modulo 2^8 or 2^16. (Their checked
+ * sums have no useful small range: every block takes the checked fold.) */
 #define STEP_U32_ADD(a, b) ((a) = (__typeof__(a))((uint32_t)(a) + (uint32_t)(b)))
 #define STEP_U32_MUL(a, b) ((a) = (__typeof__(a))((uint32_t)(a) * (uint32_t)(b)))
 
 #define DEFINE_SMALL_INT_KERNELS(tag, T, UT, UFIELD)                        \
-    DEFINE_FOLD_KERNEL(tag##_csum,  T,  tag,    0, 0, STEP_CHECKED_ADD, SCALAR_FULL_FOLD) \
-    DEFINE_FOLD_KERNEL(tag##_cprod, T,  tag,    1, 1, STEP_CHECKED_MUL, SCALAR_FULL_FOLD) \
-    DEFINE_FOLD_KERNEL(tag##_wsum,  UT, UFIELD, 0, 0, STEP_U32_ADD, SCALAR_FULL_FOLD) \
-    DEFINE_FOLD_KERNEL(tag##_wprod, UT, UFIELD, 1, 1, STEP_U32_MUL, SCALAR_FULL_FOLD)
+    DEFINE_ORDER_FREE_WHOLE(tag##_wsum, UT, STEP_U32_ADD)                   \
+    DEFINE_ORDER_FREE_WHOLE(tag##_wprod, UT, STEP_U32_MUL)                  \
+    DEFINE_FOLD_KERNEL(tag##_csum,  T,  tag,    0, 0, STEP_CHECKED_ADD, SCALAR_FULL_FOLD, NO_WHOLE) \
+    DEFINE_FOLD_KERNEL(tag##_cprod, T,  tag,    1, 1, STEP_CHECKED_MUL, SCALAR_FULL_FOLD, NO_WHOLE) \
+    DEFINE_FOLD_KERNEL(tag##_wsum,  UT, UFIELD, 0, 0, STEP_U32_ADD, SCALAR_FULL_FOLD, tag##_wsum_whole) \
+    DEFINE_FOLD_KERNEL(tag##_wprod, UT, UFIELD, 1, 1, STEP_U32_MUL, SCALAR_FULL_FOLD, tag##_wprod_whole)
 
 DEFINE_SMALL_INT_KERNELS(i8,  int8_t,   uint8_t,  u8)
 DEFINE_SMALL_INT_KERNELS(u8,  uint8_t,  uint8_t,  u8)
 DEFINE_SMALL_INT_KERNELS(i16, int16_t,  uint16_t, u16)
 DEFINE_SMALL_INT_KERNELS(u16, uint16_t, uint16_t, u16)
-DEFINE_INT_KERNELS(i32, int32_t,  uint32_t, u32)
-DEFINE_INT_KERNELS(u32, uint32_t, uint32_t, u32)
-DEFINE_INT_KERNELS(i64, int64_t,  uint64_t, u64)
-DEFINE_INT_KERNELS(u64, uint64_t, uint64_t, u64)
+DEFINE_INT_KERNELS(i32, int32_t,  uint32_t, u32, UINT32_C(1) << 19)
+DEFINE_INT_KERNELS(u32, uint32_t, uint32_t, u32, 0)
+DEFINE_INT_KERNELS(i64, int64_t,  uint64_t, u64, UINT64_C(1) << 51)
+DEFINE_INT_KERNELS(u64, uint64_t, uint64_t, u64, 0)
 
-#define DEFINE_MINMAX_PAIR(tag, T)                                          \
-    DEFINE_MINMAX_KERNEL(tag##_min, T, tag, BETTER_MIN, PICK_MIN)           \
-    DEFINE_MINMAX_KERNEL(tag##_max, T, tag, BETTER_MAX, PICK_MAX)
+/* MINMAX_PAIR_<is float>. */
+#define MINMAX_PAIR_0(tag, T)                                               \
+    DEFINE_ORDER_FREE_WHOLE(tag##_min, T, PICK_MIN)                         \
+    DEFINE_ORDER_FREE_WHOLE(tag##_max, T, PICK_MAX)                         \
+    DEFINE_MINMAX_KERNEL(tag##_min, T, tag, BETTER_MIN, PICK_MIN, tag##_min_whole) \
+    DEFINE_MINMAX_KERNEL(tag##_max, T, tag, BETTER_MAX, PICK_MAX, tag##_max_whole)
+#define MINMAX_PAIR_1(tag, T)                                               \
+    DEFINE_MINMAX_KERNEL(tag##_min, T, tag, BETTER_MIN, PICK_MIN, NO_WHOLE) \
+    DEFINE_MINMAX_KERNEL(tag##_max, T, tag, BETTER_MAX, PICK_MAX, NO_WHOLE)
 
-#define SB_MINMAX_INSTANCE_(e, tag, ctype, f, s) DEFINE_MINMAX_PAIR(tag, ctype)
+#define SB_MINMAX_INSTANCE_(e, tag, ctype, f, s) MINMAX_PAIR_##f(tag, ctype)
 SB_TYPE_LIST(SB_MINMAX_INSTANCE_)
 #undef SB_MINMAX_INSTANCE_
 
