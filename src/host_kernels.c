@@ -138,6 +138,15 @@ DEFINE_VFOLD_F64(vfold_f64_prod, VOP_MUL)
  * WHOLE(x, &node): computes a full unmasked block's node at once when the
  *   algebra allows it (see ORDER_FREE below), or returns false (NO_WHOLE). */
 #define NO_WHOLE(x, node) ((void)(x), (void)(node), false)
+#define TRY_WHOLE_BLOCK(T, FIELD, WHOLE)                                    \
+    {                                                                       \
+        T whole_;                                                           \
+        if (count == SB_BLOCK_SIZE && mask == NULL && WHOLE(x, &whole_)) {  \
+            out->v.FIELD = whole_;                                          \
+            out->has = true;                                                \
+            return;                                                         \
+        }                                                                   \
+    }
 #define DEFINE_FOLD_KERNEL(NAME, T, FIELD, START, SKIP, STEP, FULL, WHOLE)  \
 static void NAME##_block(const void *xv, const unsigned char *mask,         \
                          size_t count, sb__node *out, bool *overflow)       \
@@ -146,12 +155,7 @@ static void NAME##_block(const void *xv, const unsigned char *mask,         \
     T v[NL];                                                                \
     bool has[NL];                                                           \
     bool ov = false;                                                        \
-    T whole_;                                                               \
-    if (count == SB_BLOCK_SIZE && mask == NULL && WHOLE(x, &whole_)) {      \
-        out->v.FIELD = whole_;                                              \
-        out->has = true;                                                    \
-        return;                                                             \
-    }                                                                       \
+    TRY_WHOLE_BLOCK(T, FIELD, WHOLE)                                        \
     if (count == SB_BLOCK_SIZE && mask == NULL) {                           \
         for (int l = 0; l < NL; l++) v[l] = START;                          \
         FULL(x, v, STEP)                                                    \
@@ -211,12 +215,7 @@ static void NAME##_block(const void *xv, const unsigned char *mask,         \
     T v[NL];                                                                \
     bool has[NL];                                                           \
     (void)overflow;                                                         \
-    T whole_;                                                               \
-    if (count == SB_BLOCK_SIZE && mask == NULL && WHOLE(x, &whole_)) {      \
-        out->v.FIELD = whole_;                                              \
-        out->has = true;                                                    \
-        return;                                                             \
-    }                                                                       \
+    TRY_WHOLE_BLOCK(T, FIELD, WHOLE)                                        \
     if (count == SB_BLOCK_SIZE && mask == NULL) {                           \
         for (int l = 0; l < NL; l++) v[l] = x[l * L];                       \
         for (int i = 1; i < L; i++)                                         \
