@@ -360,11 +360,12 @@ SB_API SB_NODISCARD sb_status sb_device_report(cl_device_id device,
  *  bytes, element i taking part iff mask[mask_offset + i] != 0.
  *  `queue` must belong to the context and device of `ctx`; `x` and `mask`
  *  to its context. Inputs with n <= sb_options.host_max_n are reduced on the
- *  host (same bits, no launch) unless SB_OPT_NO_HOST is set: the range (and
- *  the mask's) is read back with one blocking clEnqueueReadBuffer on
- *  `queue`, so such a call costs one command round trip, the least any
- *  call on a cl_mem can cost (on POCL as much as a launch: 17-35 us on the
- *  project's CI machine; `samebits bench` part 2 measures it).
+ *  host (same bits, no launch) unless SB_OPT_NO_HOST is set: the range is
+ *  read back with one blocking clEnqueueReadBuffer on `queue` (and the
+ *  mask's with a second), so such a call costs one command round trip per
+ *  buffer, the least any call on a cl_mem can cost (on POCL as much as a
+ *  launch: 17-46 us on the project's CI machine; `samebits bench` part 2
+ *  measures it).
  *  @return SB_OK; SB_EMPTY (min/max over nothing); SB_OVERFLOW;
  *          SB_INVALID_ARGUMENT for a bad reduction, NULL handles or result,
  *            a buffer or queue of another context, or a range outside a

@@ -45,10 +45,16 @@ static int open_suite(void **state) {
         return -1;
     s->contexts = checked_malloc(sizeof *s->contexts * s->all.count);
     const sb_options opts = { .flags = SB_OPT_NO_HOST };
-    for (size_t i = 0; i < s->all.count; i++)
+    for (size_t i = 0; i < s->all.count; i++) {
         if (device_context_open(&s->contexts[i], &s->all.devices[i], &opts)
-            != SB_OK)
+            != SB_OK) {
+            while (i-- > 0)
+                device_context_close(&s->contexts[i]);
+            free(s->contexts);
+            device_suite_free(s);
             return -1;
+        }
+    }
     *state = s;
     return 0;
 }

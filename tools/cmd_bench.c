@@ -959,7 +959,7 @@ static int parse_log2_size(const char *item)
 
 /* Parses "20,24,27" (or "f32,f64", "sum,min") into out[] with `parse`;
  * with `allowed`, only those values are accepted. Returns the count, or 0
- * if invalid or more than `max`. */
+ * if invalid, repeated or more than `max`. */
 static size_t parse_list(const char *s, parse_item_fn parse,
                          const int *allowed, size_t allowed_count,
                          int *out, size_t max)
@@ -973,10 +973,13 @@ static size_t parse_list(const char *s, parse_item_fn parse,
     for (char *tok = strtok_r(buf, ",", &save); tok != NULL;
          tok = strtok_r(NULL, ",", &save)) {
         const int v = parse(tok);
-        size_t a = 0;
+        size_t a = 0, seen = 0;
         while (allowed != NULL && a < allowed_count && allowed[a] != v)
             a++;
-        if (v < 0 || (allowed != NULL && a == allowed_count) || count == max)
+        while (seen < count && out[seen] != v)
+            seen++;
+        if (v < 0 || (allowed != NULL && a == allowed_count) || count == max
+                || seen < count)
             return 0;
         out[count++] = v;
     }
@@ -1017,8 +1020,10 @@ static void make_methods(bench_device *devs, size_t dev_count,
         snprintf(r->title, sizeof r->title, "dev%u/read", d);
         r->num = m - 2;
         r->den = m - 1;
-        /* Against the machine's memory: meaningful for a CPU device, which
-         * reads the same memory as the host. */
+        /* Against the machine's memory: meaningful only for a CPU device,
+         * which reads the same memory as the host. */
+        if (devs[i].caps.is_gpu)
+            continue;
         r = &ratios[q++];
         snprintf(r->name, sizeof r->name, "dev%u_over_read_all", d);
         snprintf(r->title, sizeof r->title, "dev%u/readall", d);
@@ -1131,7 +1136,7 @@ int cmd_bench(int argc, char **argv)
                                                   sizes, BENCH_MAX_SIZES);
             if (size_count == 0) {
                 cli_error("bench", "--sizes wants log2 sizes in %d..%d, "
-                          "separated by commas (at most %d)",
+                          "separated by commas, each once (at most %d)",
                           BENCH_MIN_LOG2, BENCH_MAX_LOG2, BENCH_MAX_SIZES);
                 return CLI_EXIT_USAGE;
             }
@@ -1140,7 +1145,7 @@ int cmd_bench(int argc, char **argv)
             type_count = missing ? 0 : parse_list(v, cli_parse_type,
                                                   all_types, 3, types, 3);
             if (type_count == 0) {
-                cli_error("bench", "--types wants some of f32,f64,i32");
+                cli_error("bench", "--types wants one or more of f32,f64,i32, each once");
                 return CLI_EXIT_USAGE;
             }
         } else if ((v = cli_option_value(argc, argv, &i, "--ops",
@@ -1148,7 +1153,7 @@ int cmd_bench(int argc, char **argv)
             op_count = missing ? 0 : parse_list(v, cli_parse_op, all_ops, 3,
                                                 ops, 3);
             if (op_count == 0) {
-                cli_error("bench", "--ops wants some of sum,min,prod");
+                cli_error("bench", "--ops wants one or more of sum,min,prod, each once");
                 return CLI_EXIT_USAGE;
             }
         } else if ((v = cli_option_value(argc, argv, &i, "--repeat",

@@ -58,9 +58,12 @@ bad() {   # PATTERN ARGS...
 }
 bad "--types wants" --types f16
 bad "--types wants" --types f32,f32,f32,f32
+bad "--types wants" --types f64,f64
+bad "--ops wants" --ops sum,min,sum
 bad "--ops wants" --ops max
 bad "--ops wants" --ops
 bad "--sizes wants" --sizes 3
+bad "--sizes wants" --sizes 10,12,10
 bad "--repeat wants" --repeat 0
 
 if [ $fail -eq 0 ]; then echo "cli_bench: all passed"; fi
