@@ -3,7 +3,7 @@
  *
  * THREADS threads share one context on POCL, made with the default options,
  * so that sizes up to host_max_n (32768) take the host shortcut (the
- * buffers are mapped) and larger ones launch kernels; each thread runs
+ * ranges are read back) and larger ones launch kernels; each thread runs
  * PER_THREAD reductions of a stream drawn from its own seed: ops, input and
  * accumulator types, SB_WRAP, sizes on both sides of host_max_n, mask
  * kinds, data families, and the call: blocking sb_reduce() through the

@@ -10,7 +10,7 @@
  *      16 x 1: many groups and several node passes even for small n;
  *   2: SB_OPT_NO_HOST, 32 x 2 leaves, node passes 8 x 4, sub-groups of 8
  *      emulated through local memory;
- *   3: host_max_n 64 (small inputs mapped and reduced on the host), else
+ *   3: host_max_n 64 (small inputs read back and reduced on the host), else
  *      as 0. It adds no kernels to compile: POCL compiles each kernel once
  *      per work-group size (a second or two each, cached in
  *      POCL_CACHE_DIR), which is what makes a cold run slow.
