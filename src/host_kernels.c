@@ -302,25 +302,28 @@ static bool NAME##_whole(const T *x, T *node)                               \
     return true;                                                            \
 }
 
-/* OFFSET: 2^(bits-13) for signed T, 0 for unsigned; SHIFT: bits - 12. */
+/* OFFSET: 2^(bits-13) for signed T, 0 for unsigned; SHIFT: bits - 12.
+ * The range is checked after every quarter block, so that a block which
+ * must take the checked fold anyway is not first read to its end. */
 #define DEFINE_SMALL_SUM_WHOLE(NAME, T, UT, OFFSET, SHIFT)                  \
 static bool NAME##_whole(const T *x, T *node)                               \
 {                                                                           \
     UT sum[32], bits[32];                                                   \
     memset(sum, 0, sizeof sum);                                             \
     memset(bits, 0, sizeof bits);                                           \
-    for (int i = 0; i < SB_BLOCK_SIZE; i += 32)                             \
-        for (int k = 0; k < 32; k++) {                                      \
-            const UT u = (UT)x[i + k];                                      \
-            sum[k] += u;                                                    \
-            bits[k] |= u + (UT)(OFFSET);                                    \
-        }                                                                   \
-    for (int k = 1; k < 32; k++) {                                          \
-        sum[0] += sum[k];                                                   \
-        bits[0] |= bits[k];                                                 \
+    for (int q = 0; q < SB_BLOCK_SIZE; q += SB_BLOCK_SIZE / 4) {            \
+        for (int i = q; i < q + SB_BLOCK_SIZE / 4; i += 32)                 \
+            for (int k = 0; k < 32; k++) {                                  \
+                const UT u = (UT)x[i + k];                                  \
+                sum[k] += u;                                                \
+                bits[k] |= u + (UT)(OFFSET);                                \
+            }                                                               \
+        UT seen = 0;                                                        \
+        for (int k = 0; k < 32; k++) seen |= bits[k];                       \
+        if (seen >> (SHIFT))                                                \
+            return false;                                                   \
     }                                                                       \
-    if (bits[0] >> (SHIFT))                                                 \
-        return false;                                                       \
+    for (int k = 1; k < 32; k++) sum[0] += sum[k];                          \
     *node = (T)sum[0];   /* in range: the exact sum */                      \
     return true;                                                            \
 }

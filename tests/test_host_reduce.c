@@ -268,7 +268,8 @@ static void store_int(void *x, size_t i, size_t size, uint64_t v) {
  * sums whose elements all lie in [-2^(b-13), 2^(b-13)), unsigned
  * [0, 2^(b-12)), where no partial sum can overflow. At the edges of that
  * window, blocks of one value just inside and just outside it, alone and
- * with one extreme element, must give the oracle's status and bits. The
+ * with one extreme element (early in the block, and last: the range is
+ * checked after each quarter), must give the oracle's status and bits. The
  * arithmetic says what the oracle must find: 4096 x -2^(b-13) is exactly
  * the type's minimum (ok), 4096 x 2^(b-13) is one past its maximum
  * (overflow), and likewise 4096 x 2^(b-12) for unsigned. */
@@ -303,16 +304,17 @@ static void whole_block_sums_at_the_edges_of_their_window(void **state) {
             const size_t n = sizes_here[z];
             void *x = checked_malloc(n * size);
             for (size_t v = 0; v < value_count; v++) {
-                for (int variant = 0; variant < 3; variant++) {
+                for (int variant = 0; variant < 5; variant++) {
                     for (size_t i = 0; i < n; i++)
                         store_int(x, i, size, values[v]);
-                    /* One extreme element in the first block: max, or
-                     * (signed) min. */
-                    if (variant == 1)
-                        store_int(x, 100, size, type_max);
-                    if (variant == 2)
-                        store_int(x, 100, size, kinds[k].is_signed
-                                                ? type_max + 1 : 0);
+                    /* One extreme element in the first block, at 100 or
+                     * at its last position: max, or (signed) min. */
+                    const size_t at = variant <= 2 ? 100 : 4095;
+                    if (variant == 1 || variant == 3)
+                        store_int(x, at, size, type_max);
+                    if (variant == 2 || variant == 4)
+                        store_int(x, at, size, kinds[k].is_signed
+                                               ? type_max + 1 : 0);
                     const test_case c = make_case(seed, r, n, MASK_NONE,
                                                   FAMILY_UNIFORM);
                     sb_status st;
