@@ -70,6 +70,9 @@ cmake --build "$build" -j"$(nproc)" --target "${targets[@]}"
 build_abs="$(cd "$build" && pwd)"
 export POCL_CACHE_DIR="${POCL_CACHE_DIR:-$build_abs/pocl-cache}"
 export UBSAN_OPTIONS="halt_on_error=1:print_stacktrace=1${UBSAN_OPTIONS:+:$UBSAN_OPTIONS}"
+# libFuzzer checks leaks with LSan's tracer: the same __tls_get_addr
+# interceptor flake as in tools/reliability.sh (see there), same remedy.
+export ASAN_OPTIONS="intercept_tls_get_addr=0${ASAN_OPTIONS:+:$ASAN_OPTIONS}"
 
 # run_fuzzer <binary> <corpus name> <output dir>: libFuzzer's status. It
 # runs in <output dir> (where -jobs writes its fuzz-N.log files) and logs to
