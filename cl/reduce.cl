@@ -64,14 +64,47 @@ inline void sb_write_truth(acc_t v, global uchar *res)
     *res = v != 0 ? 1 : 0;
 }
 
+/* Folds four full leaves e0..e3 side by side into a0..a3, then their tree
+ * into a0: see NAME##_leaf4_fast. */
+#define SB_FOLD_LEAF4(HAS_START, START, STEP, LOAD)                           \
+    if (HAS_START) {                                                          \
+        a0 = STEP(START, LOAD(e0.s0), &fl);                                   \
+        a1 = STEP(START, LOAD(e1.s0), &fl);                                   \
+        a2 = STEP(START, LOAD(e2.s0), &fl);                                   \
+        a3 = STEP(START, LOAD(e3.s0), &fl);                                   \
+    } else {                                                                  \
+        a0 = LOAD(e0.s0); a1 = LOAD(e1.s0);                                   \
+        a2 = LOAD(e2.s0); a3 = LOAD(e3.s0);                                   \
+    }                                                                         \
+    SB_FOLD4(1, STEP, LOAD) SB_FOLD4(2, STEP, LOAD) SB_FOLD4(3, STEP, LOAD)   \
+    SB_FOLD4(4, STEP, LOAD) SB_FOLD4(5, STEP, LOAD) SB_FOLD4(6, STEP, LOAD)   \
+    SB_FOLD4(7, STEP, LOAD) SB_FOLD4(8, STEP, LOAD) SB_FOLD4(9, STEP, LOAD)   \
+    SB_FOLD4(a, STEP, LOAD) SB_FOLD4(b, STEP, LOAD) SB_FOLD4(c, STEP, LOAD)   \
+    SB_FOLD4(d, STEP, LOAD) SB_FOLD4(e, STEP, LOAD) SB_FOLD4(f, STEP, LOAD)   \
+    a0 = STEP(a0, a1, &fl); a2 = STEP(a2, a3, &fl);                           \
+    a0 = STEP(a0, a2, &fl);
+
+/* SB_IF_WINDOW(WINDOW_STEP, e0..e3): `if (the window holds)` for the
+ * checked sum (WINDOW_STEP SB_STEP_ADDW), `if (0)` for every other
+ * reduction (SB_STEP_NONE: its branch is dead, but must compile). */
+#define SB_IF_WINDOW(WINDOW_STEP, e0, e1, e2, e3)                             \
+    if (SB_CAT(SB_WINDOW_TEST_, WINDOW_STEP)(e0, e1, e2, e3))
+#define SB_WINDOW_TEST_SB_STEP_NONE(e0, e1, e2, e3) 0
+#define SB_WINDOW_TEST_SB_STEP_ADDW(e0, e1, e2, e3)                           \
+    sb_in_sum_window(e0, e1, e2, e3)
+#define SB_STEP_NONE(a, b, ovp) (b)
+
 /* SB_DEFINE_REDUCTION(NAME, HAS_START, START, STEP, LOAD, CHECKED)
  *   HAS_START: 1 if a leaf starts from START (sum, prod, any, all), 0 if it
  *              starts from its first taking-part element (min, max);
  *   STEP(a, b, ovp): a op b, for ORDER.md's fold and combine alike;
  *   LOAD(x): element to accumulator value;
  *   CHECKED: 1 if an overflow is an error;
- *   WRITE: sb_write_value or sb_write_truth. */
-#define SB_DEFINE_REDUCTION(NAME, HAS_START, START, STEP, LOAD, CHECKED, WRITE)\
+ *   WRITE: sb_write_value or sb_write_truth;
+ *   WINDOW_STEP: SB_STEP_NONE, or for the checked sum the plain step that
+ *     is exact where sb_in_sum_window() holds. */
+#define SB_DEFINE_REDUCTION(NAME, HAS_START, START, STEP, LOAD, CHECKED, WRITE,\
+                            WINDOW_STEP)                                      \
                                                                               \
 inline void NAME##_combine(acc_t *v, uint *f, acc_t rv, uint rf)              \
 {                                                                             \
@@ -105,7 +138,9 @@ inline void NAME##_leaf_slow(const global in_t *x, const global uchar *mask,  \
  * no none and the tree is plain steps. Eight leaves are two of these: a   \
  * CPU device, which runs a work-group's items one after another, needs    \
  * eight chains to keep two vector adders busy, and the two inlined       \
- * bodies are straight-line code that the core interleaves. */             \
+ * bodies are straight-line code that the core interleaves. A checked    \
+ * sum whose 64 elements lie in sb_in_sum_window() cannot overflow, and    \
+ * takes WINDOW_STEP instead of the per-element check (same bits). */      \
 inline void NAME##_leaf4_fast(const global in_t *x, ulong first, acc_t *v,    \
                               uint *f)                                        \
 {                                                                             \
@@ -115,22 +150,12 @@ inline void NAME##_leaf4_fast(const global in_t *x, ulong first, acc_t *v,    \
     const in16_t e3 = vload16(0, x + first + 48);                             \
     uint fl = 0;                                                              \
     acc_t a0, a1, a2, a3;                                                     \
-    if (HAS_START) {                                                          \
-        a0 = STEP(START, LOAD(e0.s0), &fl);                                   \
-        a1 = STEP(START, LOAD(e1.s0), &fl);                                   \
-        a2 = STEP(START, LOAD(e2.s0), &fl);                                   \
-        a3 = STEP(START, LOAD(e3.s0), &fl);                                   \
+    SB_IF_WINDOW(WINDOW_STEP, e0, e1, e2, e3) {                               \
+        SB_FOLD_LEAF4(HAS_START, START, WINDOW_STEP, LOAD)                    \
     } else {                                                                  \
-        a0 = LOAD(e0.s0); a1 = LOAD(e1.s0);                                   \
-        a2 = LOAD(e2.s0); a3 = LOAD(e3.s0);                                   \
+        SB_FOLD_LEAF4(HAS_START, START, STEP, LOAD)                           \
     }                                                                         \
-    SB_FOLD4(1, STEP, LOAD) SB_FOLD4(2, STEP, LOAD) SB_FOLD4(3, STEP, LOAD)   \
-    SB_FOLD4(4, STEP, LOAD) SB_FOLD4(5, STEP, LOAD) SB_FOLD4(6, STEP, LOAD)   \
-    SB_FOLD4(7, STEP, LOAD) SB_FOLD4(8, STEP, LOAD) SB_FOLD4(9, STEP, LOAD)   \
-    SB_FOLD4(a, STEP, LOAD) SB_FOLD4(b, STEP, LOAD) SB_FOLD4(c, STEP, LOAD)   \
-    SB_FOLD4(d, STEP, LOAD) SB_FOLD4(e, STEP, LOAD) SB_FOLD4(f, STEP, LOAD)   \
-    a0 = STEP(a0, a1, &fl); a2 = STEP(a2, a3, &fl);                           \
-    *v = STEP(a0, a2, &fl);                                                   \
+    *v = a0;                                                                  \
     *f = fl | SB_HAS;                                                         \
 }                                                                             \
 inline void NAME##_leaf8_fast(const global in_t *x, ulong first, acc_t *v,    \
@@ -271,15 +296,30 @@ kernel void sb_##NAME##_nodes(const global acc_t *in_v, ulong in_cap,        \
 /* ---- the reductions of this program's accumulator ---------------------- */
 
 #if SB_ACC_FLOAT
-SB_DEFINE_REDUCTION(sum,  1, (acc_t)0, SB_STEP_ADD,  SB_LOAD_VALUE, 0, sb_write_value)
-SB_DEFINE_REDUCTION(prod, 1, (acc_t)1, SB_STEP_MUL,  SB_LOAD_VALUE, 0, sb_write_value)
+SB_DEFINE_REDUCTION(sum,  1, (acc_t)0, SB_STEP_ADD,  SB_LOAD_VALUE, 0,
+                    sb_write_value, SB_STEP_NONE)
+SB_DEFINE_REDUCTION(prod, 1, (acc_t)1, SB_STEP_MUL,  SB_LOAD_VALUE, 0,
+                    sb_write_value, SB_STEP_NONE)
 #else
-SB_DEFINE_REDUCTION(sum,  1, (acc_t)0, SB_STEP_ADDC, SB_LOAD_VALUE, 1, sb_write_value)
-SB_DEFINE_REDUCTION(prod, 1, (acc_t)1, SB_STEP_MULC, SB_LOAD_VALUE, 1, sb_write_value)
-SB_DEFINE_REDUCTION(sumwrap,  1, (acc_t)0, SB_STEP_ADDW, SB_LOAD_VALUE, 0, sb_write_value)
-SB_DEFINE_REDUCTION(prodwrap, 1, (acc_t)1, SB_STEP_MULW, SB_LOAD_VALUE, 0, sb_write_value)
+#if SB_HAS_SUM_WINDOW
+SB_DEFINE_REDUCTION(sum,  1, (acc_t)0, SB_STEP_ADDC, SB_LOAD_VALUE, 1,
+                    sb_write_value, SB_STEP_ADDW)
+#else
+SB_DEFINE_REDUCTION(sum,  1, (acc_t)0, SB_STEP_ADDC, SB_LOAD_VALUE, 1,
+                    sb_write_value, SB_STEP_NONE)
 #endif
-SB_DEFINE_REDUCTION(min, 0, (acc_t)0, SB_STEP_MIN, SB_LOAD_VALUE, 0, sb_write_value)
-SB_DEFINE_REDUCTION(max, 0, (acc_t)0, SB_STEP_MAX, SB_LOAD_VALUE, 0, sb_write_value)
-SB_DEFINE_REDUCTION(any, 1, (acc_t)0, SB_STEP_OR,  SB_LOAD_TRUTH, 0, sb_write_truth)
-SB_DEFINE_REDUCTION(all, 1, (acc_t)1, SB_STEP_AND, SB_LOAD_TRUTH, 0, sb_write_truth)
+SB_DEFINE_REDUCTION(prod, 1, (acc_t)1, SB_STEP_MULC, SB_LOAD_VALUE, 1,
+                    sb_write_value, SB_STEP_NONE)
+SB_DEFINE_REDUCTION(sumwrap,  1, (acc_t)0, SB_STEP_ADDW, SB_LOAD_VALUE, 0,
+                    sb_write_value, SB_STEP_NONE)
+SB_DEFINE_REDUCTION(prodwrap, 1, (acc_t)1, SB_STEP_MULW, SB_LOAD_VALUE, 0,
+                    sb_write_value, SB_STEP_NONE)
+#endif
+SB_DEFINE_REDUCTION(min, 0, (acc_t)0, SB_STEP_MIN, SB_LOAD_VALUE, 0,
+                    sb_write_value, SB_STEP_NONE)
+SB_DEFINE_REDUCTION(max, 0, (acc_t)0, SB_STEP_MAX, SB_LOAD_VALUE, 0,
+                    sb_write_value, SB_STEP_NONE)
+SB_DEFINE_REDUCTION(any, 1, (acc_t)0, SB_STEP_OR,  SB_LOAD_TRUTH, 0,
+                    sb_write_truth, SB_STEP_NONE)
+SB_DEFINE_REDUCTION(all, 1, (acc_t)1, SB_STEP_AND, SB_LOAD_TRUTH, 0,
+                    sb_write_truth, SB_STEP_NONE)

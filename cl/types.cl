@@ -113,6 +113,42 @@ typedef uint   uwrap_t;
 #else
 typedef ulong  uwrap_t;
 #endif
+
+/* sb_in_sum_window(e0, e1, e2, e3): whether the 64 elements all lie where
+ * no sum of up to 64 of them, hence no partial of a four-leaf fold and its
+ * tree, can overflow: [-2^(b-7), 2^(b-7)) for a signed b-bit accumulator,
+ * [0, 2^(b-6)) for an unsigned one. There the checked sum's steps are plain
+ * adds (sb_add_wrap, exact as nothing wraps), which vectorise; the leaf
+ * kernels fall back to the checked steps otherwise. One unsigned compare
+ * per element: x + 2^(b-7) (signed) or x (unsigned) below 2^(b-6). Only
+ * for 32/64-bit accumulators: for 8/16 bits the window is too narrow to
+ * matter. */
+#if SB_ACC_BITS >= 32
+#define SB_HAS_SUM_WINDOW 1
+#if SB_ACC_BITS == 32
+#define SB_UACC_NAME uint
+#else
+#define SB_UACC_NAME ulong
+#endif
+typedef SB_CAT(SB_UACC_NAME, 16) uacc16_t;
+#define SB_WINDOW_LANES(e)                                                    \
+    SB_CAT(as_, SB_CAT(SB_UACC_NAME, 16))(                                    \
+        SB_CAT(convert_, SB_CAT(SB_ACC_T, 16))(e))
+inline int sb_in_sum_window(in16_t e0, in16_t e1, in16_t e2, in16_t e3)
+{
+#if SB_ACC_SIGNED
+    const uacc16_t offset = (uacc16_t)((SB_UACC_NAME)1 << (SB_ACC_BITS - 7));
+#else
+    const uacc16_t offset = (uacc16_t)0;
+#endif
+    const uacc16_t t = (SB_WINDOW_LANES(e0) + offset) |
+                       (SB_WINDOW_LANES(e1) + offset) |
+                       (SB_WINDOW_LANES(e2) + offset) |
+                       (SB_WINDOW_LANES(e3) + offset);
+    return !any((t >> (SB_UACC_NAME)(SB_ACC_BITS - 6)) != (uacc16_t)0);
+}
+#endif
+
 inline acc_t sb_add_wrap(acc_t a, acc_t b)
 {
     return SB_AS_ACC((uwrap_t)((uwrap_t)a + (uwrap_t)b));
