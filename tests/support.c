@@ -622,3 +622,86 @@ bool check_against_oracle(const test_case *c, sb_status *oracle_status) {
     free(buffer);
     return agree;
 }
+
+/* Writes the low `size` bytes of `v` (two's complement) as element i. */
+static void store_int(void *x, size_t i, size_t size, uint64_t v) {
+    if (size == 4) {
+        const uint32_t w = (uint32_t)v;
+        memcpy((char *)x + 4 * i, &w, 4);
+    } else {
+        memcpy((char *)x + 8 * i, &v, 8);
+    }
+}
+
+unsigned long check_window_edges(unsigned log2_block, const size_t *sizes,
+                                 size_t size_count, const size_t *places,
+                                 size_t place_count, uint64_t seed,
+                                 data_check check, void *context) {
+    static const struct { sb_type type; unsigned bits; bool is_signed; }
+        kinds[] = {
+        { SB_I32, 32, true },  { SB_U32, 32, false },
+        { SB_I64, 64, true },  { SB_U64, 64, false },
+    };
+    const size_t block = (size_t)1 << log2_block;
+    unsigned long wrong = 0;
+    for (size_t k = 0; k < sizeof kinds / sizeof *kinds; k++) {
+        const unsigned b = kinds[k].bits;
+        const size_t size = b / 8;
+        const uint64_t w = (uint64_t)1 << (kinds[k].is_signed
+                                           ? b - 1 - log2_block
+                                           : b - log2_block);
+        const uint64_t type_max = kinds[k].is_signed
+            ? ((uint64_t)1 << (b - 1)) - 1
+            : (b == 64 ? UINT64_MAX : ((uint64_t)1 << b) - 1);
+        /* The limit elements: the maximum, and for signed types the
+         * minimum (an unsigned one's, 0, lies inside the window). */
+        const uint64_t limits[2] = { type_max, type_max + 1 };
+        const size_t limit_count = kinds[k].is_signed ? 2 : 1;
+        /* Even index: inside the window; odd: just outside. */
+        const uint64_t values[4] = { w - 1, w, (uint64_t)0 - w,
+                                     (uint64_t)0 - w - 1 };
+        const size_t value_count = kinds[k].is_signed ? 4 : 2;
+        const sb_reduction r = { .op = SB_SUM, .input = kinds[k].type };
+        for (size_t z = 0; z < size_count; z++) {
+            const size_t n = sizes[z];
+            void *x = checked_malloc(n * size);
+            for (size_t v = 0; v < value_count; v++) {
+                /* Case 0: no limit element; then each limit at each
+                 * place. */
+                for (size_t e = 0; e <= limit_count * place_count; e++) {
+                    for (size_t i = 0; i < n; i++)
+                        store_int(x, i, size, values[v]);
+                    size_t at = SIZE_MAX;
+                    if (e > 0) {
+                        at = places[(e - 1) % place_count];
+                        if (at >= n)
+                            continue;
+                        store_int(x, at, size,
+                                  limits[(e - 1) / place_count]);
+                    }
+                    const test_case c = make_case(seed, r, n, MASK_NONE,
+                                                  FAMILY_UNIFORM);
+                    sb_status st;
+                    bool right = check(context, &c, x, &st);
+                    if (n == block && e == 0 &&
+                        st != (v % 2 ? SB_OVERFLOW : SB_OK)) {
+                        fprintf(stderr, "the oracle says %s\n",
+                                status_name(st));
+                        right = false;
+                    }
+                    if (!right) {
+                        fprintf(stderr, "  (%s, n %zu, value 0x%" PRIx64,
+                                type_name(r.input), n, values[v]);
+                        if (at != SIZE_MAX)
+                            fprintf(stderr, ", 0x%" PRIx64 " at %zu",
+                                    limits[(e - 1) / place_count], at);
+                        fprintf(stderr, ")\n");
+                        wrong++;
+                    }
+                }
+            }
+            free(x);
+        }
+    }
+    return wrong;
+}

@@ -165,4 +165,35 @@ bool check_data_against_oracle(const test_case *c, const void *x,
                                const unsigned char *mask,
                                sb_status *oracle_status);
 
+/* ------------------------------------------------------------------------
+ * Checked sums at the edges of a no-overflow window
+ * ---------------------------------------------------------------------- */
+
+/* The host path (per block of 4096) and the device kernels (per four-leaf
+ * fold of 64) replace a checked 32/64-bit sum's steps by plain adds where
+ * every element of a block of 2^k lies in [-2^(b-1-k), 2^(b-1-k)) (signed)
+ * or [0, 2^(b-k)) (unsigned): no partial sum of 2^k of them can overflow.
+ * A window one bit too wide would wrap silently. */
+
+/*! A run's check of one case with caller-built data: true if it agreed;
+ *  *oracle_status receives the oracle's status. */
+typedef bool (*data_check)(void *context, const test_case *c, const void *x,
+                           sb_status *oracle_status);
+
+/*! check_window_edges() :
+ *  For i32, u32, i64 and u64 checked sums (A = I), for every n in `sizes`:
+ *  arrays of one value just inside and just outside the window's top, and
+ *  for signed types its bottom, alone and with one type-limit element
+ *  (the maximum; for signed types also the minimum) at each of the
+ *  `place_count` indices `places`. Runs `check` on each and prints every
+ *  mismatch. At n = 2^k with no limit element the arithmetic fixes the
+ *  status: the values inside give SB_OK (2^k times the bottom is exactly
+ *  the signed minimum), those outside SB_OVERFLOW (2^k times the top is
+ *  one past the maximum); a different oracle status counts as wrong too.
+ *  @return the number of wrong cases. */
+unsigned long check_window_edges(unsigned log2_block, const size_t *sizes,
+                                 size_t size_count, const size_t *places,
+                                 size_t place_count, uint64_t seed,
+                                 data_check check, void *context);
+
 #endif /* SB_TEST_SUPPORT_H */

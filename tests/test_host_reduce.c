@@ -255,86 +255,28 @@ static void large_inputs_match_the_oracle(void **state) {
     assert_int_equal(wrong, 0);
 }
 
-/* Writes `v` as element i of a buffer of `size`-byte integers. */
-static void store_int(void *x, size_t i, size_t size, uint64_t v) {
-    switch (size) {
-    case 4: { const uint32_t w = (uint32_t)v; memcpy((char *)x + 4 * i, &w, 4); break; }
-    default: memcpy((char *)x + 8 * i, &v, 8); break;
-    }
+/* check_window_edges()'s check: the host path against the oracle. */
+static bool host_agrees(void *context, const test_case *c, const void *x,
+                        sb_status *oracle_status) {
+    (void)context;
+    return check_data_against_oracle(c, x, NULL, oracle_status);
 }
 
 /* The host path computes a full block of 4096 elements in one pass where
  * the algebra allows (src/host_kernels.c): among them checked 32/64-bit
  * sums whose elements all lie in [-2^(b-13), 2^(b-13)), unsigned
  * [0, 2^(b-12)), where no partial sum can overflow. At the edges of that
- * window, blocks of one value just inside and just outside it, alone and
- * with one extreme element (early in the block, and last: the range is
- * checked after each quarter), must give the oracle's status and bits. The
- * arithmetic says what the oracle must find: 4096 x -2^(b-13) is exactly
- * the type's minimum (ok), 4096 x 2^(b-13) is one past its maximum
- * (overflow), and likewise 4096 x 2^(b-12) for unsigned. */
+ * window (check_window_edges(): one value just inside or outside, alone or
+ * with a type-limit element at 100 or last in the block, which matters
+ * because the range is checked after each quarter) the bits and statuses
+ * must be the oracle's, and at n = 4096 the ones the arithmetic fixes. */
 static void whole_block_sums_at_the_edges_of_their_window(void **state) {
     (void)state;
-    static const struct { sb_type input, acc; unsigned bits; bool is_signed; }
-        kinds[] = {
-        { SB_I32, SB_I32, 32, true },  { SB_U32, SB_U32, 32, false },
-        { SB_I64, SB_I64, 64, true },  { SB_U64, SB_U64, 64, false },
-    };
     static const size_t sizes_here[] = { 4096, 2 * 4096 + 5 };
-    int wrong = 0;
-    for (size_t k = 0; k < COUNT(kinds); k++) {
-        const unsigned b = kinds[k].bits;
-        const size_t size = b / 8;
-        const uint64_t w = (uint64_t)1 << (kinds[k].is_signed ? b - 13 : b - 12);
-        const uint64_t type_max = kinds[k].is_signed
-            ? ((uint64_t)1 << (b - 1)) - 1
-            : (b == 64 ? UINT64_MAX : ((uint64_t)1 << b) - 1);
-        /* Values as two's complement bit patterns of the element type. */
-        uint64_t values[4];
-        size_t value_count = 0;
-        values[value_count++] = w - 1;                 /* inside, top */
-        values[value_count++] = w;                     /* outside, top */
-        if (kinds[k].is_signed) {
-            values[value_count++] = (uint64_t)0 - w;       /* inside, bottom */
-            values[value_count++] = (uint64_t)0 - w - 1;   /* outside */
-        }
-        const sb_reduction r = { .op = SB_SUM, .input = kinds[k].input,
-                                 .accumulator = kinds[k].acc };
-        for (size_t z = 0; z < COUNT(sizes_here); z++) {
-            const size_t n = sizes_here[z];
-            void *x = checked_malloc(n * size);
-            for (size_t v = 0; v < value_count; v++) {
-                for (int variant = 0; variant < 5; variant++) {
-                    for (size_t i = 0; i < n; i++)
-                        store_int(x, i, size, values[v]);
-                    /* One extreme element in the first block, at 100 or
-                     * at its last position: max, or (signed) min. */
-                    const size_t at = variant <= 2 ? 100 : 4095;
-                    if (variant == 1 || variant == 3)
-                        store_int(x, at, size, type_max);
-                    if (variant == 2 || variant == 4)
-                        store_int(x, at, size, kinds[k].is_signed
-                                               ? type_max + 1 : 0);
-                    const test_case c = make_case(seed, r, n, MASK_NONE,
-                                                  FAMILY_UNIFORM);
-                    sb_status st;
-                    if (!check_data_against_oracle(&c, x, NULL, &st)) {
-                        fprintf(stderr, "  (value 0x%llx, variant %d)\n",
-                                (unsigned long long)values[v], variant);
-                        wrong++;
-                    }
-                    /* The two plain blocks of 4096 whose status the
-                     * arithmetic fixes. */
-                    if (n == 4096 && variant == 0 && v == 1)
-                        assert_int_equal(st, SB_OVERFLOW);
-                    if (n == 4096 && variant == 0 && v == 2)
-                        assert_int_equal(st, SB_OK);
-                }
-            }
-            free(x);
-        }
-    }
-    assert_int_equal(wrong, 0);
+    static const size_t places[] = { 100, 4095 };
+    assert_int_equal(check_window_edges(12, sizes_here, COUNT(sizes_here),
+                                        places, COUNT(places), seed,
+                                        host_agrees, NULL), 0);
 }
 
 /* The caller's floating-point environment: rounding upward, and on x86
