@@ -85,8 +85,9 @@ inline void sb_write_truth(acc_t v, global uchar *res)
     a0 = STEP(a0, a2, &fl);
 
 /* SB_IF_WINDOW(WINDOW_STEP, e0..e3): `if (the window holds)` for the
- * checked sum (WINDOW_STEP SB_STEP_ADDW), `if (0)` for every other
- * reduction (SB_STEP_NONE: its branch is dead, but must compile). */
+ * checked sum with a 32/64-bit accumulator (WINDOW_STEP SB_STEP_ADDW, from
+ * SB_SUM_WINDOW_STEP in types.cl), `if (0)` for every other reduction
+ * (SB_STEP_NONE: its branch is dead, but must compile). */
 #define SB_IF_WINDOW(WINDOW_STEP, e0, e1, e2, e3)                             \
     if (SB_CAT(SB_WINDOW_TEST_, WINDOW_STEP)(e0, e1, e2, e3))
 #define SB_WINDOW_TEST_SB_STEP_NONE(e0, e1, e2, e3) 0
@@ -301,13 +302,8 @@ SB_DEFINE_REDUCTION(sum,  1, (acc_t)0, SB_STEP_ADD,  SB_LOAD_VALUE, 0,
 SB_DEFINE_REDUCTION(prod, 1, (acc_t)1, SB_STEP_MUL,  SB_LOAD_VALUE, 0,
                     sb_write_value, SB_STEP_NONE)
 #else
-#if SB_HAS_SUM_WINDOW
 SB_DEFINE_REDUCTION(sum,  1, (acc_t)0, SB_STEP_ADDC, SB_LOAD_VALUE, 1,
-                    sb_write_value, SB_STEP_ADDW)
-#else
-SB_DEFINE_REDUCTION(sum,  1, (acc_t)0, SB_STEP_ADDC, SB_LOAD_VALUE, 1,
-                    sb_write_value, SB_STEP_NONE)
-#endif
+                    sb_write_value, SB_SUM_WINDOW_STEP)
 SB_DEFINE_REDUCTION(prod, 1, (acc_t)1, SB_STEP_MULC, SB_LOAD_VALUE, 1,
                     sb_write_value, SB_STEP_NONE)
 SB_DEFINE_REDUCTION(sumwrap,  1, (acc_t)0, SB_STEP_ADDW, SB_LOAD_VALUE, 0,

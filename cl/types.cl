@@ -124,7 +124,7 @@ typedef ulong  uwrap_t;
  * for 32/64-bit accumulators: for 8/16 bits the window is too narrow to
  * matter. */
 #if SB_ACC_BITS >= 32
-#define SB_HAS_SUM_WINDOW 1
+#define SB_SUM_WINDOW_STEP SB_STEP_ADDW   /* see SB_IF_WINDOW, reduce.cl */
 #if SB_ACC_BITS == 32
 #define SB_UACC_NAME uint
 #else
@@ -147,6 +147,8 @@ inline int sb_in_sum_window(in16_t e0, in16_t e1, in16_t e2, in16_t e3)
                        (SB_WINDOW_LANES(e3) + offset);
     return !any((t >> (SB_UACC_NAME)(SB_ACC_BITS - 6)) != (uacc16_t)0);
 }
+#else
+#define SB_SUM_WINDOW_STEP SB_STEP_NONE
 #endif
 
 inline acc_t sb_add_wrap(acc_t a, acc_t b)

@@ -348,12 +348,12 @@ static void checked_sums_at_the_edges_of_the_leaf_window(void **state) {
                                   .leaves_per_item = d->oclgrind ? 4 : 0 };
         device_context dc;
         assert_int_equal(device_context_open(&dc, d, &opts), SB_OK);
-        const unsigned long here = d->oclgrind
-            ? check_window_edges(6, oclgrind_sizes, COUNT(oclgrind_sizes),
-                                 places, COUNT(places), seed, device_agrees,
-                                 &dc)
-            : check_window_edges(6, pocl_sizes, COUNT(pocl_sizes), places,
-                                 COUNT(places), seed, device_agrees, &dc);
+        const size_t *sizes = d->oclgrind ? oclgrind_sizes : pocl_sizes;
+        const size_t size_count = d->oclgrind ? COUNT(oclgrind_sizes)
+                                              : COUNT(pocl_sizes);
+        const unsigned long here = check_window_edges(
+            6, sizes, size_count, places, COUNT(places), seed, device_agrees,
+            &dc);
         device_context_close(&dc);
         printf("leaf window edges on %s: %lu wrong\n", d->name, here);
         wrong += here;

@@ -176,7 +176,8 @@ int main(void) {
     seed = test_seed(20240611u);
     printf("Oclgrind log: %s\n", log_path);
     int failed = cmocka_run_group_tests_name("oclgrind_races", run,
-                                             device_list_setup, device_list_teardown);
+                                             device_list_setup,
+                                             device_list_teardown);
     failed += cmocka_run_group_tests_name("oclgrind_log", check, NULL, NULL);
     return failed;
 }

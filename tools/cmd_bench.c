@@ -1107,8 +1107,12 @@ int cmd_bench(int argc, char **argv)
     const char *device_spec = NULL;
     static const int all_types[] = { SB_F32, SB_F64, SB_I32 };
     static const int all_ops[] = { SB_SUM, SB_MIN, SB_PROD };
-    int types[3] = { SB_F32, SB_F64, SB_I32 }, ops[3] = { SB_SUM, SB_MIN, SB_PROD };
-    size_t type_count = 3, op_count = 3;
+    enum { TYPES = sizeof all_types / sizeof *all_types,
+           OPS = sizeof all_ops / sizeof *all_ops };
+    int types[TYPES], ops[OPS];
+    memcpy(types, all_types, sizeof types);
+    memcpy(ops, all_ops, sizeof ops);
+    size_t type_count = TYPES, op_count = OPS;
 
     for (int i = 1; i < argc; i++) {
         const char *v;
@@ -1143,15 +1147,16 @@ int cmd_bench(int argc, char **argv)
         } else if ((v = cli_option_value(argc, argv, &i, "--types",
                                          &missing)) != NULL || missing) {
             type_count = missing ? 0 : parse_list(v, cli_parse_type,
-                                                  all_types, 3, types, 3);
+                                                  all_types, TYPES, types,
+                                                  TYPES);
             if (type_count == 0) {
                 cli_error("bench", "--types wants one or more of f32,f64,i32, each once");
                 return CLI_EXIT_USAGE;
             }
         } else if ((v = cli_option_value(argc, argv, &i, "--ops",
                                          &missing)) != NULL || missing) {
-            op_count = missing ? 0 : parse_list(v, cli_parse_op, all_ops, 3,
-                                                ops, 3);
+            op_count = missing ? 0 : parse_list(v, cli_parse_op, all_ops,
+                                                OPS, ops, OPS);
             if (op_count == 0) {
                 cli_error("bench", "--ops wants one or more of sum,min,prod, each once");
                 return CLI_EXIT_USAGE;
