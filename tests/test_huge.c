@@ -164,6 +164,17 @@ static void u8_to_u64_sum_of_2p32_plus_17_elements_is_exact(void **state) {
     }
 }
 
+/* The same sum into a signed accumulator (u8 -> i64: a conversion of its
+ * own, and the checked signed step). */
+static void u8_to_i64_sum_is_exact(void **state) {
+    const sb_reduction r = { SB_SUM, SB_U8, SB_I64, 0 };
+    const int64_t want = (int64_t)pattern_sum(HOST_N);
+    unsigned char got[RESULT_BUFFER];
+    assert_int_equal(host_run(*state, r, false, 0, got), SB_OK);
+    assert_memory_equal(got, &want, sizeof want);
+    assert_int_equal(got[sizeof want], RESULT_SENTINEL);
+}
+
 /* The root's exact value S(n) > 2^32 - 1, so some step of the tree does
  * not fit u32, whatever the order. */
 static void u8_to_u32_checked_sum_overflows(void **state) {
@@ -475,6 +486,7 @@ static void device_i32_checked_sum_overflows_and_i64_is_exact(void **state) {
 int main(void) {
     const struct CMUnitTest host_tests[] = {
         cmocka_unit_test(u8_to_u64_sum_of_2p32_plus_17_elements_is_exact),
+        cmocka_unit_test(u8_to_i64_sum_is_exact),
         cmocka_unit_test(u8_to_u32_checked_sum_overflows),
         cmocka_unit_test(u8_to_u32_wrapping_sum_is_exact_modulo_2p32),
         cmocka_unit_test(u8_to_f64_sum_is_exact),
