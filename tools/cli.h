@@ -1,6 +1,6 @@
 /* cli.h: what the files of the samebits command share.
  *
- * tools/samebits.c holds main() and the table of subcommands; each
+ * tools/cli_main.c holds main() and the table of subcommands; each
  * subcommand lives in its own tools/cmd_<name>.c and is one cmd_<name>()
  * entry point below. The helpers (tools/cli_util.c) are the small things
  * several subcommands need: messages, timing, machine facts, bit patterns;
@@ -10,9 +10,21 @@
  *
  * Like everything in tools/, this uses only the public header samebits.h.
  *
- * Exit status of every subcommand: CLI_EXIT_OK; CLI_EXIT_FAILURE when the
- * work could not be done or found something wrong (e.g. a library result
- * that breaks the promise); CLI_EXIT_USAGE for a bad command line.
+ * Exit status of every subcommand, one meaning each, the same in every
+ * subcommand (documented in `samebits --help` and the README):
+ *   CLI_EXIT_OK        0  the value was printed / the work was done
+ *   CLI_EXIT_NO_VALUE  1  the reduction has no value: empty (min/max over
+ *                         nothing) or a checked overflow
+ *   CLI_EXIT_USAGE     2  a bad command line
+ *   CLI_EXIT_INPUT     3  an input cannot be read or is not what it must be
+ *                         (missing file, unknown format, a number out of
+ *                         range, a mask of the wrong length, out of memory
+ *                         for it)
+ *   CLI_EXIT_DEVICE    4  no such device, or the library or the device
+ *                         refused or failed (unsupported type, OpenCL or
+ *                         build error)
+ *   CLI_EXIT_DIFFERS   5  check, demo: a result differs from what samebits
+ *                         promises (a bug to report)
  */
 #ifndef SAMEBITS_CLI_H
 #define SAMEBITS_CLI_H
@@ -23,9 +35,14 @@
 
 #include "samebits.h"
 
-#define CLI_EXIT_OK      0
-#define CLI_EXIT_FAILURE 1
-#define CLI_EXIT_USAGE   2
+#define CLI_EXIT_OK       0
+#define CLI_EXIT_NO_VALUE 1
+#define CLI_EXIT_USAGE    2
+#define CLI_EXIT_INPUT    3
+#define CLI_EXIT_DEVICE   4
+#define CLI_EXIT_DIFFERS  5
+/* Being replaced by the codes above, command by command. */
+#define CLI_EXIT_FAILURE  1
 
 /* A subcommand: argv[0] is the subcommand's name, the options follow. */
 typedef int (*cli_command_fn)(int argc, char **argv);

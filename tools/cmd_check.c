@@ -21,7 +21,7 @@
 #include "corpus.h"
 #include "samebits.h"
 
-/* The golden file, embedded by tools/embed_text.cmake. */
+/* The golden file, embedded by cmake/embed.cmake. */
 extern const char samebits_golden[];
 extern const size_t samebits_golden_size;
 

@@ -1,4 +1,4 @@
-/* samebits.c: main() of the samebits command: the table of subcommands,
+/* cli_main.c: main() of the samebits command: the table of subcommands,
  * the top-level usage text, and dispatch to tools/cmd_<name>.c.
  *
  * A new subcommand is one new file, one declaration in cli.h and one row in
