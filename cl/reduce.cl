@@ -14,13 +14,12 @@
  * When a launch has a single work-group (`final` != 0), that work-group
  * writes the result record instead: the value (canonical NaN) at byte 0
  * and the status word at byte 8 of `res`; the value only when the status is
- * ok. ORDER.md's "pad with none to a power of two" makes every such block
+ * ok. docs/order.md's "pad with none to a power of two" makes every such block
  * an aligned subtree, so work-group size, leaves per item and sub-group
  * size change speed, never bits. */
 
-#ifndef SB_MAX_LPI_LOG2
-#define SB_MAX_LPI_LOG2 7        /* up to 128 leaves or nodes per work-item */
-#endif
+/* A work-item's binary counter holds one node per level of its subtree
+ * (SB_MAX_LPI_LOG2, from the host, bounds leaves or nodes per item). */
 #define SB_STACK (SB_MAX_LPI_LOG2 + 2)
 
 /* Converts one element to its accumulator value (any/all: its truth). */
@@ -33,7 +32,7 @@
     a2 = STEP(a2, LOAD(e2.s##c), &fl); a3 = STEP(a3, LOAD(e3.s##c), &fl);
 
 /* The fold and combine steps: a op b. min/max keep a unless b is strictly
- * smaller/larger, so NaNs and signed zeros follow ORDER.md. */
+ * smaller/larger, so NaNs and signed zeros follow docs/order.md. */
 #define SB_STEP_ADD(a, b, ovp)  ((a) + (b))
 #define SB_STEP_MUL(a, b, ovp)  ((a) * (b))
 #define SB_STEP_ADDC(a, b, ovp) sb_add_checked((a), (b), (ovp))
@@ -98,7 +97,7 @@ inline void sb_write_truth(acc_t v, global uchar *res)
 /* SB_DEFINE_REDUCTION(NAME, HAS_START, START, STEP, LOAD, CHECKED)
  *   HAS_START: 1 if a leaf starts from START (sum, prod, any, all), 0 if it
  *              starts from its first taking-part element (min, max);
- *   STEP(a, b, ovp): a op b, for ORDER.md's fold and combine alike;
+ *   STEP(a, b, ovp): a op b, for docs/order.md's fold and combine alike;
  *   LOAD(x): element to accumulator value;
  *   CHECKED: 1 if an overflow is an error;
  *   WRITE: sb_write_value or sb_write_truth;
@@ -122,7 +121,7 @@ inline void NAME##_leaf_slow(const global in_t *x, const global uchar *mask,  \
 {                                                                             \
     acc_t a = START;                                                          \
     uint fl = 0;                                                              \
-    const ulong end = min(first + 16, n);                                     \
+    const ulong end = min(first + SB_LEAF_SIZE, n);                                     \
     for (ulong i = first; i < end; i++) {                                     \
         if (mask && !mask[i]) continue;                                       \
         const acc_t e = LOAD(x[i]);                                           \
@@ -203,7 +202,7 @@ inline void NAME##_emit(acc_t v, uint f, uint pos, global acc_t *out_v,       \
         ((global uint *)(out_v + out_cap))[get_group_id(0)] = f;              \
         return;                                                               \
     }                                                                         \
-    global int *status = (global int *)(res + 8);                             \
+    global int *status = (global int *)(res + SB_RESULT_STATUS_OFFSET);                             \
     if (CHECKED && (f & SB_OVERFLOW)) { *status = SB_STATUS_OVERFLOW; return; } \
     if (!(f & SB_HAS)) {                                                      \
         if (!HAS_START) { *status = SB_STATUS_EMPTY; return; }                \
@@ -248,10 +247,10 @@ kernel void sb_##NAME##_leaves(const global in_t *x, ulong x_off,             \
     if (mask) mask += mask_off;                                               \
     const ulong item = (ulong)get_group_id(0) * wg + pos;                     \
     const ulong first_leaf = item * lpi;                                      \
-    const ulong leaves = (n + 15) / 16;                                       \
+    const ulong leaves = (n + SB_LEAF_SIZE - 1) / SB_LEAF_SIZE;               \
     acc_t sv[SB_STACK]; uint sf[SB_STACK], sl[SB_STACK], top = 0;             \
     for (uint l = 0; l < lpi && first_leaf + l < leaves; ) {                  \
-        const ulong first = (first_leaf + l) * 16;                            \
+        const ulong first = (first_leaf + l) * SB_LEAF_SIZE;                  \
         if (!mask && l % 8 == 0 && lpi - l >= 8 && first + 128 <= n) {       \
             acc_t v; uint f;                                                  \
             NAME##_leaf8_fast(x, first, &v, &f);                              \

@@ -1,7 +1,7 @@
 /* subgroup.cl: moving a node between lanes of a sub-group.
  *
  * The work-group tree (reduce.cl) combines lane k with lane k + off for
- * off = 1, 2, 4, ..., which keeps ORDER.md's adjacent-pairs tree. Only the
+ * off = 1, 2, 4, ..., which keeps docs/order.md's adjacent-pairs tree. Only the
  * transport differs by device; the lane arithmetic is the same everywhere:
  *   SB_SG_BACKEND 0  no hardware sub-groups: lanes talk through local
  *                    memory (sb_shuffle_down_local, also the "emulated

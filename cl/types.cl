@@ -1,12 +1,13 @@
 /* types.cl: the element and accumulator types of one program, and the
- * arithmetic of ORDER.md on them: overflow-checked, wrapping and IEEE steps.
+ * arithmetic of docs/order.md on them: overflow-checked, wrapping and IEEE steps.
  *
  * The host builds one program per (input, accumulator) pair and defines:
  *   SB_IN_T, SB_ACC_T          OpenCL C type names (char, uint, double, ...)
  *   SB_IN_FLOAT, SB_ACC_FLOAT  1 for float/double
  *   SB_ACC_SIGNED, SB_ACC_BITS signedness and width of the accumulator
  *   SB_NEED_FP64               1 when either type is double
- * Defaults below let this file compile alone (f32 -> f32). */
+ * Defaults below let this file compile alone as f32 -> f32 (with the
+ * shared constants below given too). */
 #pragma OPENCL FP_CONTRACT OFF   /* OpenCL defaults to ON: no silent FMA */
 
 #ifndef SB_IN_T
@@ -35,10 +36,18 @@ typedef SB_CAT(SB_IN_T, 16) in16_t;
 #define SB_HAS      1u   /* the node has a value (not none) */
 #define SB_OVERFLOW 2u   /* a checked step below this node overflowed */
 
-/* Status word of the result (the values of sb_status). */
-#define SB_STATUS_OK       0
-#define SB_STATUS_EMPTY    1
-#define SB_STATUS_OVERFLOW 2
+/* What the host defines from its own definitions (src/device_programs.c),
+ * so that no value is kept twice: the leaf size, the per-item limit, the
+ * status values of sb_status and where the result record's status word
+ * is. Defaults would be a second copy that could drift, so there are none. */
+#if !defined(SB_LEAF_SIZE) || !defined(SB_MAX_LPI_LOG2) || \
+    !defined(SB_STATUS_OK) || !defined(SB_STATUS_EMPTY) || \
+    !defined(SB_STATUS_OVERFLOW) || !defined(SB_RESULT_STATUS_OFFSET)
+#error "build with the host's -D options (src/device_programs.c)"
+#endif
+#if SB_LEAF_SIZE != 16
+#error "the fast folds load one leaf as one 16-element vector (vload16)"
+#endif
 
 /* ---- checked integer steps: *ov |= the exact result does not fit -------- */
 

@@ -6,7 +6,7 @@
  * sub-group size or launch shape. A floating-point sum's bits depend on the
  * order of its additions; samebits fixes that order.
  *
- * The order (docs/order.md, normative text in ORDER.md):
+ * The order (docs/order.md is its complete, normative text):
  *   - elements are cut into leaves of 16 consecutive positions;
  *   - each leaf is folded left to right, starting from the start value
  *     (min/max: from the leaf's first taking-part element);
@@ -19,7 +19,8 @@
  *
  * Thread safety: every function may be called from several threads at once.
  * The host path reads only its arguments and the environment variable
- * SAMEBITS_THREADS; it keeps no global state.
+ * SAMEBITS_THREADS; device selection reads SAMEBITS_DEVICE; neither keeps
+ * global state. The error detail (sb_error_detail()) is per thread.
  *
  * Floating-point environment: the host path runs its arithmetic in the
  * default environment (round to nearest, no flush-to-zero, no
@@ -27,6 +28,16 @@
  * restores the caller's environment, including its exception flags, before
  * it returns. A program built with -ffast-math (which turns on
  * flush-to-zero) therefore still gets the promised bits.
+ *
+ * Language: C11 or C++ (any standard); the header is tested with gcc,
+ * clang, g++ and clang++ under -Wall -Wextra -Werror, with the OpenCL
+ * headers included before or after it.
+ *
+ * ABI: while the major version is 0, a minor release (0.2 -> 0.3) may
+ * change public structs, and the shared library's SONAME changes with it
+ * (libsamebits.so.0.2, libsamebits.so.0.3): a program built against one
+ * minor version never loads another. Patch releases keep the ABI.
+ * sb_version_number() tells a program which library it runs against.
  */
 #ifndef SAMEBITS_H
 #define SAMEBITS_H
@@ -34,26 +45,48 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#ifndef CL_TARGET_OPENCL_VERSION
-#define CL_TARGET_OPENCL_VERSION 120   /* the oldest OpenCL samebits needs */
+/* SAMEBITS_OPENCL: 1 when this build of the library has the OpenCL device
+ * API (the default), 0 for a host-only build (CMake -DSAMEBITS_OPENCL=OFF),
+ * whose header then declares no device function. Written at build time. */
+#include "samebits_config.h"
+
+#if SAMEBITS_OPENCL
+/* The OpenCL handle types, declared exactly as <CL/cl.h> declares them.
+ * samebits.h does not include <CL/cl.h> itself: that would fix the OpenCL
+ * version (CL_TARGET_OPENCL_VERSION) for the whole program at the first
+ * include, and break a program that targets a later version or uses the
+ * C++ bindings (<CL/opencl.hpp>). So a program includes the OpenCL headers
+ * it wants, before or after this one, with the version it wants; repeating
+ * these typedefs is allowed in C11 and C++. OpenCL's scalar types appear
+ * below as the fixed-width types they are (cl_int is int32_t, cl_uint
+ * uint32_t, cl_ulong uint64_t). */
+#if !defined(__OPENCL_CL_H)
+typedef struct _cl_platform_id   *cl_platform_id;
+typedef struct _cl_device_id     *cl_device_id;
+typedef struct _cl_context       *cl_context;
+typedef struct _cl_command_queue *cl_command_queue;
+typedef struct _cl_mem           *cl_mem;
+typedef struct _cl_event         *cl_event;
 #endif
-#ifdef __APPLE__
-#include <OpenCL/opencl.h>
-#else
-#include <CL/cl.h>
-#endif
+#endif /* SAMEBITS_OPENCL */
 
 #ifdef __cplusplus
 extern "C" {
 #endif
 
+/* The version of this header. The library's own: sb_version_number(). */
 #define SAMEBITS_VERSION_MAJOR 0
-#define SAMEBITS_VERSION_MINOR 1
+#define SAMEBITS_VERSION_MINOR 2
 #define SAMEBITS_VERSION_PATCH 0
 #define SAMEBITS_VERSION_NUMBER \
     (SAMEBITS_VERSION_MAJOR * 10000 + SAMEBITS_VERSION_MINOR * 100 + \
      SAMEBITS_VERSION_PATCH)
-#define SAMEBITS_VERSION_STRING "0.1.0"
+#define SAMEBITS_STRINGIFY_(x) #x
+#define SAMEBITS_EXPAND_STRING_(x) SAMEBITS_STRINGIFY_(x)
+#define SAMEBITS_VERSION_STRING \
+    SAMEBITS_EXPAND_STRING_(SAMEBITS_VERSION_MAJOR) "." \
+    SAMEBITS_EXPAND_STRING_(SAMEBITS_VERSION_MINOR) "." \
+    SAMEBITS_EXPAND_STRING_(SAMEBITS_VERSION_PATCH)
 
 #if defined(_WIN32) && defined(SAMEBITS_SHARED_BUILD)
 #  define SB_API __declspec(dllexport)
@@ -69,6 +102,13 @@ extern "C" {
 #  define SB_NODISCARD
 #endif
 
+/*! sb_version_string(), sb_version_number() :
+ *  The version of the library the program runs against: "0.2.0", and
+ *  SAMEBITS_VERSION_NUMBER as the library was built (0.2.0 is 200). A
+ *  program may compare them with the header's SAMEBITS_VERSION_* macros. */
+SB_API const char *sb_version_string(void);
+SB_API unsigned sb_version_number(void);
+
 /* ------------------------------------------------------------------------
  * Operations, types and flags
  * ---------------------------------------------------------------------- */
@@ -78,8 +118,10 @@ extern "C" {
 typedef enum { SB_SUM, SB_PROD, SB_MIN, SB_MAX, SB_ANY, SB_ALL } sb_op;
 
 /*! sb_type : element types, stored in native (little-endian) byte order.
- *  The value 0 is reserved: as an accumulator it means "same as input". */
+ *  SB_SAME_AS_INPUT (0) is not a type: as an accumulator it means "the
+ *  input type", and it is what a zero-initialised sb_reduction holds. */
 typedef enum {
+    SB_SAME_AS_INPUT = 0,
     SB_I8 = 1, SB_U8, SB_I16, SB_U16, SB_I32, SB_U32,
     SB_I64, SB_U64, SB_F32, SB_F64
 } sb_type;
@@ -104,12 +146,14 @@ typedef enum {
  *    - f32                   -> f64
  *    - i8, u8, i16, u16      -> f32
  *    - i8, u8, i16, u16, i32, u32 -> f64
- *  `any` and `all` have no accumulator: it must be 0 or the input type.
- *  Anything else is SB_INVALID_ARGUMENT. */
+ *  `any` and `all` have no accumulator: it must be SB_SAME_AS_INPUT or
+ *  the input type. Anything else is SB_INVALID_ARGUMENT. In C++, an
+ *  aggregate such as { SB_SUM, SB_F32, SB_SAME_AS_INPUT, 0 } needs no
+ *  cast. */
 typedef struct {
     sb_op    op;
     sb_type  input;        /* element type in memory */
-    sb_type  accumulator;  /* 0: same as input */
+    sb_type  accumulator;  /* SB_SAME_AS_INPUT (0): the input type */
     unsigned flags;        /* 0 or SB_WRAP */
 } sb_reduction;
 
@@ -141,6 +185,17 @@ typedef enum {
 #undef SB_STATUS_ENUM_
 } sb_status;
 
+/*! sb_error_detail() :
+ *  One sentence on why the calling thread's last samebits call did not
+ *  return SB_OK, naming the argument or the condition: "x is NULL while
+ *  n = 10", "f32 -> i32 is not an exact widening", "SAMEBITS_DEVICE='o'
+ *  matches 2 devices", "the i64 sum overflows in the node of positions
+ *  0..31". "" after a call that returned SB_OK. Thread-local: other
+ *  threads' calls never change it. Valid until the thread's next samebits
+ *  call; never NULL. (SB_EMPTY and SB_OVERFLOW are answers, and have a
+ *  detail too.) */
+SB_API const char *sb_error_detail(void);
+
 /*! sb_status_string() :
  *  @return a static, human-readable English sentence for `s`; for a value
  *          that is not an sb_status, the string "unknown status". Never NULL. */
@@ -168,7 +223,8 @@ SB_API size_t sb_result_size(sb_reduction r);
 /*! sb_reduction_check() :
  *  Checks `r` alone: known op and types, an allowed input/accumulator pair,
  *  known flags, SB_WRAP not on a float accumulator.
- *  @return SB_OK or SB_INVALID_ARGUMENT. */
+ *  @return SB_OK or SB_INVALID_ARGUMENT (sb_error_detail() names what is
+ *          wrong: "f32 -> i32 is not an exact widening ..."). */
 SB_API SB_NODISCARD sb_status sb_reduction_check(sb_reduction r);
 
 /* ------------------------------------------------------------------------
@@ -195,17 +251,22 @@ SB_API SB_NODISCARD sb_status sb_reduction_check(sb_reduction r);
  *          SB_OVERFLOW for a checked integer sum/prod one of whose steps, in
  *            tree order, does not fit the accumulator;
  *          SB_INVALID_ARGUMENT for a bad `r` (sb_reduction_check()), a NULL
- *            `result`, or a NULL `x`/`mask` with n > 0;
+ *            `result`, a NULL `x` with n > 0, or an n whose bytes exceed
+ *            SIZE_MAX.
+ *          sb_error_detail() says why; for SB_OVERFLOW it names the first
+ *          node (leftmost, lowest) that overflows, e.g. "the i32 sum
+ *          overflows at position 17, in the leaf of positions 16..31".
  *          On any status but SB_OK, `result` is untouched. */
 SB_API SB_NODISCARD sb_status sb_reduce_host(sb_reduction r, const void *x,
         const unsigned char *mask, size_t n, void *result);
 
 /*! sb_host_options : settings of the host path. Zero-initialise, then set
- *  what you need; fields may be added at the end while the major version
- *  is 0. */
+ *  what you need; fields may be added at the end in a minor release (see
+ *  ABI above). */
 typedef struct {
-    unsigned threads;   /* 0: SAMEBITS_THREADS if set, else every online CPU.
-                           1: the calling thread only. Capped at 256. */
+    unsigned threads;   /* 0: SAMEBITS_THREADS if valid, else every online
+                           CPU (sb_host_thread_count()). 1: the calling
+                           thread only. Capped at 256. */
 } sb_host_options;
 
 /*! sb_reduce_host_opts() :
@@ -216,17 +277,44 @@ SB_API SB_NODISCARD sb_status sb_reduce_host_opts(sb_reduction r,
         const sb_host_options *opts);
 
 /*! SAMEBITS_THREADS (environment variable) :
- *  The host path's default thread count when sb_host_options.threads is 0:
- *  a positive integer. Unset, empty or invalid: every online CPU. */
+ *  The host path's default thread count when sb_host_options.threads is 0,
+ *  read as sb_threads_parse() reads it: decimal digits only, at least 1;
+ *  values above 256 (however many digits) mean 256. Unset, empty or
+ *  anything else ("-1", "0", "4x", " 4"): ignored, every online CPU is
+ *  used (`samebits info` says which). */
+
+/*! sb_threads_parse() :
+ *  Reads `text` as a thread count, the one way SAMEBITS_THREADS and the
+ *  samebits command's options are read (see above).
+ *  @return SB_OK with *threads in 1..256; SB_INVALID_ARGUMENT (with a
+ *          detail) for NULL or anything that is not such a count, leaving
+ *          *threads untouched. */
+SB_API SB_NODISCARD sb_status sb_threads_parse(const char *text,
+        unsigned *threads);
+
+/*! sb_host_thread_count() :
+ *  The number of threads sb_reduce_host_opts() splits a large input over
+ *  with `opts` (NULL: the defaults): opts->threads (capped at 256) if not
+ *  0, else SAMEBITS_THREADS if valid, else every online CPU. Small inputs
+ *  run on the calling thread alone. */
+SB_API unsigned sb_host_thread_count(const sb_host_options *opts);
 
 /* ------------------------------------------------------------------------
- * OpenCL devices
+ * OpenCL devices (absent from a host-only build: SAMEBITS_OPENCL == 0)
  *
  * The same reductions on any OpenCL 1.2+ device (POCL on a CPU, NVIDIA, AMD
  * and Intel GPUs, the Oclgrind simulator), with the same bits as
  * sb_reduce_host(). Kernels are embedded in the library: nothing is read
  * from disk at run time.
  * ---------------------------------------------------------------------- */
+#if SAMEBITS_OPENCL
+
+/*! sb_cl_error_name() :
+ *  @return "CL_OUT_OF_RESOURCES", ... for an OpenCL error code (cl_int),
+ *          or "OpenCL error -9999" for a code it does not know. Static
+ *          storage for the known codes; for an unknown one a thread-local
+ *          buffer, valid until the thread's next call. Never NULL. */
+SB_API const char *sb_cl_error_name(int32_t err);
 
 /*! sb_options flags */
 #define SB_OPT_NO_HOST        1u  /* never reduce on the host, however small n */
@@ -246,7 +334,7 @@ SB_API SB_NODISCARD sb_status sb_reduce_host_opts(sb_reduction r,
 /*! sb_options : settings of a device context. Zero-initialise, then set
  *  what you need: 0 always means "the default". None of these changes the
  *  bits of a result, only speed (SB_OPT_ALLOW_INEXACT aside). Fields may be
- *  added at the end while the major version is 0. */
+ *  added at the end in a minor release (see ABI above). */
 typedef struct {
     unsigned        flags;              /* SB_OPT_* */
     size_t          host_max_n;         /* sb_reduce() reduces n <= this on
@@ -265,6 +353,48 @@ typedef struct {
                                            <= work_group_size */
 } sb_options;
 
+/*! sb_device_entry : one OpenCL device, numbered as samebits numbers them
+ *  everywhere (sb_device_select(), SAMEBITS_DEVICE, `samebits info` and
+ *  `--device N`): every platform in the order of clGetPlatformIDs, and in
+ *  each its devices in the order of clGetDeviceIDs(CL_DEVICE_TYPE_ALL). */
+typedef struct {
+    unsigned       index;            /* N: this device's number */
+    unsigned       platform_index;   /* P and D of "P:D" */
+    unsigned       device_index;
+    cl_platform_id platform;
+    cl_device_id   device;
+    int            is_simulator;     /* Oclgrind: slow, for tests; never
+                                        the automatic choice while another
+                                        device exists */
+} sb_device_entry;
+
+/*! sb_device_list() :
+ *  Writes the first `capacity` devices (`entries` may be NULL when
+ *  capacity is 0) and sets *count to how many there are. A machine with
+ *  no OpenCL platform, or platforms without devices, has 0.
+ *  @return SB_OK; SB_INVALID_ARGUMENT for a NULL count, or NULL entries
+ *          with capacity > 0; SB_OPENCL_ERROR; SB_OUT_OF_MEMORY. */
+SB_API SB_NODISCARD sb_status sb_device_list(sb_device_entry *entries,
+        size_t capacity, size_t *count);
+
+/*! sb_device_select() :
+ *  The device `selector` names, in the one grammar of SAMEBITS_DEVICE and
+ *  of the samebits command's --device:
+ *    "N"    the device numbered N (sb_device_list(), `samebits info`);
+ *    "P:D"  device D of platform P;
+ *    a name: a case-insensitive part of the device's name or of its
+ *           platform's name, vendor or version ("pocl", "oclgrind",
+ *           "nvidia"); it must name exactly one device.
+ *  NULL or "": the automatic choice: the first GPU, else the first CPU
+ *  device (POCL), else the first other device, a simulator (Oclgrind)
+ *  only when nothing else is there.
+ *  @return SB_OK with *out set; SB_UNSUPPORTED (with a detail listing the
+ *          devices) when nothing matches, when a name matches several
+ *          devices, or when there is no device at all; SB_INVALID_ARGUMENT
+ *          for a NULL out; SB_OPENCL_ERROR; SB_OUT_OF_MEMORY. */
+SB_API SB_NODISCARD sb_status sb_device_select(const char *selector,
+        sb_device_entry *out);
+
 /*! sb_context : a device, its programs (built on first use, once per
  *  (input, accumulator) pair) and its scratch buffers. One context may be
  *  used from several host threads at once. */
@@ -279,17 +409,20 @@ typedef struct sb_context sb_context;
 SB_API SB_NODISCARD sb_status sb_context_create(cl_context cl_ctx,
         cl_device_id device, const sb_options *opts, sb_context **out);
 
+/*! sb_context_create_select() :
+ *  Makes a context, with its own cl_context, on the device `selector`
+ *  names (sb_device_select(): "N", "P:D", a name, or NULL / "" for the
+ *  automatic choice). The environment is not read.
+ *  @return SB_OK; as sb_device_select() and sb_context_create() otherwise.
+ *          *out is set only on SB_OK. */
+SB_API SB_NODISCARD sb_status sb_context_create_select(const char *selector,
+        const sb_options *opts, sb_context **out);
+
 /*! sb_context_create_default() :
- *  Makes a context (and its own cl_context) on the default device: the one
- *  named by the environment variable SAMEBITS_DEVICE if set, otherwise the
- *  first GPU, otherwise the first CPU device (POCL), otherwise the first
- *  device of any kind (the Oclgrind simulator only when nothing else is
- *  there). SAMEBITS_DEVICE is "P" or "P:D" (platform and
- *  device indices, as `samebits info` lists them) or a case-insensitive
- *  substring of the platform's name, vendor or version or of the device's
- *  name (e.g. "pocl", "oclgrind", "nvidia").
- *  @return SB_OK; SB_UNSUPPORTED if there is no OpenCL platform or device,
- *          or none matches SAMEBITS_DEVICE; SB_OPENCL_ERROR; SB_OUT_OF_MEMORY. */
+ *  sb_context_create_select(getenv("SAMEBITS_DEVICE"), opts, out): the
+ *  device SAMEBITS_DEVICE names (same grammar; unset or empty: the
+ *  automatic choice). A SAMEBITS_DEVICE that names no device, or several,
+ *  is SB_UNSUPPORTED, never a silent fallback. */
 SB_API SB_NODISCARD sb_status sb_context_create_default(const sb_options *opts,
         sb_context **out);
 
@@ -299,15 +432,19 @@ SB_API SB_NODISCARD sb_status sb_context_create_default(const sb_options *opts,
  *  objects alive). NULL is a harmless no-op. */
 SB_API void sb_context_release(sb_context *ctx);
 
-/*! sb_context_device(), sb_context_cl_context() : the context's handles
- *  (not retained for the caller). */
+/*! sb_context_device(), sb_context_cl_context(), sb_context_queue() :
+ *  the context's device, its cl_context, and its own in-order command
+ *  queue: the one a NULL `queue` argument means. Not retained for the
+ *  caller (retain them to keep them past sb_context_release()); NULL for
+ *  a NULL context. */
 SB_API cl_device_id sb_context_device(const sb_context *ctx);
 SB_API cl_context sb_context_cl_context(const sb_context *ctx);
+SB_API cl_command_queue sb_context_queue(const sb_context *ctx);
 
 /*! sb_context_last_cl_error() :
  *  The cl_int of the last OpenCL call of this context that failed (0 if
  *  none), for SB_OPENCL_ERROR. Shared by the context's threads. */
-SB_API cl_int sb_context_last_cl_error(const sb_context *ctx);
+SB_API int32_t sb_context_last_cl_error(const sb_context *ctx);
 
 /*! sb_context_build_log() :
  *  The build log of the last program that failed to build (SB_BUILD_ERROR),
@@ -320,7 +457,7 @@ SB_API const char *sb_context_build_log(sb_context *ctx);
 #define SB_SUBGROUP_BACKEND_INTEL  2  /* cl_intel_subgroups */
 #define SB_SUBGROUP_BACKEND_NVIDIA 3  /* inline PTX shfl.sync */
 
-/*! sb_device_caps : what a device can do, as far as ORDER.md cares. */
+/*! sb_device_caps : what a device can do, as far as docs/order.md cares. */
 typedef struct {
     char     name[128];
     char     vendor[128];
@@ -336,13 +473,17 @@ typedef struct {
     unsigned subgroup_size_count;
     size_t   max_work_group_size;
     size_t   local_mem_size;
-    cl_ulong max_alloc;             /* CL_DEVICE_MAX_MEM_ALLOC_SIZE */
+    uint64_t max_alloc;             /* CL_DEVICE_MAX_MEM_ALLOC_SIZE: the
+                                       largest buffer, in bytes */
     int      host_unified_memory;
     size_t   work_group_size;       /* the launch shape samebits uses */
     unsigned leaves_per_item;
-    sb_status verdict[SB_F64 + 1];  /* per sb_type (index 0 unused):
-                                       SB_OK (exact) or SB_UNSUPPORTED */
-    char     reason[SB_F64 + 1][96];/* why a type is refused; "" if exact */
+    sb_status type_status[SB_F64 + 1]; /* per sb_type (index 0 unused):
+                                       SB_OK when samebits computes the type
+                                       exactly here, SB_UNSUPPORTED when it
+                                       refuses it */
+    char     type_reason[SB_F64 + 1][96]; /* why a type is refused; "" if
+                                       it is computed exactly */
 } sb_device_caps;
 
 /*! sb_device_report() :
@@ -356,6 +497,7 @@ SB_API SB_NODISCARD sb_status sb_device_report(cl_device_id device,
  *  `ctx` through `queue`, and copies the value to host memory at `result`
  *  (as sb_reduce_host()). Blocks until done. The bits equal those of
  *  sb_reduce_host() for the same input.
+ *  `queue` may be NULL: the context's own queue (sb_context_queue()).
  *  `mask` may be NULL: every element then takes part; otherwise a buffer of
  *  bytes, element i taking part iff mask[mask_offset + i] != 0.
  *  `queue` must belong to the context and device of `ctx`; `x` and `mask`
@@ -374,15 +516,17 @@ SB_API SB_NODISCARD sb_status sb_device_report(cl_device_id device,
  *            accumulator type exactly (sb_device_report());
  *          SB_BUILD_ERROR (see sb_context_build_log()); SB_OPENCL_ERROR
  *          (see sb_context_last_cl_error()); SB_OUT_OF_MEMORY.
- *          On any status but SB_OK, `result` is untouched. */
+ *          sb_error_detail() says which. On any status but SB_OK, `result`
+ *          is untouched. */
 SB_API SB_NODISCARD sb_status sb_reduce(sb_context *ctx,
         cl_command_queue queue, sb_reduction r, cl_mem x, size_t x_offset,
         cl_mem mask, size_t mask_offset, size_t n, void *result);
 
 /*! sb_device_result : the record sb_reduce_enqueue() writes into a device
- *  buffer. `status` is SB_OK, SB_EMPTY or SB_OVERFLOW; `value` (the first
- *  sb_result_size() bytes, native byte order) is written only when it is
- *  SB_OK, and is otherwise left as it was. */
+ *  buffer, 16 bytes: `value` at byte 0, `status` at byte 8. `status` is
+ *  SB_OK, SB_EMPTY or SB_OVERFLOW; `value` (the first sb_result_size()
+ *  bytes, native byte order) is written only when it is SB_OK, and is
+ *  otherwise left as it was. */
 typedef struct {
     unsigned char value[8];
     int32_t       status;
@@ -390,7 +534,8 @@ typedef struct {
 } sb_device_result;
 
 /*! sb_reduce_enqueue() :
- *  Enqueues the reduction of sb_reduce() on `queue` and returns at once.
+ *  Enqueues the reduction of sb_reduce() on `queue` (NULL: the context's
+ *  own) and returns at once.
  *  When the commands complete, an sb_device_result is at byte
  *  `result_offset` (a multiple of 8) of the buffer `result`. The commands
  *  wait for the `num_wait` events in `wait` (OpenCL wait-list rules); if
@@ -402,8 +547,10 @@ typedef struct {
 SB_API SB_NODISCARD sb_status sb_reduce_enqueue(sb_context *ctx,
         cl_command_queue queue, sb_reduction r, cl_mem x, size_t x_offset,
         cl_mem mask, size_t mask_offset, size_t n, cl_mem result,
-        size_t result_offset, cl_uint num_wait, const cl_event *wait,
+        size_t result_offset, uint32_t num_wait, const cl_event *wait,
         cl_event *done);
+
+#endif /* SAMEBITS_OPENCL */
 
 #ifdef __cplusplus
 }

@@ -5,6 +5,9 @@
 #ifndef SB_CL_API_H
 #define SB_CL_API_H
 
+/* The library targets OpenCL 1.2 (CMake defines CL_TARGET_OPENCL_VERSION
+ * for its sources): it needs nothing newer. */
+#include <CL/cl.h>
 #include "samebits.h"
 
 #define SB_CL_FUNCTIONS(X)                                                  \

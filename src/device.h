@@ -1,17 +1,41 @@
-/* device.h: the OpenCL runtime's private types (src/device_*.c). */
+/* device.h: the OpenCL runtime's private types and the functions its files
+ * share: device_context.c (contexts, options), device_select.c (numbering
+ * and choosing devices), device_caps.c (what a device can do),
+ * device_programs.c (building and caching kernels), device_scratch.c (the
+ * scratch-buffer pool) and device_reduce.c (launches). */
 #ifndef SB_DEVICE_H
 #define SB_DEVICE_H
 
 #include <pthread.h>
 #include <stdatomic.h>
 #include "cl_api.h"
-#include "sb_internal.h"
+#include "plan.h"
 
-#define SB_DEFAULT_HOST_MAX_N   32768u
-#define SB_DEFAULT_TREE_WG      64u
+#define SB_DEFAULT_HOST_MAX_N     32768u
+#define SB_DEFAULT_TREE_WG        64u
 #define SB_DEFAULT_NODES_PER_ITEM 16u
-#define SB_MAX_PER_ITEM         128u    /* cl/reduce.cl SB_MAX_LPI_LOG2 */
-#define SB_SCRATCH_SLOTS        64
+#define SB_MAX_PER_ITEM_LOG2      7     /* up to 128 leaves or nodes per item */
+#define SB_MAX_PER_ITEM           (1u << SB_MAX_PER_ITEM_LOG2)
+#define SB_SCRATCH_SLOTS          64
+
+/* The kernel families of cl/reduce.cl, one per (operation, integer mode):
+ * X(enum suffix, name). Each family has two kernels, sb_<name>_leaves and
+ * sb_<name>_nodes; the names are built from this list and nowhere else. */
+#define SB_KERNEL_FAMILY_LIST(X)                                          \
+    X(SUM, sum) X(PROD, prod) X(SUMWRAP, sumwrap) X(PRODWRAP, prodwrap)   \
+    X(MIN, min) X(MAX, max) X(ANY, any) X(ALL, all)
+
+typedef enum {
+#define SB_FAMILY_ENUM_(e, name) SB_FAMILY_##e,
+    SB_KERNEL_FAMILY_LIST(SB_FAMILY_ENUM_)
+#undef SB_FAMILY_ENUM_
+    SB_FAMILY_COUNT
+} sb__kernel_family;
+
+typedef enum { SB_PASS_LEAVES, SB_PASS_NODES, SB_PASS_COUNT } sb__kernel_pass;
+
+/* The family of a plan's operation and integer mode. */
+sb__kernel_family sb__kernel_family_of(const sb__plan *plan);
 
 /* A scratch buffer of the context, reused by later reductions once the
  * commands that used it have completed. */
@@ -31,7 +55,8 @@ struct sb_context {
     char             extensions[8192];
     pthread_mutex_t  lock;         /* guards everything below but the atomic */
     cl_program       programs[SB_TYPE_COUNT + 1][SB_TYPE_COUNT + 1];
-    cl_kernel        kernels[SB_TYPE_COUNT + 1][SB_TYPE_COUNT + 1][16];
+    cl_kernel        kernels[SB_TYPE_COUNT + 1][SB_TYPE_COUNT + 1]
+                            [SB_FAMILY_COUNT][SB_PASS_COUNT];
     sb__scratch      scratch[SB_SCRATCH_SLOTS];
     char            *build_log;
     atomic_int       last_cl_error; /* any thread may record a failure */
@@ -40,13 +65,14 @@ struct sb_context {
 sb_status sb__device_query(cl_device_id d, sb_device_caps *caps,
                            char *extensions, size_t ext_size, cl_int *err);
 
-/* Records a failed OpenCL call and maps it to a status. */
-sb_status sb__cl_fail(sb_context *ctx, cl_int err);
+/* Records a failed OpenCL call of `ctx` (may be NULL), sets the detail to
+ * "<what> failed: CL_..." and maps it to a status. */
+sb_status sb__cl_fail(sb_context *ctx, cl_int err, const char *what);
 
-/* The kernel `name` of the (input, acc) program, built on first use.
+/* The kernel of the (input, acc) program, built on first use.
  * Call with ctx->lock held. */
 sb_status sb__kernel_get(sb_context *ctx, const sb__plan *plan,
-                         const char *name, cl_kernel *out);
+                         sb__kernel_pass pass, cl_kernel *out);
 
 /* Scratch buffers (ctx->lock held): take one of at least `size` bytes,
  * then give it back with the event of its last use (may be NULL when the

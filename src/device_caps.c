@@ -1,4 +1,4 @@
-/* device_caps.c: what a device can do for ORDER.md, and the launch shape
+/* device_caps.c: what a device can do for docs/order.md, and the launch shape
  * samebits uses on it. A type is "exact" only when the device keeps
  * subnormals (CL_FP_DENORM) for it and has it at all (fp64, 64-bit
  * integers); everything else is refused unless the caller accepts it. */
@@ -42,8 +42,8 @@ static int has_extension(const char *extensions, const char *name)
 
 static void refuse(sb_device_caps *c, sb_type t, const char *why)
 {
-    c->verdict[t] = SB_UNSUPPORTED;
-    snprintf(c->reason[t], sizeof c->reason[t], "%s", why);
+    c->type_status[t] = SB_UNSUPPORTED;
+    snprintf(c->type_reason[t], sizeof c->type_reason[t], "%s", why);
 }
 
 static size_t floor_pow2(size_t v)
@@ -128,7 +128,7 @@ sb_status sb__device_query(cl_device_id d, sb_device_caps *c,
     }
 
     for (int t = SB_I8; t <= SB_F64; t++)
-        c->verdict[t] = SB_OK;
+        c->type_status[t] = SB_OK;
     if (!c->f32_denormals)
         refuse(c, SB_F32, "f32 subnormals are flushed (no CL_FP_DENORM)");
     if (!c->fp64)
@@ -154,13 +154,16 @@ sb_status sb__device_query(cl_device_id d, sb_device_caps *c,
 
 sb_status sb_device_report(cl_device_id device, sb_device_caps *out)
 {
-    SB_RETURN_IF(device == NULL || out == NULL, SB_INVALID_ARGUMENT);
+    sb__detail_clear();
+    SB_FAIL_IF(device == NULL, SB_INVALID_ARGUMENT, "device is NULL");
+    SB_FAIL_IF(out == NULL, SB_INVALID_ARGUMENT, "out is NULL");
     char extensions[8192];
     cl_int err = CL_SUCCESS;
     sb_device_caps caps;
     const sb_status s = sb__device_query(device, &caps, extensions,
                                          sizeof extensions, &err);
-    if (s == SB_OK)
-        *out = caps;
-    return s;
+    SB_FAIL_IF(s != SB_OK, SB_OPENCL_ERROR, "the device cannot be queried: "
+               "clGetDeviceInfo failed: %s", sb_cl_error_name(err));
+    *out = caps;
+    return SB_OK;
 }

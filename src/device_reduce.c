@@ -11,41 +11,38 @@
 #include <string.h>
 #include "device.h"
 
-static const char *kernel_base(const sb__plan *p)
-{
-    switch (p->op) {
-    case SB_SUM:  return p->wrap ? "sumwrap" : "sum";
-    case SB_PROD: return p->wrap ? "prodwrap" : "prod";
-    case SB_MIN:  return "min";
-    case SB_MAX:  return "max";
-    case SB_ANY:  return "any";
-    case SB_ALL:  return "all";
-    }
-    return "?";
-}
-
 /* A failed query of a caller's handle: an invalid handle is the caller's
  * error, anything else (out of resources, of memory) the runtime's. */
-static sb_status query_fail(sb_context *ctx, cl_int err, cl_int invalid)
+static sb_status query_fail(sb_context *ctx, cl_int err, cl_int invalid,
+                            const char *what)
 {
-    return err == invalid ? SB_INVALID_ARGUMENT : sb__cl_fail(ctx, err);
+    if (err == invalid)
+        return sb__fail(SB_INVALID_ARGUMENT, "%s is not a valid OpenCL "
+                        "handle (%s)", what, sb_cl_error_name(err));
+    return sb__cl_fail(ctx, err, "clGetMemObjectInfo");
 }
 
 /* `buf` belongs to ctx and holds elements [offset, offset + n) of `elem`
  * bytes each. Written so that no product can overflow size_t. */
-static sb_status check_buffer(sb_context *ctx, cl_mem buf, size_t offset,
-                              size_t n, size_t elem)
+static sb_status check_buffer(sb_context *ctx, const char *what, cl_mem buf,
+                              size_t offset, size_t n, size_t elem,
+                              const char *unit)
 {
     cl_context owner = NULL;
     size_t size = 0;
     cl_int err = SB_CL(clGetMemObjectInfo)(buf, CL_MEM_CONTEXT, sizeof owner,
                                            &owner, NULL);
-    SB_RETURN_IF(err != CL_SUCCESS, query_fail(ctx, err, CL_INVALID_MEM_OBJECT));
-    SB_RETURN_IF(owner != ctx->cl_ctx, SB_INVALID_ARGUMENT);
+    SB_RETURN_IF(err != CL_SUCCESS,
+                 query_fail(ctx, err, CL_INVALID_MEM_OBJECT, what));
+    SB_FAIL_IF(owner != ctx->cl_ctx, SB_INVALID_ARGUMENT,
+               "%s belongs to another cl_context than the sb_context's", what);
     err = SB_CL(clGetMemObjectInfo)(buf, CL_MEM_SIZE, sizeof size, &size, NULL);
-    SB_RETURN_IF(err != CL_SUCCESS, query_fail(ctx, err, CL_INVALID_MEM_OBJECT));
+    SB_RETURN_IF(err != CL_SUCCESS,
+                 query_fail(ctx, err, CL_INVALID_MEM_OBJECT, what));
     const size_t capacity = size / elem;
-    SB_RETURN_IF(offset > capacity || n > capacity - offset, SB_INVALID_ARGUMENT);
+    SB_FAIL_IF(offset > capacity || n > capacity - offset, SB_INVALID_ARGUMENT,
+               "%s holds %zu %s (%zu bytes): elements %zu + %zu from the "
+               "offset go past its end", what, capacity, unit, size, offset, n);
     return SB_OK;
 }
 
@@ -59,7 +56,7 @@ static sb_status check_call(sb_context *ctx, cl_command_queue queue,
                             cl_mem mask, size_t mask_offset, size_t n,
                             checked_call *out)
 {
-    SB_RETURN_IF(ctx == NULL, SB_INVALID_ARGUMENT);
+    SB_FAIL_IF(ctx == NULL, SB_INVALID_ARGUMENT, "ctx is NULL");
     const sb_status s = sb__plan_make(r, &out->plan);
     SB_RETURN_IF(s != SB_OK, s);
     if (queue == NULL) {
@@ -72,26 +69,41 @@ static sb_status check_call(sb_context *ctx, cl_command_queue queue,
         if (err == CL_SUCCESS)
             err = SB_CL(clGetCommandQueueInfo)(queue, CL_QUEUE_DEVICE,
                                                sizeof qdev, &qdev, NULL);
+        if (err == CL_INVALID_COMMAND_QUEUE)
+            return sb__fail(SB_INVALID_ARGUMENT, "queue is not a valid "
+                            "command queue (CL_INVALID_COMMAND_QUEUE)");
         SB_RETURN_IF(err != CL_SUCCESS,
-                     query_fail(ctx, err, CL_INVALID_COMMAND_QUEUE));
-        SB_RETURN_IF(qctx != ctx->cl_ctx || qdev != ctx->device,
-                     SB_INVALID_ARGUMENT);
+                     sb__cl_fail(ctx, err, "clGetCommandQueueInfo"));
+        SB_FAIL_IF(qctx != ctx->cl_ctx, SB_INVALID_ARGUMENT,
+                   "queue belongs to another cl_context than the "
+                   "sb_context's");
+        SB_FAIL_IF(qdev != ctx->device, SB_INVALID_ARGUMENT,
+                   "queue is for another device than the sb_context's");
     }
     out->queue = queue;
-    SB_RETURN_IF(x == NULL && n > 0, SB_INVALID_ARGUMENT);
+    SB_FAIL_IF(x == NULL && n > 0, SB_INVALID_ARGUMENT,
+               "x is NULL while n = %zu", n);
+    const char *in = sb_type_name(out->plan.input);
+    char unit[16];
+    snprintf(unit, sizeof unit, "%s elements", in);
     if (x != NULL) {
-        const sb_status sx = check_buffer(ctx, x, x_offset, n,
-                                          out->plan.input_size);
+        const sb_status sx = check_buffer(ctx, "x", x, x_offset, n,
+                                          out->plan.input_size, unit);
         SB_RETURN_IF(sx != SB_OK, sx);
     }
     if (mask != NULL) {
-        const sb_status sm = check_buffer(ctx, mask, mask_offset, n, 1);
+        const sb_status sm = check_buffer(ctx, "mask", mask, mask_offset, n,
+                                          1, "mask bytes");
         SB_RETURN_IF(sm != SB_OK, sm);
     }
-    if (!(ctx->opts.flags & SB_OPT_ALLOW_INEXACT))
-        SB_RETURN_IF(ctx->caps.verdict[out->plan.input] != SB_OK
-                     || ctx->caps.verdict[out->plan.acc] != SB_OK,
-                     SB_UNSUPPORTED);
+    if (!(ctx->opts.flags & SB_OPT_ALLOW_INEXACT)) {
+        const sb_type t = ctx->caps.type_status[out->plan.input] != SB_OK
+                        ? out->plan.input : out->plan.acc;
+        SB_FAIL_IF(ctx->caps.type_status[t] != SB_OK, SB_UNSUPPORTED,
+                   "%s on %s: %s (sb_device_report(); SB_OPT_ALLOW_INEXACT "
+                   "accepts the hardware's bits)", sb_type_name(t),
+                   ctx->caps.name, ctx->caps.type_reason[t]);
+    }
     return SB_OK;
 }
 
@@ -126,13 +138,10 @@ static sb_status enqueue_chain(sb_context *ctx, const checked_call *c,
     const size_t wg = o->work_group_size;
     size_t groups = leaves == 0 ? 1 : div_up(leaves, wg * o->leaves_per_item);
 
-    char name[32];
     cl_kernel leaves_k, nodes_k;
-    snprintf(name, sizeof name, "sb_%s_leaves", kernel_base(&c->plan));
-    sb_status s = sb__kernel_get(ctx, &c->plan, name, &leaves_k);
+    sb_status s = sb__kernel_get(ctx, &c->plan, SB_PASS_LEAVES, &leaves_k);
     SB_RETURN_IF(s != SB_OK, s);
-    snprintf(name, sizeof name, "sb_%s_nodes", kernel_base(&c->plan));
-    s = sb__kernel_get(ctx, &c->plan, name, &nodes_k);
+    s = sb__kernel_get(ctx, &c->plan, SB_PASS_NODES, &nodes_k);
     SB_RETURN_IF(s != SB_OK, s);
 
     /* Two scratch buffers, ping and pong, for the partials of alternate
@@ -226,7 +235,8 @@ static sb_status enqueue_chain(sb_context *ctx, const checked_call *c,
     if (err != CL_SUCCESS) {
         if (ev != NULL)
             SB_CL(clReleaseEvent)(ev);
-        return sb__cl_fail(ctx, err);
+        return sb__cl_fail(ctx, err, "setting up or enqueueing a launch "
+                           "(clSetKernelArg, clEnqueueNDRangeKernel)");
     }
     *done = ev;
     return SB_OK;
@@ -239,15 +249,23 @@ sb_status sb_reduce_enqueue(sb_context *ctx, cl_command_queue queue,
                             cl_uint num_wait, const cl_event *wait,
                             cl_event *done)
 {
+    sb__detail_clear();
     checked_call c;
     sb_status s = check_call(ctx, queue, r, x, x_offset, mask, mask_offset,
                              n, &c);
     SB_RETURN_IF(s != SB_OK, s);
-    SB_RETURN_IF(result == NULL || result_offset % 8 != 0, SB_INVALID_ARGUMENT);
-    s = check_buffer(ctx, result, result_offset / 8,
-                     sizeof(sb_device_result) / 8, 8);
+    SB_FAIL_IF(result == NULL, SB_INVALID_ARGUMENT, "result is NULL");
+    SB_FAIL_IF(result_offset % 8 != 0, SB_INVALID_ARGUMENT,
+               "result_offset = %zu is not a multiple of 8", result_offset);
+    s = check_buffer(ctx, "result", result, result_offset / 8,
+                     sizeof(sb_device_result) / 8, 8,
+                     "8-byte words; an sb_device_result is 2");
     SB_RETURN_IF(s != SB_OK, s);
-    SB_RETURN_IF((num_wait == 0) != (wait == NULL), SB_INVALID_ARGUMENT);
+    SB_FAIL_IF(num_wait > 0 && wait == NULL, SB_INVALID_ARGUMENT,
+               "wait is NULL while num_wait = %u", (unsigned)num_wait);
+    SB_FAIL_IF(num_wait == 0 && wait != NULL, SB_INVALID_ARGUMENT,
+               "wait is not NULL while num_wait = 0 (OpenCL's wait-list "
+               "rule)");
 
     cl_event ev = NULL;
     pthread_mutex_lock(&ctx->lock);
@@ -282,7 +300,8 @@ static sb_status reduce_on_host(sb_context *ctx, const checked_call *c,
     const size_t x_bytes = n * size, bytes = x_bytes + (mask ? n : 0);
     _Alignas(16) unsigned char stack[HOST_SHORTCUT_STACK_BYTES];
     unsigned char *copy = bytes <= sizeof stack ? stack : sb__mem.malloc(bytes);
-    SB_RETURN_IF(copy == NULL, SB_OUT_OF_MEMORY);
+    SB_FAIL_IF(copy == NULL, SB_OUT_OF_MEMORY,
+               "cannot allocate %zu bytes for the host shortcut's copy", bytes);
     unsigned char *mask_copy = mask ? copy + x_bytes : NULL;
     /* Both reads block: a pending read into memory freed on an error path
      * is the bug to avoid, and the caller's queue may be out of order. */
@@ -293,7 +312,8 @@ static sb_status reduce_on_host(sb_context *ctx, const checked_call *c,
         err = SB_CL(clEnqueueReadBuffer)(c->queue, mask, CL_TRUE, mask_offset,
                                          n, mask_copy, 0, NULL, NULL);
     sb_status s = err != CL_SUCCESS
-                ? sb__cl_fail(ctx, err)
+                ? sb__cl_fail(ctx, err, "clEnqueueReadBuffer (the host "
+                              "shortcut's copy of a small input)")
                 : sb_reduce_host_opts(r, copy, mask_copy, n, result,
                                       &ctx->opts.host);
     if (copy != stack)
@@ -305,11 +325,12 @@ sb_status sb_reduce(sb_context *ctx, cl_command_queue queue, sb_reduction r,
                     cl_mem x, size_t x_offset, cl_mem mask,
                     size_t mask_offset, size_t n, void *result)
 {
+    sb__detail_clear();
     checked_call c;
     sb_status s = check_call(ctx, queue, r, x, x_offset, mask, mask_offset,
                              n, &c);
     SB_RETURN_IF(s != SB_OK, s);
-    SB_RETURN_IF(result == NULL, SB_INVALID_ARGUMENT);
+    SB_FAIL_IF(result == NULL, SB_INVALID_ARGUMENT, "result is NULL");
     if (n <= ctx->opts.host_max_n && !(ctx->opts.flags & SB_OPT_NO_HOST))
         return reduce_on_host(ctx, &c, r, x, x_offset, mask, mask_offset, n,
                               result);
@@ -339,8 +360,19 @@ sb_status sb_reduce(sb_context *ctx, cl_command_queue queue, sb_reduction r,
     sb__scratch_give(ctx, slot, err == CL_SUCCESS ? NULL : ev);
     pthread_mutex_unlock(&ctx->lock);
     SB_CL(clReleaseEvent)(ev);
-    SB_RETURN_IF(err != CL_SUCCESS, sb__cl_fail(ctx, err));
-    SB_RETURN_IF(record.status != SB_OK, (sb_status)record.status);
+    SB_RETURN_IF(err != CL_SUCCESS,
+                 sb__cl_fail(ctx, err, "clEnqueueReadBuffer (the result)"));
+    SB_FAIL_IF(record.status == SB_EMPTY, SB_EMPTY,
+               "%s over no element: nothing takes part, so there is no value",
+               sb_op_name(c.plan.op));
+    SB_FAIL_IF(record.status == SB_OVERFLOW, SB_OVERFLOW,
+               "the checked %s %s overflows in tree order on the device (it "
+               "reports no position; sb_reduce_host() on the same data "
+               "names the node)", sb_type_name(c.plan.acc),
+               sb_op_name(c.plan.op));
+    SB_FAIL_IF(record.status != SB_OK, SB_OPENCL_ERROR,
+               "the device wrote status %d, which is no status",
+               (int)record.status);
     memcpy(result, record.value, c.plan.result_size);
     return SB_OK;
 }

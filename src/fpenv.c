@@ -1,4 +1,4 @@
-/* fpenv.c: runs the host arithmetic in the environment ORDER.md assumes.
+/* fpenv.c: runs the host arithmetic in the environment docs/order.md assumes.
  *
  * The caller may have changed the rounding mode, unmasked exceptions, or
  * (through -ffast-math's crtfastmath.o) turned on flush-to-zero and
@@ -8,7 +8,7 @@
 #include <fenv.h>
 #include <float.h>
 #include <string.h>
-#include "sb_internal.h"
+#include "host_engine.h"
 
 #if defined(__x86_64__) || defined(__i386__)
 #include <immintrin.h>

@@ -1,7 +1,7 @@
-/* host_convert.c: the exact input-to-accumulator conversions of ORDER.md
+/* host_convert.c: the exact input-to-accumulator conversions of docs/order.md
  * (SB_WIDENING_LIST), one tight loop per allowed pair. Every conversion in
  * the list is exact, so a plain C conversion is the specified one. */
-#include "sb_internal.h"
+#include "host_engine.h"
 
 #define SB_CONVERT_FN_(in, ac)                                              \
 static void convert_##in##_##ac(const void *src, void *dst, size_t count)   \

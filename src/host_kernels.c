@@ -4,17 +4,17 @@
  * the host engine works in, large enough that the per-block work of the
  * engine costs little. For each accumulator type and operation this file
  * defines
- *   - block(): folds each of the block's leaves left to right (ORDER.md),
+ *   - block(): folds each of the block's leaves left to right (docs/order.md),
  *     then reduces the 256 leaf nodes pairwise into the block's node; a
  *     block cut short by the end of the input has fewer leaves, and the
  *     missing ones are none, which is the same as the last odd node moving
  *     up unchanged;
- *   - combine(): ORDER.md's none-aware combine(l, r).
+ *   - combine(): docs/order.md's none-aware combine(l, r).
  *
  * Speed comes from folding 16 leaves side by side: 16 independent
  * dependency chains instead of one, which the CPU overlaps
  * and the compiler may vectorise across leaves. Each chain is still
- * strictly left to right, so the bits are those of ORDER.md. This file is
+ * strictly left to right, so the bits are those of docs/order.md. This file is
  * compiled with -ffp-contract=off and without any fast-math flag.
  *
  * A skipped (masked-out) element is folded as the operation's exact
@@ -24,7 +24,7 @@
  * identity (the first element starts the fold, and NaNs compare false), so
  * they track none explicitly. */
 #include <string.h>
-#include "sb_internal.h"
+#include "host_engine.h"
 
 #define L SB_LEAF_SIZE
 #define NL SB_BLOCK_LEAVES
@@ -277,7 +277,7 @@ DEFINE_FOLD_KERNEL(f64_prod, double, f64, 1.0,  1.0,   STEP_PLAIN_MUL, FULL_VEC(
  *
  * ORDER_FREE: wrapping sums and products (arithmetic modulo 2^bits) and
  * integer min and max (a total order, no NaN, no signed zero) are
- * associative and commutative exactly, so every order gives ORDER.md's
+ * associative and commutative exactly, so every order gives docs/order.md's
  * value: a full unmasked block is one plain pass with 32 running values
  * (independent chains the compiler vectorises). The tests compare these
  * bits with the literal oracle like all others.
@@ -374,7 +374,7 @@ DEFINE_INT_KERNELS(u64, uint64_t, uint64_t, u64, 0)
     DEFINE_MINMAX_KERNEL(tag##_min, T, tag, BETTER_MIN, PICK_MIN, NO_WHOLE) \
     DEFINE_MINMAX_KERNEL(tag##_max, T, tag, BETTER_MAX, PICK_MAX, NO_WHOLE)
 
-#define SB_MINMAX_INSTANCE_(e, tag, ctype, f, s) MINMAX_PAIR_##f(tag, ctype)
+#define SB_MINMAX_INSTANCE_(e, tag, ctype, f, s, cl) MINMAX_PAIR_##f(tag, ctype)
 SB_TYPE_LIST(SB_MINMAX_INSTANCE_)
 #undef SB_MINMAX_INSTANCE_
 
@@ -385,16 +385,18 @@ const sb__kernel *sb__host_kernel(const sb__plan *plan)
     switch (plan->op) {
     case SB_MIN:
         switch (plan->acc) {
-#define SB_MIN_CASE_(e, tag, ctype, f, s) case e: return &tag##_min_kernel;
+#define SB_MIN_CASE_(e, tag, ctype, f, s, cl) case e: return &tag##_min_kernel;
         SB_TYPE_LIST(SB_MIN_CASE_)
 #undef SB_MIN_CASE_
+        default: break;
         }
         return NULL;
     case SB_MAX:
         switch (plan->acc) {
-#define SB_MAX_CASE_(e, tag, ctype, f, s) case e: return &tag##_max_kernel;
+#define SB_MAX_CASE_(e, tag, ctype, f, s, cl) case e: return &tag##_max_kernel;
         SB_TYPE_LIST(SB_MAX_CASE_)
 #undef SB_MAX_CASE_
+        default: break;
         }
         return NULL;
     case SB_SUM:
@@ -412,6 +414,7 @@ const sb__kernel *sb__host_kernel(const sb__plan *plan)
         SB_INT_CASE_(SB_I32, i32) SB_INT_CASE_(SB_U32, u32)
         SB_INT_CASE_(SB_I64, i64) SB_INT_CASE_(SB_U64, u64)
 #undef SB_INT_CASE_
+        default: break;
         }
         return NULL;
     }

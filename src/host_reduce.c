@@ -6,7 +6,7 @@
  * level up. When the input ends, the remaining nodes, of decreasing level,
  * fold from the right: a lower node is a subtree padded with none, which
  * moves up unchanged until it meets its left sibling. That is exactly
- * ORDER.md's tree, computed in one pass with O(log n) memory.
+ * docs/order.md's tree, computed in one pass with O(log n) memory.
  *
  * For large inputs the blocks are cut into "chunks" of 2^k blocks, each an
  * aligned subtree whose node does not depend on anything outside it;
@@ -18,9 +18,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
-#include "sb_internal.h"
+#include "host_engine.h"
 
-#define SB_MAX_THREADS         256u
 #define SB_CHUNKS_PER_THREAD   4u        /* load balance */
 #define SB_MIN_CHUNK_BLOCKS    16u       /* 64 Ki elements: amortises a chunk */
 #define SB_THREADED_MIN_N      ((size_t)1 << 18)
@@ -130,23 +129,55 @@ static void *chunk_worker(void *arg)
 
 /* ---- threads ------------------------------------------------------------ */
 
-unsigned sb__host_thread_count(unsigned requested)
+/* The one reading of a thread count (SAMEBITS_THREADS, the command's
+ * options): decimal digits only, at least 1, capped. Digits only, because
+ * strtoul would take blanks and a sign, and wrap "-1" around to a huge
+ * count. Any number of digits: a count above the cap is still a count, so
+ * it means the cap. Returns 0 for anything else. */
+static unsigned parse_thread_count(const char *text)
 {
-    unsigned long count = requested;
-    if (count == 0) {
-        const char *env = getenv("SAMEBITS_THREADS");
-        if (env != NULL && *env != '\0') {
-            char *end = NULL;
-            count = strtoul(env, &end, 10);
-            if (*end != '\0')
-                count = 0;
-        }
-    }
-    if (count == 0) {
-        const long online = sysconf(_SC_NPROCESSORS_ONLN);
-        count = online > 0 ? (unsigned long)online : 1;
-    }
+    unsigned long value = 0;
+    const char *p = text;
+    for (; *p >= '0' && *p <= '9'; p++)
+        if (value <= SB_MAX_THREADS)
+            value = value * 10 + (unsigned long)(*p - '0');
+    if (p == text || *p != '\0')
+        return 0;
+    return value > SB_MAX_THREADS ? SB_MAX_THREADS : (unsigned)value;
+}
+
+sb_status sb_threads_parse(const char *text, unsigned *threads)
+{
+    sb__detail_clear();
+    SB_FAIL_IF(threads == NULL, SB_INVALID_ARGUMENT, "threads is NULL");
+    SB_FAIL_IF(text == NULL, SB_INVALID_ARGUMENT, "the thread count is NULL");
+    const unsigned count = parse_thread_count(text);
+    SB_FAIL_IF(count == 0, SB_INVALID_ARGUMENT,
+               "'%s' is not a thread count: decimal digits only, at least 1",
+               text);
+    *threads = count;
+    return SB_OK;
+}
+
+/* `requested` (sb_host_options.threads), else SAMEBITS_THREADS if valid,
+ * else the online CPUs, capped. */
+static unsigned thread_count(unsigned requested)
+{
+    if (requested != 0)
+        return requested > SB_MAX_THREADS ? SB_MAX_THREADS : requested;
+    const char *env = getenv("SAMEBITS_THREADS");
+    const unsigned parsed = env != NULL ? parse_thread_count(env) : 0;
+    if (parsed != 0)
+        return parsed;
+    const long online = sysconf(_SC_NPROCESSORS_ONLN);
+    const unsigned long count = online > 0 ? (unsigned long)online : 1;
     return count > SB_MAX_THREADS ? SB_MAX_THREADS : (unsigned)count;
+}
+
+unsigned sb_host_thread_count(const sb_host_options *opts)
+{
+    sb__detail_clear();
+    return thread_count(opts ? opts->threads : 0);
 }
 
 static size_t round_up_pow2(size_t v)
@@ -166,7 +197,7 @@ static sb__node reduce_tree(const sb__plan *plan, const unsigned char *x,
     /* Asking the system for its CPU count costs a file read: only when
      * threads can pay off. */
     const unsigned threads = n < SB_THREADED_MIN_N
-                           ? 1 : sb__host_thread_count(requested_threads);
+                           ? 1 : thread_count(requested_threads);
 
     size_t chunk_blocks = blocks == 0 ? 1 : round_up_pow2(blocks);
     if (threads > 1) {
@@ -212,13 +243,13 @@ static sb__node reduce_tree(const sb__plan *plan, const unsigned char *x,
 /* ---- any / all ---------------------------------------------------------- */
 
 /* Booleans combine the same whatever the order, so a plain loop already
- * gives ORDER.md's bits. */
+ * gives docs/order.md's bits. */
 static unsigned char reduce_boolean(const sb__plan *plan, const void *x,
                                     const unsigned char *mask, size_t n)
 {
     bool any = false, all = true;
     switch (plan->input) {
-#define SB_BOOL_CASE_(e, tag, ctype, f, s)                                  \
+#define SB_BOOL_CASE_(e, tag, ctype, f, s, cl)                                  \
     case e: {                                                               \
         const ctype *v = x;                                                 \
         for (size_t i = 0; i < n; i++) {                                    \
@@ -231,6 +262,8 @@ static unsigned char reduce_boolean(const sb__plan *plan, const void *x,
     }
     SB_TYPE_LIST(SB_BOOL_CASE_)
 #undef SB_BOOL_CASE_
+    case SB_SAME_AS_INPUT:
+        break;
     }
     return plan->op == SB_ANY ? any : all;
 }
@@ -240,9 +273,11 @@ static unsigned char reduce_boolean(const sb__plan *plan, const void *x,
 static void node_set_small_int(sb__node *node, sb_type t, int value)
 {
     switch (t) {
-#define SB_SET_CASE_(e, tag, ctype, f, s) case e: node->v.tag = (ctype)value; break;
+#define SB_SET_CASE_(e, tag, ctype, f, s, cl) case e: node->v.tag = (ctype)value; break;
     SB_TYPE_LIST(SB_SET_CASE_)
 #undef SB_SET_CASE_
+    case SB_SAME_AS_INPUT:
+        break;
     }
 }
 
@@ -252,10 +287,12 @@ sb_status sb__finish(const sb__plan *plan, const sb__node *root,
     SB_RETURN_IF(plan->checked && overflow, SB_OVERFLOW);
     sb__node out = *root;
     if (!out.has) {
-        SB_RETURN_IF(plan->op == SB_MIN || plan->op == SB_MAX, SB_EMPTY);
+        SB_FAIL_IF(plan->op == SB_MIN || plan->op == SB_MAX, SB_EMPTY,
+                   "%s over no element: nothing takes part, so there is no "
+                   "value", sb_op_name(plan->op));
         node_set_small_int(&out, plan->acc, plan->op == SB_PROD ? 1 : 0);
     }
-    /* Hardware differs in NaN payloads; ORDER.md returns one NaN. */
+    /* Hardware differs in NaN payloads; docs/order.md returns one NaN. */
     if (plan->acc == SB_F32 && out.v.f32 != out.v.f32) {
         const uint32_t bits = 0x7FC00000u;
         memcpy(&out.v.f32, &bits, sizeof bits);
@@ -273,12 +310,16 @@ sb_status sb_reduce_host_opts(sb_reduction r, const void *x,
                               const unsigned char *mask, size_t n,
                               void *result, const sb_host_options *opts)
 {
+    sb__detail_clear();
     sb__plan plan;
     const sb_status check = sb__plan_make(r, &plan);
     SB_RETURN_IF(check != SB_OK, check);
-    SB_RETURN_IF(result == NULL, SB_INVALID_ARGUMENT);
-    SB_RETURN_IF(n > 0 && x == NULL, SB_INVALID_ARGUMENT);
-    SB_RETURN_IF(n > SIZE_MAX / plan.input_size, SB_INVALID_ARGUMENT);
+    SB_FAIL_IF(result == NULL, SB_INVALID_ARGUMENT, "result is NULL");
+    SB_FAIL_IF(n > 0 && x == NULL, SB_INVALID_ARGUMENT,
+               "x is NULL while n = %zu", n);
+    SB_FAIL_IF(n > SIZE_MAX / plan.input_size, SB_INVALID_ARGUMENT,
+               "n = %zu elements of %zu bytes exceed the address space",
+               n, plan.input_size);
 
     /* Even any/all need it: under denormals-are-zero a subnormal would
      * compare equal to zero. */
@@ -293,7 +334,9 @@ sb_status sb_reduce_host_opts(sb_reduction r, const void *x,
     bool overflow = false;
     const sb__node root = reduce_tree(&plan, x, mask, n,
                                       opts ? opts->threads : 0, &overflow);
-    const sb_status status = sb__finish(&plan, &root, overflow, result);
+    sb_status status = sb__finish(&plan, &root, overflow, result);
+    if (status == SB_OVERFLOW)   /* the error path: say where */
+        status = sb__overflow_explain(&plan, x, mask, n);
     sb__fpenv_leave(&env);
     return status;
 }

@@ -1,14 +1,18 @@
 /* plan.c: argument checking shared by every path. A reduction is checked
  * once here and then described by an sb__plan, so the host path and the
- * device path refuse exactly the same requests. */
-#include "sb_internal.h"
+ * device path refuse exactly the same requests, with the same detail. */
+#include <stdio.h>
+#include <string.h>
+#include "plan.h"
 
 size_t sb_type_size(sb_type t)
 {
     switch (t) {
-#define SB_TYPE_SIZE_CASE_(e, tag, ctype, f, s) case e: return sizeof(ctype);
+#define SB_TYPE_SIZE_CASE_(e, tag, ctype, f, s, cl) case e: return sizeof(ctype);
     SB_TYPE_LIST(SB_TYPE_SIZE_CASE_)
 #undef SB_TYPE_SIZE_CASE_
+    case SB_SAME_AS_INPUT:
+        break;
     }
     return 0;
 }
@@ -20,12 +24,27 @@ bool sb__type_is_float(sb_type t) { return t == SB_F32 || t == SB_F64; }
 bool sb__type_is_signed(sb_type t)
 {
     switch (t) {
-#define SB_TYPE_SIGNED_CASE_(e, tag, ctype, f, s) case e: return s;
+#define SB_TYPE_SIGNED_CASE_(e, tag, ctype, f, s, cl) case e: return s;
     SB_TYPE_LIST(SB_TYPE_SIGNED_CASE_)
 #undef SB_TYPE_SIGNED_CASE_
+    case SB_SAME_AS_INPUT:
+        break;
     }
     return false;
 }
+
+const char *sb__type_cl_name(sb_type t)
+{
+    switch (t) {
+#define SB_TYPE_CL_CASE_(e, tag, ctype, f, s, cl) case e: return #cl;
+    SB_TYPE_LIST(SB_TYPE_CL_CASE_)
+#undef SB_TYPE_CL_CASE_
+    case SB_SAME_AS_INPUT:
+        break;
+    }
+    return "?";
+}
+
 bool sb__pair_allowed(sb_type input, sb_type acc)
 {
     if (!sb__type_valid(input) || !sb__type_valid(acc))
@@ -39,22 +58,62 @@ bool sb__pair_allowed(sb_type input, sb_type acc)
     return false;
 }
 
+/* "f32, f64": the accumulators `input` may use, for the detail. */
+static void allowed_accumulators(sb_type input, char *buf, size_t size)
+{
+    size_t used = 0;
+    buf[0] = '\0';
+    for (int a = SB_I8; a <= SB_F64; a++)
+        if (sb__pair_allowed(input, (sb_type)a) && used + 8 < size)
+            used += (size_t)snprintf(buf + used, size - used, "%s%s",
+                                     used ? ", " : "", sb_type_name((sb_type)a));
+}
+
 sb_status sb__plan_make(sb_reduction r, sb__plan *plan)
 {
-    SB_RETURN_IF(plan == NULL, SB_INVALID_ARGUMENT);
-    SB_RETURN_IF(r.op < SB_SUM || r.op > SB_ALL, SB_INVALID_ARGUMENT);
-    SB_RETURN_IF(!sb__type_valid(r.input), SB_INVALID_ARGUMENT);
-    SB_RETURN_IF((r.flags & ~SB_WRAP) != 0, SB_INVALID_ARGUMENT);
+    SB_FAIL_IF(plan == NULL, SB_INVALID_ARGUMENT, "internal: plan is NULL");
+    SB_FAIL_IF(r.op < SB_SUM || r.op > SB_ALL, SB_INVALID_ARGUMENT,
+               "r.op = %d is not an sb_op (SB_SUM ... SB_ALL)", (int)r.op);
+    SB_FAIL_IF(!sb__type_valid(r.input), SB_INVALID_ARGUMENT,
+               "r.input = %d is not an element type (SB_I8 ... SB_F64)",
+               (int)r.input);
+    SB_FAIL_IF((r.flags & ~SB_WRAP) != 0, SB_INVALID_ARGUMENT,
+               "r.flags = 0x%x has bits that are not flags (SB_WRAP = 0x%x "
+               "is the only one)", r.flags, SB_WRAP);
 
     const bool boolean = r.op == SB_ANY || r.op == SB_ALL;
-    const sb_type acc = r.accumulator == 0 ? r.input : r.accumulator;
-    if (boolean)
-        SB_RETURN_IF(acc != r.input, SB_INVALID_ARGUMENT);
-    else
-        SB_RETURN_IF(!sb__pair_allowed(r.input, acc), SB_INVALID_ARGUMENT);
+    const sb_type acc = r.accumulator == SB_SAME_AS_INPUT ? r.input
+                                                          : r.accumulator;
+    if (boolean) {
+        SB_FAIL_IF(acc != r.input, SB_INVALID_ARGUMENT,
+                   "%s takes no accumulator: r.accumulator must be "
+                   "SB_SAME_AS_INPUT (0) or the input type %s, not %s",
+                   sb_op_name(r.op), sb_type_name(r.input),
+                   sb__type_valid(acc) ? sb_type_name(acc) : "an unknown type");
+        /* Harmless on integers (nothing wraps), refused on floats as
+         * everywhere: samebits.h, SB_WRAP. */
+        SB_FAIL_IF((r.flags & SB_WRAP) && sb__type_is_float(acc),
+                   SB_INVALID_ARGUMENT,
+                   "SB_WRAP is for integer types; %s of %s has none",
+                   sb_op_name(r.op), sb_type_name(r.input));
+    } else {
+        SB_FAIL_IF(!sb__type_valid(acc), SB_INVALID_ARGUMENT,
+                   "r.accumulator = %d is not a type (SB_SAME_AS_INPUT or "
+                   "SB_I8 ... SB_F64)", (int)r.accumulator);
+        if (!sb__pair_allowed(r.input, acc)) {
+            char allowed[96];
+            allowed_accumulators(r.input, allowed, sizeof allowed);
+            return sb__fail(SB_INVALID_ARGUMENT,
+                            "%s -> %s is not an exact widening: %s input "
+                            "may use %s", sb_type_name(r.input),
+                            sb_type_name(acc), sb_type_name(r.input), allowed);
+        }
+        SB_FAIL_IF((r.flags & SB_WRAP) && sb__type_is_float(acc),
+                   SB_INVALID_ARGUMENT,
+                   "SB_WRAP is for integer accumulators; the accumulator "
+                   "is %s", sb_type_name(acc));
+    }
     const bool arith = r.op == SB_SUM || r.op == SB_PROD;
-    SB_RETURN_IF((r.flags & SB_WRAP) && sb__type_is_float(acc),
-                 SB_INVALID_ARGUMENT);
 
     plan->op = r.op;
     plan->input = r.input;
@@ -68,12 +127,14 @@ sb_status sb__plan_make(sb_reduction r, sb__plan *plan)
 
 sb_status sb_reduction_check(sb_reduction r)
 {
+    sb__detail_clear();
     sb__plan plan;
     return sb__plan_make(r, &plan);
 }
 
 size_t sb_result_size(sb_reduction r)
 {
-    sb__plan plan;
+    sb__detail_clear();
+    sb__plan plan = { .result_size = 0 };
     return sb__plan_make(r, &plan) == SB_OK ? plan.result_size : 0;
 }

@@ -1,5 +1,16 @@
-/* status.c: names and messages of statuses, types and operations. */
-#include "sb_internal.h"
+/* status.c: names and messages of statuses, types and operations, and
+ * the library's version. */
+#include "plan.h"
+
+const char *sb_version_string(void)
+{
+    return SAMEBITS_VERSION_STRING;
+}
+
+unsigned sb_version_number(void)
+{
+    return SAMEBITS_VERSION_NUMBER;
+}
 
 const char *sb_status_string(sb_status s)
 {
@@ -14,9 +25,11 @@ const char *sb_status_string(sb_status s)
 const char *sb_type_name(sb_type t)
 {
     switch (t) {
-#define SB_TYPE_NAME_CASE_(e, tag, ctype, f, s) case e: return #tag;
+#define SB_TYPE_NAME_CASE_(e, tag, ctype, f, s, cl) case e: return #tag;
     SB_TYPE_LIST(SB_TYPE_NAME_CASE_)
 #undef SB_TYPE_NAME_CASE_
+    case SB_SAME_AS_INPUT:
+        break;
     }
     return "?";
 }

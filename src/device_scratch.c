@@ -1,0 +1,71 @@
+/* device_scratch.c: the context's pool of scratch buffers, for the
+ * partials between passes and the record of blocking calls. A buffer is
+ * reused once the commands that used it have completed, which an event
+ * says without waiting; the pool never blocks. */
+#include <stdlib.h>
+#include "device.h"
+
+static int scratch_free(sb__scratch *s)
+{
+    if (s->busy)
+        return 0;
+    if (s->last_use == NULL)
+        return 1;
+    cl_int status = CL_QUEUED;
+    if (SB_CL(clGetEventInfo)(s->last_use, CL_EVENT_COMMAND_EXECUTION_STATUS,
+                              sizeof status, &status, NULL) != CL_SUCCESS)
+        return 0;
+    if (status != CL_COMPLETE && status >= 0)
+        return 0;
+    SB_CL(clReleaseEvent)(s->last_use);
+    s->last_use = NULL;
+    return 1;
+}
+
+sb_status sb__scratch_take(sb_context *ctx, size_t size, int *slot)
+{
+    int empty = -1;
+    for (int i = 0; i < SB_SCRATCH_SLOTS; i++) {
+        sb__scratch *s = &ctx->scratch[i];
+        if (s->buf == NULL) {
+            if (empty < 0)
+                empty = i;
+            continue;
+        }
+        if (s->size >= size && scratch_free(s)) {
+            s->busy = 1;
+            *slot = i;
+            return SB_OK;
+        }
+    }
+    if (empty < 0) {   /* all slots hold buffers: replace a free, small one */
+        for (int i = 0; i < SB_SCRATCH_SLOTS && empty < 0; i++)
+            if (scratch_free(&ctx->scratch[i])) {
+                SB_CL(clReleaseMemObject)(ctx->scratch[i].buf);
+                ctx->scratch[i].buf = NULL;
+                empty = i;
+            }
+        SB_FAIL_IF(empty < 0, SB_OUT_OF_MEMORY, "all %d scratch buffers of "
+                   "the context are in use by reductions still running",
+                   SB_SCRATCH_SLOTS);
+    }
+    const size_t bytes = size < 4096 ? 4096 : size;
+    cl_int err = CL_SUCCESS;
+    cl_mem buf = SB_CL(clCreateBuffer)(ctx->cl_ctx, CL_MEM_READ_WRITE, bytes,
+                                       NULL, &err);
+    SB_RETURN_IF(buf == NULL, sb__cl_fail(ctx, err, "clCreateBuffer (scratch)"));
+    ctx->scratch[empty] = (sb__scratch){ .buf = buf, .size = bytes, .busy = 1 };
+    *slot = empty;
+    return SB_OK;
+}
+
+void sb__scratch_give(sb_context *ctx, int slot, cl_event last_use)
+{
+    sb__scratch *s = &ctx->scratch[slot];
+    /* Without a reference to its last use, the buffer cannot be known to be
+     * idle: it then stays taken until the context is released. */
+    if (last_use != NULL && SB_CL(clRetainEvent)(last_use) != CL_SUCCESS)
+        return;
+    s->last_use = last_use;
+    s->busy = 0;
+}

@@ -1,0 +1,66 @@
+/* host_engine.h: the host path's private pieces: tree nodes, the typed
+ * block kernels (host_kernels.c), conversions (host_convert.c), the
+ * result (host_reduce.c), the floating-point environment (fpenv.c) and
+ * the overflow locator (host_overflow.c). */
+#ifndef SB_HOST_ENGINE_H
+#define SB_HOST_ENGINE_H
+
+#include "plan.h"
+
+#define SB_BLOCK_LEAVES  256                    /* leaves per host block */
+#define SB_BLOCK_SIZE    (SB_LEAF_SIZE * SB_BLOCK_LEAVES)
+#define SB_MAX_THREADS   256u                   /* samebits.h promises it */
+
+/* A node of the reduction tree: a value of the accumulator type, or none. */
+typedef struct {
+    union {
+#define SB_NODE_FIELD_(e, tag, ctype, f, s, cl) ctype tag;
+        SB_TYPE_LIST(SB_NODE_FIELD_)
+#undef SB_NODE_FIELD_
+        unsigned char bytes[8];
+    } v;
+    bool has;             /* false: none (nothing took part) */
+} sb__node;
+
+/* Folds `count` (1..SB_BLOCK_SIZE) accumulator-typed elements starting at
+ * an aligned block boundary into the node of that block's 256-leaf subtree.
+ * `mask` may be NULL. Sets *overflow on a checked-arithmetic overflow. */
+typedef void (*sb__block_fn)(const void *x, const unsigned char *mask,
+                             size_t count, sb__node *out, bool *overflow);
+/* *left = combine(*left, *right) (docs/order.md), none-aware. */
+typedef void (*sb__combine_fn)(sb__node *left, const sb__node *right,
+                               bool *overflow);
+
+typedef struct {
+    sb__block_fn   block;
+    sb__combine_fn combine;
+} sb__kernel;
+
+/* The host kernel of a plan's (accumulator, op, wrap); NULL for any/all. */
+const sb__kernel *sb__host_kernel(const sb__plan *plan);
+
+/* Converts `count` elements from `input` to `acc` (an allowed pair,
+ * input != acc). */
+void sb__convert(sb_type input, sb_type acc, const void *in, void *out,
+                 size_t count);
+
+/* Writes the root (or the empty-input answer) to result.
+ * @return SB_OK, SB_EMPTY or SB_OVERFLOW; result untouched unless SB_OK. */
+sb_status sb__finish(const sb__plan *plan, const sb__node *root,
+                     bool overflow, void *result);
+
+/* After a checked reduction of x[0..n) overflowed: sets the error detail
+ * to the first node (in the tree's evaluation order, leftmost first) whose
+ * exact value does not fit the accumulator, e.g. "the i64 sum overflows in
+ * the node of positions 0..31". Runs on the calling thread; only on that
+ * error path. Returns SB_OVERFLOW. */
+sb_status sb__overflow_explain(const sb__plan *plan, const void *x,
+                               const unsigned char *mask, size_t n);
+
+/* The floating-point environment docs/order.md needs: round to nearest
+ * even, no flush-to-zero or denormals-are-zero, exceptions masked. */
+typedef struct { unsigned long long saved[8]; } sb__fpenv;
+void sb__fpenv_enter(sb__fpenv *saved);
+void sb__fpenv_leave(const sb__fpenv *saved);
+
+#endif /* SB_HOST_ENGINE_H */
