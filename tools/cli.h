@@ -4,8 +4,9 @@
  * subcommand lives in its own tools/cmd_<name>.c and is one cmd_<name>()
  * entry point below. The helpers (tools/cli_util.c) are the small things
  * several subcommands need: messages, timing, machine facts, bit patterns;
- * tools/data_file.c reads data files (raw, text, .npy) and
- * tools/cli_device.c lists and selects OpenCL devices. The conformance
+ * tools/data_file.c reads data files (text, .npy, .npz, raw;
+ * tools/npz_file.c opens .npz archives) and tools/cli_device.c lists and
+ * selects OpenCL devices. The conformance
  * corpus has its own header, tools/corpus.h.
  *
  * Like everything in tools/, this uses only the public header samebits.h.
@@ -33,6 +34,10 @@
 #include <stdio.h>
 #include <stdint.h>
 
+/* The command calls OpenCL itself (it lists and opens devices); CMake sets
+ * CL_TARGET_OPENCL_VERSION for it. samebits.h does not include this. */
+#include <CL/cl.h>
+
 #include "samebits.h"
 
 #define CLI_EXIT_OK       0
@@ -41,8 +46,6 @@
 #define CLI_EXIT_INPUT    3
 #define CLI_EXIT_DEVICE   4
 #define CLI_EXIT_DIFFERS  5
-/* Being replaced by the codes above, command by command. */
-#define CLI_EXIT_FAILURE  1
 
 /* A subcommand: argv[0] is the subcommand's name, the options follow. */
 typedef int (*cli_command_fn)(int argc, char **argv);
@@ -63,8 +66,10 @@ int cmd_bench(int argc, char **argv);   /* tools/cmd_bench.c */
 #  define CLI_PRINTF(fmt, args)
 #endif
 
-/* Prints "samebits <context>: <message>\n" to stderr. */
+/* Prints "samebits <context>: <message>\n" to stderr, and keeps the
+ * message for cli_last_error() (a --json record of the failure). */
 void cli_error(const char *context, const char *fmt, ...) CLI_PRINTF(2, 3);
+const char *cli_last_error(void);   /* "" before any cli_error() */
 
 /* Remembers the whole command line (main() calls this first), so that a
  * subcommand can print it exactly: cli_command_line() gives it as one
@@ -87,10 +92,10 @@ double cli_now(void);
 /* The number of online CPUs (at least 1). */
 unsigned cli_online_cpus(void);
 
-/* The thread count the host path uses for sb_host_options.threads == 0:
- * SAMEBITS_THREADS if it is a positive integer, else every online CPU,
- * capped at 256, as samebits.h documents. Baselines use it so that they
- * run on as many threads as the library does. */
+/* The thread count the host path uses for sb_host_options.threads == 0
+ * (sb_host_thread_count(NULL): SAMEBITS_THREADS read by the library's one
+ * parser, else every online CPU). Baselines use it so that they run on as
+ * many threads as the library does. */
 unsigned cli_default_threads(void);
 
 /* Writes the CPU model name (the first "model name" of /proc/cpuinfo) to
@@ -114,14 +119,19 @@ uint32_t cli_f32_bits(float v);
 int cli_parse_op(const char *s);
 int cli_parse_type(const char *s);
 
-/* ---- data files (tools/data_file.c) ------------------------------------------ */
+/* ---- data files (tools/data_file.c, tools/npz_file.c) -------------------- */
 
 typedef enum {
-    CLI_FORMAT_AUTO,   /* .npy by its magic bytes or name, text by a .txt or
-                          .csv name, otherwise raw */
+    CLI_FORMAT_AUTO,   /* by content, never by name: the .npy magic, a zip
+                          header (.npz), else text; other binary content is
+                          refused (auto never guesses raw), except a mask
+                          whose bytes are all 0 or 1 */
     CLI_FORMAT_RAW,    /* little-endian elements, nothing else */
-    CLI_FORMAT_TEXT,   /* one number per line; blank and # lines skipped */
-    CLI_FORMAT_NPY     /* NumPy .npy, versions 1.0 to 3.0 */
+    CLI_FORMAT_TEXT,   /* numbers separated by whitespace or commas; blank
+                          lines and lines starting with # skipped */
+    CLI_FORMAT_NPY,    /* NumPy .npy, versions 1.0 to 3.0 */
+    CLI_FORMAT_NPZ     /* NumPy .npz: a zip of .npy members, stored or
+                          deflated (np.savez, np.savez_compressed) */
 } cli_format;
 
 /* Elements read from a file: mapped where the file can be mapped, read
@@ -136,25 +146,46 @@ typedef struct {
     void       *owned;     /* ... and/or memory of ours */
 } cli_data;
 
-/* Parses "raw", "text", "npy", "auto"; -1 if none. */
+/* Parses "auto", "raw", "text", "npy", "npz"; -1 if none. */
 int cli_parse_format(const char *s);
 
-/* Reads `path` ("-": standard input). `type` is the element type, or 0 to
- * take it from a .npy header (raw and text need one). A `mask` file is
- * read as bytes: type SB_U8, and a .npy may also hold booleans or i1.
+/* Reads `path` ("-": standard input, read into memory and detected the
+ * same way). `type` is the element type, or 0 to take it from a .npy
+ * header (raw and text need one). A `mask` file is read as bytes: type
+ * SB_U8; a .npy may also hold booleans or i1, text holds integers 0..255.
+ * `array` names the member of a .npz (NULL: its only one). A data .npy of
+ * booleans reads as u8.
  * @return 0, or -1 with a one-line reason in `err`. */
 int cli_data_load(const char *path, cli_format format, sb_type type,
-                  int mask, cli_data *out, char *err, size_t err_size);
+                  int mask, const char *array, cli_data *out, char *err,
+                  size_t err_size);
 void cli_data_free(cli_data *d);
+
+/* The .npy member of the zip archive b[0, size) (tools/npz_file.c): the one
+ * named `array` (with or without its .npy suffix) or, when `array` is NULL,
+ * the only one. `option` is the option that names a member ("--array"),
+ * for the messages. Sets *member and *member_size to the member's bytes:
+ * in place for a stored member, or in *inflated (malloc'd, the caller frees
+ * it) for a deflated one; its name, for messages, goes to `name`. Every
+ * offset and size is checked against `size`, and the CRC-32 against the
+ * member's bytes.
+ * @return 0, or -1 with a one-line reason in `err`. */
+int cli_npz_member(const unsigned char *b, size_t size, const char *path,
+                   const char *array, const char *option,
+                   const unsigned char **member, size_t *member_size,
+                   void **inflated, char *name, size_t name_size,
+                   char *err, size_t err_size);
 
 /* ---- OpenCL devices (tools/cli_device.c) ----------------------------------- */
 
-/* One OpenCL device, numbered as `samebits info` lists them: platform by
- * platform, in the order of clGetPlatformIDs and clGetDeviceIDs. */
+/* One OpenCL device, numbered as the library numbers them
+ * (sb_device_list(): platform by platform, in the order of
+ * clGetPlatformIDs and clGetDeviceIDs), so --device N, SAMEBITS_DEVICE=N
+ * and `samebits info` agree. */
 typedef struct {
     unsigned       index;              /* N of --device N */
-    unsigned       platform_index;     /* P and D of --device P:D and of */
-    unsigned       device_index;       /* SAMEBITS_DEVICE=P:D */
+    unsigned       platform_index;     /* P and D of "P:D" */
+    unsigned       device_index;
     cl_platform_id platform;
     cl_device_id   device;
     char           name[256];          /* CL_DEVICE_NAME */
@@ -190,10 +221,13 @@ typedef struct {
 } cli_selection;
 
 /* Adds to `sel` what `spec` names: comma-separated items, each "host",
- * "all" (host and every device), "devices" (every device), a number N,
- * "P:D", or a case-insensitive part of a device's name or its platform's
- * name, vendor or version ("pocl", "oclgrind", "nvidia"). An item that
- * names nothing is an error: returns -1 after a message on stderr. */
+ * "all" (host and every device), "devices" (every device), or one device
+ * in the grammar of SAMEBITS_DEVICE, read by the library
+ * (sb_device_select()): a number N, "P:D", or a case-insensitive part of a
+ * device's name or its platform's name, vendor or version ("pocl",
+ * "oclgrind", "nvidia") that names exactly one device. An item that names
+ * no device, or several, is an error: returns -1 after a message on
+ * stderr (the library's detail). */
 int cli_select(const char *context, const char *spec,
                const cli_device_list *list, cli_selection *sel);
 
@@ -214,7 +248,7 @@ void cli_device_title(const cli_device *d, char *buf, size_t size);
 /* A cl_context with the one device `d`; NULL (and *err) on failure. */
 cl_context cli_cl_context(const cli_device *d, cl_int *err);
 
-/* "CL_OUT_OF_RESOURCES" etc., or "OpenCL error N". */
+/* "CL_OUT_OF_RESOURCES" etc., or "OpenCL error N" (sb_cl_error_name()). */
 const char *cli_cl_error_name(cl_int err);
 
 #endif /* SAMEBITS_CLI_H */

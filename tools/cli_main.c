@@ -23,7 +23,7 @@ static const cli_command commands[] = {
     { "info",   cmd_info,
       "OpenCL platforms and devices, and what samebits can do on each" },
     { "reduce", cmd_reduce,
-      "reduce a data file (raw, text or .npy) on the host or a device" },
+      "reduce a data file (text, .npy, .npz or raw) on the host or a device" },
     { "check",  cmd_check,
       "prove a device: the conformance corpus against its golden results" },
     { "bench",  cmd_bench,
@@ -45,6 +45,18 @@ static void print_usage(FILE *out)
             "commands:\n", SAMEBITS_VERSION_STRING);
     for (size_t i = 0; i < command_count; i++)
         fprintf(out, "  %-8s %s\n", commands[i].name, commands[i].summary);
+    fprintf(out,
+            "\n"
+            "exit status, the same meaning in every command:\n"
+            "  0  the value was printed / the work was done\n"
+            "  1  no value: min/max over nothing (empty), or a checked overflow\n"
+            "  2  a bad command line\n"
+            "  3  an input that cannot be read or is not what it must be\n"
+            "  4  no such device, or the device refused or failed\n"
+            "  5  check, demo: a result differs from what samebits promises\n"
+            "     (a bug: please report it)\n"
+            "With --json (reduce, bench) every outcome, errors included, is a\n"
+            "JSON record on standard output.\n");
 }
 
 static const cli_command *find_command(const char *name)

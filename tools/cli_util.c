@@ -13,16 +13,21 @@
 #include <time.h>
 #include <unistd.h>
 
-#define CLI_MAX_THREADS 256u      /* the host path's cap, samebits.h */
+
+static char last_error[1024];
 
 void cli_error(const char *context, const char *fmt, ...)
 {
     va_list ap;
-    fprintf(stderr, "samebits %s: ", context);
     va_start(ap, fmt);
-    vfprintf(stderr, fmt, ap);
+    vsnprintf(last_error, sizeof last_error, fmt, ap);
     va_end(ap);
-    fputc('\n', stderr);
+    fprintf(stderr, "samebits %s: %s\n", context, last_error);
+}
+
+const char *cli_last_error(void)
+{
+    return last_error;
 }
 
 static char command_line[4096];
@@ -157,13 +162,7 @@ unsigned cli_online_cpus(void)
 
 unsigned cli_default_threads(void)
 {
-    unsigned long count = 0;
-    const char *env = getenv("SAMEBITS_THREADS");
-    if (env != NULL && cli_parse_uint(env, 1, ULONG_MAX, &count) != 0)
-        count = 0;
-    if (count == 0)
-        count = cli_online_cpus();
-    return count > CLI_MAX_THREADS ? CLI_MAX_THREADS : (unsigned)count;
+    return sb_host_thread_count(NULL);   /* the library's one reading */
 }
 
 void cli_cpu_model(char *buf, size_t size)

@@ -55,18 +55,25 @@ typedef struct {
 
 static void print_usage(FILE *out)
 {
+    size_t count = 0;
+    corpus_cases(&count);
+    char cases[32];   /* "1,049", as the README writes it */
+    if (count >= 1000)
+        snprintf(cases, sizeof cases, "%zu,%03zu", count / 1000, count % 1000);
+    else
+        snprintf(cases, sizeof cases, "%zu", count);
     fprintf(out,
             "usage: samebits check [--device SEL]... [--quick] [--digest]\n"
             "                      [--filter GLOB,...] [--golden FILE]\n"
             "       samebits check --list | --dump CASE-ID\n"
             "\n"
-            "Runs the conformance corpus (docs/corpus.md: several hundred cases,\n"
+            "Runs the conformance corpus (docs/corpus.md: %s cases,\n"
             "every op, type, accumulator and mask, sizes up to 2^20 + 1, data\n"
             "families from uniform to NaN-sprinkled) on the host path and on every\n"
             "OpenCL device, each over several launch shapes, and compares every\n"
             "result bit for bit with the golden file computed by the reference\n"
             "oracle. Prints a table device x data family -> identical / DIFFERS,\n"
-            "with the first differing case. Exit status 1 on any difference.\n"
+            "with the first differing case.\n"
             "\n"
             "  --device SEL     host, all, a device number of `samebits info`, P:D,\n"
             "                   or a part of a device or platform name (pocl,\n"
@@ -86,7 +93,13 @@ static void print_usage(FILE *out)
             "  --list           list the cases and exit\n"
             "  --dump CASE-ID   write the case's input to CASE-ID.raw (and its\n"
             "                   mask to CASE-ID.mask), print the `samebits reduce`\n"
-            "                   command that reduces it, and exit\n");
+            "                   command that reduces it, and exit\n"
+            "\n"
+            "Exit status: 0 every result identical; 5 a result differs (a bug:\n"
+            "please report it); 4 no such device, or a device could not run a\n"
+            "case; 3 a golden file that cannot be read or is not this corpus's;\n"
+            "2 a bad command line (or nothing selected to run).\n",
+            cases);
 }
 
 /* ---- the golden file -------------------------------------------------------- */
@@ -277,8 +290,8 @@ static void release_target(check_target *t)
 
 static int refuses(const check_target *t, sb_reduction r)
 {
-    return t->dev != NULL && (t->caps.verdict[r.input] != SB_OK
-                              || t->caps.verdict[r.accumulator] != SB_OK);
+    return t->dev != NULL && (t->caps.type_status[r.input] != SB_OK
+                              || t->caps.type_status[r.accumulator] != SB_OK);
 }
 
 static cl_mem device_buffer(check_target *t, const void *data, size_t bytes,
@@ -394,9 +407,9 @@ static void print_table(FILE *out, check_target *targets, size_t count,
             fprintf(out, "%s %s", k ? ";" : "", t->shapes[k].name);
         fprintf(out, "%s\n", t->quick ? "; --quick subset" : "");
         for (int ty = SB_I8; t->dev != NULL && ty <= SB_F64; ty++)
-            if (t->caps.verdict[ty] != SB_OK)
+            if (t->caps.type_status[ty] != SB_OK)
                 fprintf(out, "         refuses %s: %s\n",
-                        sb_type_name((sb_type)ty), t->caps.reason[ty]);
+                        sb_type_name((sb_type)ty), t->caps.type_reason[ty]);
     }
     fprintf(out, "\n%-12s %6s", "family", "cases");
     for (size_t i = 0; i < count; i++)
@@ -475,7 +488,7 @@ static int dump_case(const corpus_case *cases, size_t count, const char *id)
     const size_t bytes = c->n * sb_type_size(c->r.input);
     void *x = malloc(bytes + 1);
     unsigned char *mask = malloc(c->n + 1);
-    int rc = CLI_EXIT_FAILURE;
+    int rc = CLI_EXIT_INPUT;      /* out of memory, or a file not written */
     char xpath[128], mpath[128];
     snprintf(xpath, sizeof xpath, "%s.raw", c->id);
     snprintf(mpath, sizeof mpath, "%s.mask", c->id);
@@ -488,12 +501,17 @@ static int dump_case(const corpus_case *cases, size_t count, const char *id)
     if (write_file(xpath, x, bytes) != 0
             || (c->mask != CORPUS_MASK_NONE && write_file(mpath, mask, c->n) != 0))
         goto done;
-    printf("samebits reduce --op %s --type %s --acc %s%s%s%s --bits %s\n",
+    /* The files are raw: reduce detects text, .npy and .npz but never
+     * guesses raw, so the command says it (a corpus mask's bytes are any
+     * non-zero value, not only 1). */
+    printf("samebits reduce --op %s --type %s --acc %s%s --format raw%s%s%s "
+           "--bits %s\n",
            sb_op_name(c->r.op), sb_type_name(c->r.input),
            sb_type_name(c->r.accumulator),
            (c->r.flags & SB_WRAP) ? " --wrap" : "",
            c->mask != CORPUS_MASK_NONE ? " --mask " : "",
-           c->mask != CORPUS_MASK_NONE ? mpath : "", xpath);
+           c->mask != CORPUS_MASK_NONE ? mpath : "",
+           c->mask != CORPUS_MASK_NONE ? " --mask-format raw" : "", xpath);
     rc = CLI_EXIT_OK;
 done:
     free(x);
@@ -585,7 +603,7 @@ int cmd_check(int argc, char **argv)
     const corpus_case *cases = corpus_cases(&count);
     if (cases == NULL) {
         cli_error("check", "out of memory");
-        return CLI_EXIT_FAILURE;
+        return CLI_EXIT_INPUT;
     }
     if (a.list) {
         print_list(cases, count);
@@ -605,7 +623,7 @@ int cmd_check(int argc, char **argv)
             cli_error("check", "out of memory");
         free(golden);
         free(want);
-        return CLI_EXIT_FAILURE;
+        return CLI_EXIT_INPUT;
     }
     if (a.golden == NULL)
         memcpy(golden, samebits_golden, samebits_golden_size + 1);
@@ -614,7 +632,7 @@ int cmd_check(int argc, char **argv)
             != 0) {
         free(golden);
         free(want);
-        return CLI_EXIT_FAILURE;
+        return CLI_EXIT_INPUT;
     }
 
     /* The targets: those named, or the host and every device. */
@@ -624,9 +642,9 @@ int cmd_check(int argc, char **argv)
     if (cli_select_or_all("check", spec, 1, &list, &sel) != 0) {
         free(golden);
         free(want);
-        return CLI_EXIT_FAILURE;
+        return CLI_EXIT_DEVICE;
     }
-    int rc = CLI_EXIT_FAILURE;
+    int rc = CLI_EXIT_DEVICE;   /* a device that cannot be set up */
     check_target *targets = calloc(CHECK_MAX_TARGETS, sizeof *targets);
     size_t target_count = 0;
     FILE *report = a.digest ? stderr : stdout;
@@ -709,11 +727,15 @@ int cmd_check(int argc, char **argv)
         }
     print_table(report, targets, target_count, family_cases, selected);
 
-    size_t bad = 0;
-    for (size_t k = 0; k < target_count; k++)
+    size_t bad = 0, differ = 0;
+    for (size_t k = 0; k < target_count; k++) {
         bad += targets[k].total.differ + targets[k].total.error;
+        differ += targets[k].total.differ;
+    }
     if (target_count == 0 || selected == 0) {
-        fprintf(report, "\ncheck: nothing was run\n");
+        cli_error("check", "nothing was run: no case matches --filter%s",
+                  a.quick ? " and --quick" : "");
+        rc = CLI_EXIT_USAGE;
     } else if (bad == 0) {
         fprintf(report, "\ncheck: PASS: every result is identical to the "
                 "golden file, bit for bit\n");
@@ -723,6 +745,9 @@ int cmd_check(int argc, char **argv)
                 "golden file. Please report it with the\noutput of `samebits "
                 "info` and of `samebits check --digest --device ...`.\n",
                 bad, bad == 1 ? "" : "s", bad == 1 ? "s" : "");
+        /* A different result breaks the promise; a case that could not
+         * run at all is the device's failure. */
+        rc = differ > 0 ? CLI_EXIT_DIFFERS : CLI_EXIT_DEVICE;
     }
 done:
     for (size_t k = 0; targets != NULL && k < target_count; k++)

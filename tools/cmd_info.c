@@ -1,5 +1,5 @@
 /* cmd_info.c: `samebits info`: the host path, then every OpenCL platform
- * and device with what matters for the contract (ORDER.md): OpenCL
+ * and device with what matters for the contract (docs/order.md): OpenCL
  * version, fp64, subnormals, sub-groups, work-group limits, the launch
  * shape samebits uses, and per type whether the device computes it
  * exactly or is refused, and why. With no OpenCL platform it says so and
@@ -20,10 +20,13 @@ static void print_usage(FILE *out)
             "Lists the host path and every OpenCL platform and device: OpenCL\n"
             "version, fp64, f32/f64 subnormals, sub-groups, work-group limits,\n"
             "the launch shape samebits uses, and per type whether samebits\n"
-            "computes it exactly there or refuses it (and why). The device\n"
-            "numbers are those of --device N; P:D also works, as in\n"
-            "SAMEBITS_DEVICE. Send this output with any `samebits check`\n"
-            "report.\n");
+            "computes it exactly there or refuses it (and why). A device's\n"
+            "number N means that device everywhere: --device N of every\n"
+            "command, SAMEBITS_DEVICE=N and sb_context_create_select(\"N\");\n"
+            "so do P:D and a part of a name that names one device. It also\n"
+            "says what SAMEBITS_THREADS and SAMEBITS_DEVICE select. Send this\n"
+            "output with any `samebits check` report.\n"
+            "Exit status: 0; 2 for a bad command line.\n");
 }
 
 static const char *subgroup_text(const sb_device_caps *c)
@@ -53,8 +56,9 @@ static void print_size(const char *label, double bytes)
 
 static void print_device(const cli_device *d)
 {
-    printf("  device %u: %s   [--device %u, SAMEBITS_DEVICE=%u:%u]\n",
-           d->index, d->name, d->index, d->platform_index, d->device_index);
+    printf("  device %u: %s   [--device %u or %u:%u, SAMEBITS_DEVICE=%u]\n",
+           d->index, d->name, d->index, d->platform_index, d->device_index,
+           d->index);
     sb_device_caps c;
     const sb_status s = sb_device_report(d->device, &c);
     if (s != SB_OK) {
@@ -95,7 +99,7 @@ static void print_device(const cli_device *d)
     printf("    %-20s", "exact");
     int refused = 0;
     for (int t = SB_I8; t <= SB_F64; t++) {
-        if (c.verdict[t] == SB_OK)
+        if (c.type_status[t] == SB_OK)
             printf(" %s", sb_type_name((sb_type)t));
         else
             refused++;
@@ -104,9 +108,9 @@ static void print_device(const cli_device *d)
     if (refused == 0)
         printf("    %-20s none\n", "refused");
     for (int t = SB_I8; t <= SB_F64; t++)
-        if (c.verdict[t] != SB_OK)
+        if (c.type_status[t] != SB_OK)
             printf("    %-20s %s: %s\n", "refused", sb_type_name((sb_type)t),
-                   c.reason[t]);
+                   c.type_reason[t]);
 }
 
 int cmd_info(int argc, char **argv)
@@ -123,10 +127,22 @@ int cmd_info(int argc, char **argv)
 
     char cpu[256];
     cli_cpu_model(cpu, sizeof cpu);
-    printf("samebits %s\n\n", SAMEBITS_VERSION_STRING);
+    printf("samebits %s (library %s)\n\n", SAMEBITS_VERSION_STRING,
+           sb_version_string());
+    /* What the library makes of SAMEBITS_THREADS, read by its parser. */
+    const char *threads_env = getenv("SAMEBITS_THREADS");
+    char threads_note[320] = "";
+    unsigned parsed = 0;
+    if (threads_env != NULL && *threads_env != '\0') {
+        if (sb_threads_parse(threads_env, &parsed) == SB_OK)
+            snprintf(threads_note, sizeof threads_note,
+                     ", from SAMEBITS_THREADS=%s", threads_env);
+        else
+            snprintf(threads_note, sizeof threads_note,
+                     "; SAMEBITS_THREADS is IGNORED: %s", sb_error_detail());
+    }
     printf("host path: %s; %u threads (%u online CPUs%s); every type exact\n\n",
-           cpu, cli_default_threads(), cli_online_cpus(),
-           getenv("SAMEBITS_THREADS") != NULL ? ", SAMEBITS_THREADS" : "");
+           cpu, sb_host_thread_count(NULL), cli_online_cpus(), threads_note);
 
     cli_device_list list;
     cli_devices_load(&list);
@@ -139,10 +155,17 @@ int cmd_info(int argc, char **argv)
     printf("OpenCL: %u platform%s, %zu device%s\n", list.platform_count,
            list.platform_count == 1 ? "" : "s", list.count,
            list.count == 1 ? "" : "s");
+    /* The default device of sb_context_create_default(), as the library
+     * chooses it. */
     const char *sel = getenv("SAMEBITS_DEVICE");
-    if (sel != NULL && *sel != '\0')
-        printf("SAMEBITS_DEVICE=%s (the default device of "
-               "sb_context_create_default)\n", sel);
+    sb_device_entry chosen;
+    if (sb_device_select(sel, &chosen) == SB_OK)
+        printf("default device (sb_context_create_default): device %u%s%s\n",
+               chosen.index, sel && *sel ? ", from SAMEBITS_DEVICE=" : "",
+               sel && *sel ? sel : "");
+    else
+        printf("default device (sb_context_create_default): NONE: "
+               "SAMEBITS_DEVICE=%s: %s\n", sel ? sel : "", sb_error_detail());
     unsigned shown = ~0u;
     for (size_t i = 0; i < list.count; i++) {
         const cli_device *d = &list.devices[i];

@@ -1,11 +1,15 @@
-/* cmd_reduce.c: `samebits reduce`: one reduction of a data file (raw,
- * text or .npy; tools/data_file.c), on the host path or on one OpenCL
- * device, printed so that it round-trips exactly (%.9g, %.17g, integers
- * in full), optionally with its bit pattern or as one JSON line.
+/* cmd_reduce.c: `samebits reduce`: one reduction of a data file (text,
+ * .npy, .npz or raw, told apart by content; tools/data_file.c), on the
+ * host path or on one OpenCL device, printed so that it round-trips
+ * exactly (%.9g, %.17g, integers in full), optionally with its bit
+ * pattern or as one JSON line.
  *
  * An answer that is not a value (empty, overflow) or any error is one
- * line on stderr and exit status 1; with --json the JSON line is printed
- * as well, with its status. */
+ * line on stderr (the library's sb_error_detail() where it has one) and
+ * an exit status of cli.h: 0 a value, 1 no value (empty, overflow), 2 a
+ * bad command line, 3 an input that cannot be read or is not what it must
+ * be, 4 a device that is not there, refused or failed. With --json every
+ * outcome, errors included, is one JSON record on stdout. */
 #include "cli.h"
 
 #include <inttypes.h>
@@ -19,9 +23,10 @@
 static void print_usage(FILE *out)
 {
     fprintf(out,
-            "usage: samebits reduce --op OP --type T [--acc A] [--wrap]\n"
-            "                       [--mask FILE] [--device SEL] [--format F]\n"
-            "                       [--bits] [--json] [FILE|-]\n"
+            "usage: samebits reduce --op OP [--type T] [--acc A] [--wrap]\n"
+            "                       [--format F] [--array NAME]\n"
+            "                       [--mask FILE [--mask-format F] [--mask-array NAME]]\n"
+            "                       [--device SEL] [--bits] [--json] [FILE|-]\n"
             "\n"
             "Reduces the numbers in FILE (standard input if - or none) and prints\n"
             "the result so that it reads back exactly (%%.9g for f32, %%.17g for\n"
@@ -29,41 +34,80 @@ static void print_usage(FILE *out)
             "\n"
             "  --op OP        sum, prod, min, max, any, all\n"
             "  --type T       the element type: i8 u8 i16 u16 i32 u32 i64 u64 f32\n"
-            "                 f64 (a .npy file's header gives it)\n"
+            "                 f64; needed for text and raw (a .npy or .npz says it)\n"
             "  --acc A        the accumulator (default: T); only exact conversions,\n"
             "                 e.g. f32 -> f64, i32 -> i64 (see `samebits.h`)\n"
             "  --wrap         integer sum/prod wrap around instead of failing\n"
             "                 with overflow\n"
-            "  --mask FILE    one byte per element (raw, text or .npy of u1/i1/b1):\n"
-            "                 an element takes part iff its byte is not 0\n"
+            "  --format F     auto (default), text, npy, npz or raw (below)\n"
+            "  --array NAME   the array of a .npz to reduce (default: its only one)\n"
+            "  --mask FILE    an element takes part iff its mask value is not 0:\n"
+            "                 a .npy or .npz of bool, u1 or i1, text of integers\n"
+            "                 0..255 (0/1), or raw bytes, one per element\n"
+            "  --mask-format F, --mask-array NAME\n"
+            "                 --format and --array for the mask\n"
             "  --device SEL   host (default), a device number of `samebits info`,\n"
             "                 P:D, or a part of its name; the device computes\n"
             "                 even a small input itself\n"
-            "  --format F     auto (default: .npy by its header or name, text by a\n"
-            "                 .txt or .csv name, else raw), raw, text, npy\n"
             "  --bits         also print the result's bit pattern in hex\n"
-            "  --json         print one JSON line instead\n"
+            "  --json         print one JSON record instead, for every outcome:\n"
+            "                 \"status\" (ok, empty, overflow, unsupported, ...,\n"
+            "                 or usage-error, input-error, device-error), \"exit\",\n"
+            "                 and \"value\" and \"bits\", or \"error\"\n"
             "\n"
-            "Raw files are little-endian elements and nothing else. Text files\n"
-            "hold one number per line (blank lines and lines starting with # are\n"
-            "skipped). .npy files: versions 1.0 to 3.0, little-endian\n"
-            "C-contiguous arrays of the types above, any shape (reduced as a\n"
-            "whole). Exit status 1, with a one-line reason on stderr, when the\n"
-            "result is empty (min/max over nothing) or overflow, or on error.\n");
+            "auto decides by content, never by the file's name: the \\x93NUMPY\n"
+            "magic is .npy, a zip header is .npz, else text, read strictly. Other\n"
+            "binary content is refused, naming what it looks like: auto never\n"
+            "guesses raw (give --format raw), except for a mask whose bytes are\n"
+            "all 0 or 1. Standard input is detected the same way.\n"
+            "  text  numbers separated by blanks and/or commas: one per line, a CSV\n"
+            "        column, comma-separated rows (all reduced as one array); blank\n"
+            "        lines and # comments are skipped. Integers: decimal, range-\n"
+            "        checked. Floats: decimal or hex (0x1p-3), inf, nan; '.' is the\n"
+            "        decimal point (1,5 is two numbers). Each is rounded once, to\n"
+            "        nearest, to T (f32 directly, not via f64), underflow included:\n"
+            "        a literal below the smallest normal becomes the correctly\n"
+            "        rounded subnormal or zero (1e-46 as f32 is 0). A finite literal\n"
+            "        beyond T's largest finite value (1e400 as f64) is an error,\n"
+            "        with its line number, as is anything that is not a number of T.\n"
+            "  npy   versions 1.0 to 3.0: little-endian C-contiguous arrays of the\n"
+            "        types above, or bool (read as u8), any shape (reduced whole).\n"
+            "  npz   np.savez (stored) or np.savez_compressed (deflated) archives\n"
+            "        of .npy arrays; the member's CRC-32 is checked.\n"
+            "  raw   little-endian elements of T, nothing else.\n"
+            "\n"
+            "Exit status: 0 the value was printed; 1 no value (min/max over\n"
+            "nothing, or a checked overflow); 2 a bad command line; 3 an input\n"
+            "that cannot be read or is not what it must be; 4 no such device, or\n"
+            "the device refused or failed. The reason is one line on stderr.\n");
 }
 
 typedef struct {
     sb_reduction r;
     const char  *file, *mask_file, *device;
-    cli_format   format;
+    const char  *array, *mask_array;       /* a .npz member, or NULL */
+    cli_format   format, mask_format;
     int          bits, json;
 } reduce_args;
+
+/* --format F / --mask-format F. */
+static int parse_format_option(const char *option, const char *v,
+                               int missing, cli_format *out)
+{
+    const int f = missing ? -1 : cli_parse_format(v);
+    if (f < 0) {
+        cli_error("reduce", "%s wants auto, text, npy, npz or raw", option);
+        return -1;
+    }
+    *out = (cli_format)f;
+    return 0;
+}
 
 static int parse_args(int argc, char **argv, reduce_args *a)
 {
     memset(a, 0, sizeof *a);
     a->file = "-";
-    int op = -1, type = 0, acc = 0, have_file = 0;
+    int op = -1, type = 0, acc = 0, have_file = 0, have_mask_format = 0;
     for (int i = 1; i < argc; i++) {
         const char *v;
         int missing = 0;
@@ -106,12 +150,27 @@ static int parse_args(int argc, char **argv, reduce_args *a)
             }
             a->device = v;
         } else if ((v = cli_option_value(argc, argv, &i, "--format", &missing)) || missing) {
-            const int f = missing ? -1 : cli_parse_format(v);
-            if (f < 0) {
-                cli_error("reduce", "--format wants auto, raw, text or npy");
+            if (parse_format_option("--format", v, missing, &a->format) != 0)
+                return CLI_EXIT_USAGE;
+        } else if ((v = cli_option_value(argc, argv, &i, "--mask-format", &missing)) || missing) {
+            if (parse_format_option("--mask-format", v, missing,
+                                    &a->mask_format) != 0)
+                return CLI_EXIT_USAGE;
+            have_mask_format = 1;
+        } else if ((v = cli_option_value(argc, argv, &i, "--array", &missing)) || missing) {
+            if (missing || v[0] == '\0') {
+                cli_error("reduce", "--array wants the name of an array of "
+                          "the .npz");
                 return CLI_EXIT_USAGE;
             }
-            a->format = (cli_format)f;
+            a->array = v;
+        } else if ((v = cli_option_value(argc, argv, &i, "--mask-array", &missing)) || missing) {
+            if (missing || v[0] == '\0') {
+                cli_error("reduce", "--mask-array wants the name of an array "
+                          "of the mask's .npz");
+                return CLI_EXIT_USAGE;
+            }
+            a->mask_array = v;
         } else if (argv[i][0] == '-' && argv[i][1] != '\0') {
             cli_error("reduce", "unknown option '%s'", argv[i]);
             print_usage(stderr);
@@ -127,6 +186,30 @@ static int parse_args(int argc, char **argv, reduce_args *a)
     }
     if (op < 0) {
         cli_error("reduce", "--op is needed (sum, prod, min, max, any, all)");
+        return CLI_EXIT_USAGE;
+    }
+    if (a->mask_file != NULL && strcmp(a->mask_file, "-") == 0
+            && strcmp(a->file, "-") == 0) {
+        cli_error("reduce", "the data and the mask cannot both come from "
+                  "standard input: name a FILE for one of them");
+        return CLI_EXIT_USAGE;
+    }
+    /* An option that would be ignored is a mistake to say, not to skip. */
+    if (a->mask_file == NULL && (have_mask_format || a->mask_array != NULL)) {
+        cli_error("reduce", "%s is for the mask: give --mask FILE",
+                  have_mask_format ? "--mask-format" : "--mask-array");
+        return CLI_EXIT_USAGE;
+    }
+    if (a->array != NULL && a->format != CLI_FORMAT_AUTO
+            && a->format != CLI_FORMAT_NPZ) {
+        cli_error("reduce", "--array picks an array of a .npz, and --format "
+                  "says the input is not one");
+        return CLI_EXIT_USAGE;
+    }
+    if (a->mask_array != NULL && a->mask_format != CLI_FORMAT_AUTO
+            && a->mask_format != CLI_FORMAT_NPZ) {
+        cli_error("reduce", "--mask-array picks an array of a .npz, and "
+                  "--mask-format says the mask is not one");
         return CLI_EXIT_USAGE;
     }
     a->r.op = (sb_op)op;
@@ -158,37 +241,90 @@ static void format_value(sb_reduction r, const void *result, char *buf,
     }
 }
 
-/* Why a status is not a value, in one line for the user. */
-static void explain(sb_reduction r, sb_status s)
+/* The widest integer accumulator `input` may use with more bits than
+ * `acc`, for the hint of an overflow; 0 when there is none (a u64 sum has
+ * nowhere wider to go). */
+static sb_type wider_accumulator(sb_reduction r)
 {
     const sb_type acc = r.accumulator ? r.accumulator : r.input;
-    if (s == SB_EMPTY)
-        cli_error("reduce", "empty: %s over no element (no data, or the mask "
-                  "takes none) has no value", sb_op_name(r.op));
-    else if (s == SB_OVERFLOW)
-        cli_error("reduce", "overflow: the checked %s %s overflows in tree "
-                  "order (try a wider --acc, or --wrap)", sb_type_name(acc),
-                  sb_op_name(r.op));
-    else
-        cli_error("reduce", "%s", sb_status_string(s));
+    static const sb_type wide[] = { SB_I64, SB_U64, SB_I32, SB_U32 };
+    for (size_t i = 0; i < sizeof wide / sizeof wide[0]; i++) {
+        sb_reduction w = r;
+        w.accumulator = wide[i];
+        if (sb_type_size(wide[i]) > sb_type_size(acc)
+                && sb_reduction_check(w) == SB_OK)
+            return wide[i];
+    }
+    return (sb_type)0;
 }
 
-/* Reduces on the device `d`, from a cl_mem, with no host shortcut. */
+/* The exit status of a library status (cli.h). */
+static int exit_status(sb_status s, int on_device)
+{
+    switch (s) {
+    case SB_OK:               return CLI_EXIT_OK;
+    case SB_EMPTY:
+    case SB_OVERFLOW:         return CLI_EXIT_NO_VALUE;
+    case SB_INVALID_ARGUMENT: return CLI_EXIT_USAGE;
+    case SB_OUT_OF_MEMORY:    return on_device ? CLI_EXIT_DEVICE : CLI_EXIT_INPUT;
+    default:                  return CLI_EXIT_DEVICE;
+    }
+}
+
+/* Why a status is not a value, in one line for the user: the library's
+ * detail, and for an overflow what would avoid it. */
+static void explain(sb_reduction r, sb_status s, const char *detail)
+{
+    if (s == SB_EMPTY) {
+        cli_error("reduce", "empty: %s", detail);
+    } else if (s == SB_OVERFLOW) {
+        const sb_type wider = wider_accumulator(r);
+        if (wider != 0)
+            cli_error("reduce", "overflow: %s (a wider accumulator, --acc %s, "
+                      "or --wrap avoids it)", detail, sb_type_name(wider));
+        else
+            cli_error("reduce", "overflow: %s (no wider accumulator exists "
+                      "for %s; --wrap computes modulo 2^%zu)", detail,
+                      sb_type_name(r.input),
+                      8 * sb_type_size(r.accumulator ? r.accumulator
+                                                     : r.input));
+    } else {
+        cli_error("reduce", "%s: %s", corpus_status_word(s), detail);
+    }
+}
+
+/* Reduces on the device `d`, from a cl_mem, with no host shortcut. On
+ * failure `why` holds the sentence (the library's detail, or what failed
+ * here). */
 static sb_status reduce_on_device(const cli_device *d, sb_reduction r,
                                   const cli_data *x, const cli_data *mask,
                                   void *result, char *why, size_t why_size)
 {
+    /* A buffer larger than the device allows is refused by OpenCL with a
+     * bare CL_INVALID_BUFFER_SIZE: say which limit first. */
+    sb_device_caps caps;
+    const size_t bytes = x->n * sb_type_size(x->type);
+    if (sb_device_report(d->device, &caps) == SB_OK
+            && (uint64_t)bytes > caps.max_alloc) {
+        snprintf(why, why_size, "the input is %zu bytes, more than the "
+                 "largest buffer device %u allows (CL_DEVICE_MAX_MEM_ALLOC_SIZE "
+                 "= %" PRIu64 " bytes); reduce it on the host (--device host)",
+                 bytes, d->index, caps.max_alloc);
+        return SB_UNSUPPORTED;
+    }
     cl_int err = CL_SUCCESS;
     cl_context clctx = cli_cl_context(d, &err);
     if (clctx == NULL) {
-        snprintf(why, why_size, "clCreateContext: %s", cli_cl_error_name(err));
+        snprintf(why, why_size, "clCreateContext failed: %s",
+                 cli_cl_error_name(err));
         return SB_OPENCL_ERROR;
     }
     const sb_options opts = { .flags = SB_OPT_NO_HOST };
     sb_context *ctx = NULL;
     sb_status s = sb_context_create(clctx, d->device, &opts, &ctx);
+    if (s != SB_OK)
+        snprintf(why, why_size, "%s", sb_error_detail());
     cl_mem xb = NULL, mb = NULL;
-    const size_t bytes = x->n * sb_type_size(x->type);
     if (s == SB_OK && x->n > 0) {
         xb = clCreateBuffer(clctx, CL_MEM_READ_ONLY | CL_MEM_COPY_HOST_PTR,
                             bytes, (void *)x->data, &err);
@@ -196,27 +332,21 @@ static sb_status reduce_on_device(const cli_device *d, sb_reduction r,
             mb = clCreateBuffer(clctx, CL_MEM_READ_ONLY | CL_MEM_COPY_HOST_PTR,
                                 mask->n, (void *)mask->data, &err);
         if (xb == NULL || (mask != NULL && mb == NULL)) {
-            snprintf(why, why_size, "clCreateBuffer (%zu bytes): %s", bytes,
-                     cli_cl_error_name(err));
-            s = SB_OPENCL_ERROR;
+            snprintf(why, why_size, "clCreateBuffer (%zu bytes) failed: %s",
+                     xb == NULL ? bytes : mask->n, cli_cl_error_name(err));
+            s = err == CL_OUT_OF_HOST_MEMORY
+                    || err == CL_MEM_OBJECT_ALLOCATION_FAILURE
+                ? SB_OUT_OF_MEMORY : SB_OPENCL_ERROR;
         }
     }
-    if (s == SB_OK)
+    if (s == SB_OK) {
         s = sb_reduce(ctx, NULL, r, xb, 0, mb, 0, x->n, result);
-    if (s == SB_BUILD_ERROR) {
-        snprintf(why, why_size, "%s", sb_context_build_log(ctx));
-        why[strcspn(why, "\n")] = '\0';       /* the log's first line */
-    }
-    else if (s == SB_OPENCL_ERROR && why[0] == '\0')
-        snprintf(why, why_size, "%s",
-                 cli_cl_error_name(sb_context_last_cl_error(ctx)));
-    else if (s == SB_UNSUPPORTED) {
-        sb_device_caps caps;
-        if (sb_device_report(d->device, &caps) == SB_OK) {
-            const sb_type acc = r.accumulator ? r.accumulator : r.input;
-            snprintf(why, why_size, "%s",
-                     caps.reason[r.input][0] ? caps.reason[r.input]
-                                             : caps.reason[acc]);
+        snprintf(why, why_size, "%s", sb_error_detail());
+        if (s == SB_BUILD_ERROR) {   /* and the log's first line */
+            const size_t used = strlen(why);
+            snprintf(why + used, why_size - used, ": %s",
+                     sb_context_build_log(ctx));
+            why[used + strcspn(why + used, "\n")] = '\0';
         }
     }
     if (mb != NULL)
@@ -228,29 +358,74 @@ static sb_status reduce_on_device(const cli_device *d, sb_reduction r,
     return s;
 }
 
-static void print_json(const reduce_args *a, sb_reduction r, size_t n,
-                       const char *target, sb_status s, const char *value,
-                       const char *bits)
+/* What `samebits reduce` did, for its one line and its --json record. */
+typedef struct {
+    int          json;
+    int          parsed;        /* the reduction below is known */
+    int          loaded;        /* and so are n and the input type */
+    sb_reduction r;
+    size_t       n;
+    int          masked;
+    char         target[320];
+    int          ran;           /* the library was called: status is set */
+    sb_status    status;
+    char         value[64];
+    char         bits[CORPUS_RESULT_MAX];
+} reduce_outcome;
+
+/* Prints the JSON record of any outcome: the reduction when known, the
+ * status word (the library's, or usage-error / input-error /
+ * device-error when it was not called), the exit status, and either the
+ * value and bits or the error line. */
+static int finish(const reduce_outcome *o, int rc)
 {
-    const sb_type acc = r.accumulator ? r.accumulator : r.input;
-    printf("{\"op\":\"%s\",\"type\":\"%s\",\"acc\":\"%s\",\"wrap\":%s,"
-           "\"n\":%zu,\"masked\":%s,\"device\":", sb_op_name(r.op),
-           sb_type_name(r.input), sb_type_name(acc),
-           (r.flags & SB_WRAP) ? "true" : "false", n,
-           a->mask_file ? "true" : "false");
-    cli_json_string(stdout, target);
-    printf(",\"status\":\"%s\"", corpus_status_word(s));
-    if (s == SB_OK)
-        printf(",\"value\":\"%s\",\"bits\":\"%s\"", value, bits);
+    if (!o->json)
+        return rc;
+    printf("{");
+    if (o->parsed) {
+        const sb_type acc = o->r.accumulator ? o->r.accumulator : o->r.input;
+        printf("\"op\":\"%s\",\"type\":\"%s\",\"acc\":\"%s\",\"wrap\":%s,",
+               sb_op_name(o->r.op),
+               o->r.input ? sb_type_name(o->r.input) : "?",
+               acc ? sb_type_name(acc) : "?",
+               (o->r.flags & SB_WRAP) ? "true" : "false");
+        if (o->loaded)
+            printf("\"n\":%zu,", o->n);
+        printf("\"masked\":%s,\"device\":", o->masked ? "true" : "false");
+        cli_json_string(stdout, o->target);
+        printf(",");
+    }
+    const char *word = o->ran ? corpus_status_word(o->status)
+                     : rc == CLI_EXIT_USAGE ? "usage-error"
+                     : rc == CLI_EXIT_INPUT ? "input-error" : "device-error";
+    printf("\"status\":\"%s\",\"exit\":%d", word, rc);
+    if (rc == CLI_EXIT_OK) {
+        printf(",\"value\":\"%s\",\"bits\":\"%s\"", o->value, o->bits);
+    } else {
+        printf(",\"error\":");
+        cli_json_string(stdout, cli_last_error());
+    }
     printf("}\n");
+    return rc;
 }
 
 int cmd_reduce(int argc, char **argv)
 {
+    reduce_outcome out;
+    memset(&out, 0, sizeof out);
+    snprintf(out.target, sizeof out.target, "host");
+    /* --json asks for a record of every outcome, a bad command line too. */
+    for (int i = 1; i < argc; i++)
+        out.json |= strcmp(argv[i], "--json") == 0;
     reduce_args a;
     const int parsed = parse_args(argc, argv, &a);
+    if (parsed == CLI_EXIT_OK)
+        return parsed;                         /* --help */
     if (parsed >= 0)
-        return parsed;
+        return finish(&out, parsed);
+    out.parsed = 1;
+    out.r = a.r;
+    out.masked = a.mask_file != NULL;
 
     /* Where it runs: the host, or exactly one device. */
     cli_device_list list;
@@ -262,84 +437,90 @@ int cmd_reduce(int argc, char **argv)
         cli_devices_load(&list);
         if (cli_select("reduce", a.device, &list, &sel) != 0) {
             cli_devices_free(&list);
-            return CLI_EXIT_FAILURE;
+            return finish(&out, CLI_EXIT_DEVICE);
         }
         if (sel.host || sel.count != 1) {
             cli_error("reduce", "--device %s names %zu targets; name one",
                       a.device, sel.count + (size_t)sel.host);
             cli_devices_free(&list);
-            return CLI_EXIT_USAGE;
+            return finish(&out, CLI_EXIT_USAGE);
         }
         dev = sel.devices[0];
+        cli_device_title(dev, out.target, sizeof out.target);
     }
 
-    int rc = CLI_EXIT_FAILURE;
+    int rc;
     cli_data x, mask;
     memset(&mask, 0, sizeof mask);
     char err[512] = "";
-    if (cli_data_load(a.file, a.format, a.r.input, 0, &x, err, sizeof err) != 0) {
+    if (cli_data_load(a.file, a.format, a.r.input, 0, a.array, &x, err,
+                      sizeof err) != 0) {
         cli_error("reduce", "%s", err);
         cli_devices_free(&list);
-        return CLI_EXIT_FAILURE;
+        return finish(&out, CLI_EXIT_INPUT);
     }
     sb_reduction r = a.r;
     r.input = x.type;
+    out.r = r;
+    out.n = x.n;
+    out.loaded = 1;
     if (sb_reduction_check(r) != SB_OK) {
+        /* The library's sentence, in the command's words. */
         const sb_type acc = r.accumulator ? r.accumulator : r.input;
-        if ((r.flags & SB_WRAP) && (acc == SB_F32 || acc == SB_F64))
+        if ((r.op == SB_ANY || r.op == SB_ALL) && !(r.flags & SB_WRAP))
+            cli_error("reduce", "--op %s takes no --acc: it reads each "
+                      "element as true or false (%s)", sb_op_name(r.op),
+                      sb_error_detail());
+        else if ((r.flags & SB_WRAP) && (acc == SB_F32 || acc == SB_F64))
             cli_error("reduce", "--wrap is for integer accumulators, not %s",
                       sb_type_name(acc));
         else
-            cli_error("reduce", "%s input cannot use a %s accumulator: only "
-                      "exact conversions are allowed (samebits.h, "
-                      "sb_reduction)", sb_type_name(r.input), sb_type_name(acc));
+            cli_error("reduce", "--acc %s: %s (samebits.h, sb_reduction)",
+                      sb_type_name(acc), sb_error_detail());
+        rc = CLI_EXIT_USAGE;
         goto done;
     }
     if (a.mask_file != NULL) {
-        if (cli_data_load(a.mask_file, CLI_FORMAT_AUTO, SB_U8, 1, &mask, err,
-                          sizeof err) != 0) {
+        if (cli_data_load(a.mask_file, a.mask_format, SB_U8, 1, a.mask_array,
+                          &mask, err, sizeof err) != 0) {
             cli_error("reduce", "mask %s", err);
+            rc = CLI_EXIT_INPUT;
             goto done;
         }
         if (mask.n != x.n) {
-            cli_error("reduce", "the mask %s has %zu bytes, the data %zu "
-                      "elements: they must match", a.mask_file, mask.n, x.n);
+            cli_error("reduce", "the mask %s has %zu %s, the data %zu "
+                      "elements: they must match", a.mask_file, mask.n,
+                      mask.format == CLI_FORMAT_RAW ? "bytes" : "values",
+                      x.n);
+            rc = CLI_EXIT_INPUT;
             goto done;
         }
     }
 
     unsigned char result[16] = { 0 };
-    char why[256] = "";
-    char target[320] = "host";
-    sb_status s;
+    char why[1024] = "";
     if (dev == NULL) {
-        s = sb_reduce_host(r, x.data, a.mask_file ? mask.data : NULL, x.n,
-                           result);
+        out.status = sb_reduce_host(r, x.data, a.mask_file ? mask.data : NULL,
+                                    x.n, result);
+        snprintf(why, sizeof why, "%s", sb_error_detail());
     } else {
-        cli_device_title(dev, target, sizeof target);
-        s = reduce_on_device(dev, r, &x, a.mask_file ? &mask : NULL, result,
-                             why, sizeof why);
+        out.status = reduce_on_device(dev, r, &x, a.mask_file ? &mask : NULL,
+                                      result, why, sizeof why);
     }
-    char value[64] = "", bits[CORPUS_RESULT_MAX] = "";
-    if (s == SB_OK) {
-        format_value(r, result, value, sizeof value);
-        corpus_format_result(bits, sizeof bits, r, s, result);
-        bits[strcspn(bits, " ")] = '\0';       /* the bits without "ok" */
-    }
-    if (a.json)
-        print_json(&a, r, x.n, target, s, value, bits);
-    else if (s == SB_OK)
-        printf(a.bits ? "%s %s\n" : "%s\n", value, bits);
-    if (s == SB_OK) {
-        rc = CLI_EXIT_OK;
-    } else if (why[0] != '\0') {
-        cli_error("reduce", "%s: %s", sb_status_string(s), why);
+    out.ran = 1;
+    rc = exit_status(out.status, dev != NULL);
+    if (out.status == SB_OK) {
+        format_value(r, result, out.value, sizeof out.value);
+        corpus_format_result(out.bits, sizeof out.bits, r, out.status, result);
+        out.bits[strcspn(out.bits, " ")] = '\0';   /* the bits without "ok" */
+        if (!out.json)
+            printf(a.bits ? "%s %s\n" : "%s\n", out.value, out.bits);
     } else {
-        explain(r, s);
+        explain(r, out.status, why);
     }
 done:
     cli_data_free(&mask);
     cli_data_free(&x);
     cli_devices_free(&list);
-    return rc;
+    return finish(&out, rc);
 }

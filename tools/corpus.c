@@ -79,7 +79,7 @@ static int is_signed(sb_type t)
 
 static unsigned bits_of(sb_type t) { return (unsigned)sb_type_size(t) * 8; }
 
-/* The accumulators ORDER.md and samebits.h allow for each input, the input
+/* The accumulators docs/order.md and samebits.h allow for each input, the input
  * itself first; the list ends at 0. */
 static const sb_type accumulators[SB_F64 + 1][8] = {
     [SB_I8]  = { SB_I8,  SB_I32, SB_I64, SB_F32, SB_F64 },

@@ -1,31 +1,49 @@
 /* data_file.c: reads the input of `samebits reduce`: raw little-endian
- * elements, text (one number per line) or NumPy .npy files (see cli.h).
+ * elements, text (numbers separated by whitespace or commas), NumPy .npy
+ * files and .npz archives of them (tools/npz_file.c); see cli.h.
  *
- * A regular file is mapped, never copied: raw and .npy data are used in
- * place, text is parsed in one pass into an array. Standard input and
- * other unmappable files are read once into memory. Every failure is one
- * line of text for the user, never a crash: sizes are checked before any
- * element is touched. */
+ * --format auto decides by content, never by the file's name, and never
+ * guesses raw: a raw file of f64 read as text, or text read as raw f64,
+ * would give a confident wrong number. What is neither .npy, .npz nor
+ * text is refused with a message that names what it looks like and says
+ * which --format to give (a mask whose bytes are all 0 or 1 cannot be
+ * anything but raw, and is read so).
+ *
+ * A regular file is mapped, never copied: raw, .npy and stored .npz data
+ * are used in place, text is parsed in one pass into an array. Standard
+ * input and other unmappable files are read once into memory, then
+ * detected the same way. Every failure is one line of text for the user,
+ * never a crash: sizes are checked before any element is touched. */
 #define _POSIX_C_SOURCE 200809L   /* mmap, fstat, fileno */
 
 #include "cli.h"
 
+#include <ctype.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <float.h>
 #include <inttypes.h>
 #include <limits.h>
+#include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
-#define TEXT_LINE_MAX 256
+/* A token longer than this is not one number (the exact decimal value of
+ * the smallest f64 subnormal, 4.94...e-324, has 751 significant digits:
+ * room to spare). */
+#define TEXT_TOKEN_MAX 4096
+
 
 static int fail(char *err, size_t size, const char *fmt, ...) CLI_PRINTF(3, 4);
 
+/* Writes a one-line reason to `err` and returns -1, so that a failure is
+ * one statement: return fail(err, size, "%s: truncated", path). */
 static int fail(char *err, size_t size, const char *fmt, ...)
 {
     va_list ap;
@@ -37,8 +55,8 @@ static int fail(char *err, size_t size, const char *fmt, ...)
 
 int cli_parse_format(const char *s)
 {
-    static const char *const names[] = { "auto", "raw", "text", "npy" };
-    for (int i = 0; i < 4; i++)
+    static const char *const names[] = { "auto", "raw", "text", "npy", "npz" };
+    for (int i = 0; i < 5; i++)
         if (strcmp(s, names[i]) == 0)
             return i;
     return -1;
@@ -47,7 +65,7 @@ int cli_parse_format(const char *s)
 static int ends_with(const char *s, const char *suffix)
 {
     const size_t a = strlen(s), b = strlen(suffix);
-    return a >= b && strcmp(s + a - b, suffix) == 0;
+    return a >= b && strcasecmp(s + a - b, suffix) == 0;
 }
 
 /* ---- getting the bytes ----------------------------------------------------- */
@@ -58,7 +76,10 @@ static int read_bytes(int fd, const char *path, cli_data *d,
                       char *err, size_t err_size)
 {
     struct stat st;
-    if (fstat(fd, &st) == 0 && S_ISREG(st.st_mode)) {
+    /* Standard input may be a file already read part-way: then its
+     * content is the rest, which read() gives and a map would not. */
+    if (fstat(fd, &st) == 0 && S_ISREG(st.st_mode)
+            && lseek(fd, 0, SEEK_CUR) == 0) {
         if (st.st_size == 0) {
             *bytes = (const unsigned char *)"";
             *size = 0;
@@ -154,16 +175,20 @@ static const char *npy_key(const char *h, const char *end, const char *key)
     return NULL;
 }
 
-static sb_type npy_type(const char *descr, int mask)
+static sb_type npy_type(const char *descr)
 {
     static const struct { const char *code; sb_type type; } codes[] = {
         { "i1", SB_I8 }, { "u1", SB_U8 }, { "i2", SB_I16 }, { "u2", SB_U16 },
         { "i4", SB_I32 }, { "u4", SB_U32 }, { "i8", SB_I64 }, { "u8", SB_U64 },
         { "f4", SB_F32 }, { "f8", SB_F64 },
     };
+    if (descr[0] == '\0')
+        return (sb_type)0;
     const char order = descr[0];
     const char *code = descr + 1;
-    if (mask && strcmp(descr, "|b1") == 0)
+    /* numpy's bool is one byte, 0 or 1: a mask, or u8 data for any/all
+     * (or a count with sum). */
+    if (strcmp(descr, "|b1") == 0)
         return SB_U8;
     /* One-byte types have no byte order ('|'); the others must be '<'. */
     for (size_t i = 0; i < sizeof codes / sizeof codes[0]; i++)
@@ -180,8 +205,9 @@ static int load_npy(const unsigned char *b, size_t size, const char *path,
                     size_t err_size)
 {
     if (size < 10 || memcmp(b, "\x93NUMPY", 6) != 0)
-        return fail(err, err_size, "%s: not a .npy file (no \\x93NUMPY magic)",
-                    path);
+        return fail(err, err_size, "%s: not a .npy file (no \\x93NUMPY magic)%s",
+                    path, size >= 4 && memcmp(b, "PK", 2) == 0
+                    ? ": a zip archive, so --format npz?" : "");
     const unsigned major = b[6];
     size_t header_len, start;
     if (major == 1) {
@@ -216,7 +242,7 @@ static int load_npy(const unsigned char *b, size_t size, const char *path,
     if (v >= hend || *v != '\'')
         return fail(err, err_size, "%s: corrupt .npy header: bad 'descr'",
                     path);
-    sb_type type = npy_type(descr, mask);
+    sb_type type = npy_type(descr);
     if (mask && sb_type_size(type) != 1)
         type = (sb_type)0;              /* a mask is one byte per element */
     if (type == 0) {
@@ -226,7 +252,7 @@ static int load_npy(const unsigned char *b, size_t size, const char *path,
                         descr + 1);
         return fail(err, err_size, "%s: dtype '%s' is not supported (%s)",
                     path, descr, mask ? "a mask is u1, i1 or b1"
-                    : "samebits reads i1 u1 i2 u2 i4 u4 i8 u8 f4 f8");
+                    : "samebits reads b1 i1 u1 i2 u2 i4 u4 i8 u8 f4 f8");
     }
 
     /* 'fortran_order': False */
@@ -292,104 +318,222 @@ static int load_npy(const unsigned char *b, size_t size, const char *path,
 
 /* ---- text ------------------------------------------------------------------ */
 
-/* Parses one number of type t from the NUL-terminated `s` into `out`. */
-static int parse_number(const char *s, sb_type t, void *out, char *why,
-                        size_t why_size)
+/* `s` as it may be shown in a message: unprintable bytes as '?', cut. */
+static void shown_token(const char *s, char *out, size_t size)
 {
+    size_t k = 0;
+    for (; s[k] != '\0' && k + 4 < size; k++)
+        out[k] = s[k] >= 0x20 && s[k] < 0x7f ? s[k] : '?';
+    if (s[k] != '\0' && k + 4 <= size) {
+        memcpy(out + k, "...", 3);
+        k += 3;
+    }
+    out[k] = '\0';
+}
+
+/* Parses one number of type t from the NUL-terminated token `s` into
+ * `out`. Returns 0, or -1 with the reason in `why`; *not_number tells a
+ * token that is no number at all from one out of range. */
+static int parse_number(const char *s, sb_type t, void *out,
+                        int *not_number, char *why, size_t why_size)
+{
+    char shown[80];
+    shown_token(s, shown, sizeof shown);
     char *end = NULL;
+    *not_number = 0;
     errno = 0;
     if (t == SB_F32 || t == SB_F64) {
+        /* strtof for f32, never strtod then a cast: that rounds twice,
+         * and a decimal just above a tie between two floats would round
+         * to the even one instead of up. */
+        double v;
         if (t == SB_F32) {
-            const float v = strtof(s, &end);    /* correctly rounded */
-            memcpy(out, &v, 4);
+            const float f = strtof(s, &end);    /* correctly rounded */
+            memcpy(out, &f, 4);
+            v = f;
         } else {
-            const double v = strtod(s, &end);
+            v = strtod(s, &end);
             memcpy(out, &v, 8);
         }
-        /* ERANGE: overflow to inf or underflow to a subnormal or zero is
-         * the correctly rounded value, which is what is wanted here. */
-        if (end == s || *end != '\0')
-            return fail(why, why_size, "'%s' is not a number", s);
+        if (end == s || *end != '\0') {
+            *not_number = 1;
+            return fail(why, why_size, "'%s' is not a number", shown);
+        }
+        /* ERANGE is overflow (+-HUGE_VAL from a finite literal: refused,
+         * it is no value of the type) or underflow: then glibc's result
+         * is the correctly rounded subnormal or zero, the value wanted.
+         * A literal "inf" is no ERANGE. */
+        if (errno == ERANGE && isinf(v))
+            return t == SB_F32
+                ? fail(why, why_size, "%s is out of range for f32 (largest "
+                       "finite %.9g)", shown, (double)FLT_MAX)
+                : fail(why, why_size, "%s is out of range for f64 (largest "
+                       "finite %.17g)", shown, DBL_MAX);
         return 0;
+    }
+    /* Integers: decimal digits after an optional sign, nothing else
+     * (strtoll would also take leading blanks, which a token has not). */
+    const char *digits = s + (s[0] == '+' || s[0] == '-');
+    if (*digits < '0' || *digits > '9') {
+        *not_number = 1;
+        return fail(why, why_size, "'%s' is not an integer (the type is %s)",
+                    shown, sb_type_name(t));
     }
     const int is_signed = t == SB_I8 || t == SB_I16 || t == SB_I32 || t == SB_I64;
     const unsigned bits = (unsigned)sb_type_size(t) * 8;
     if (is_signed) {
         const long long v = strtoll(s, &end, 10);
-        if (end == s || *end != '\0')
-            return fail(why, why_size, "'%s' is not an integer", s);
+        if (*end != '\0') {
+            *not_number = 1;
+            return fail(why, why_size, "'%s' is not an integer (the type is "
+                        "%s)", shown, sb_type_name(t));
+        }
         const long long lo = bits == 64 ? LLONG_MIN : -(1LL << (bits - 1));
         const long long hi = bits == 64 ? LLONG_MAX : (1LL << (bits - 1)) - 1;
         if (errno == ERANGE || v < lo || v > hi)
-            return fail(why, why_size, "%s is out of range for %s", s,
+            return fail(why, why_size, "%s is out of range for %s", shown,
                         sb_type_name(t));
         const int64_t w = v;
         memcpy(out, &w, bits / 8);  /* little-endian: the low bytes */
         return 0;
     }
-    const char *p = s;
-    while (*p == ' ' || *p == '\t')
-        p++;
     const unsigned long long v = strtoull(s, &end, 10);
-    if (end == s || *end != '\0')
-        return fail(why, why_size, "'%s' is not an integer", s);
+    if (*end != '\0') {
+        *not_number = 1;
+        return fail(why, why_size, "'%s' is not an integer (the type is %s)",
+                    shown, sb_type_name(t));
+    }
+    /* strtoull takes "-1" as ULLONG_MAX; only a negative zero is a value. */
     const unsigned long long hi = bits == 64 ? ULLONG_MAX : (1ULL << bits) - 1;
-    if (*p == '-' || errno == ERANGE || v > hi)
-        return fail(why, why_size, "%s is out of range for %s", s,
+    if ((s[0] == '-' && v != 0) || errno == ERANGE || v > hi)
+        return fail(why, why_size, "%s is out of range for %s", shown,
                     sb_type_name(t));
     const uint64_t w = v;
     memcpy(out, &w, bits / 8);
     return 0;
 }
 
+static int is_blank(unsigned char c)
+{
+    return c == ' ' || c == '\t' || c == '\r' || c == '\v' || c == '\f';
+}
+
+/* Text: tokens separated by any mix of blanks and commas, one or many per
+ * line; blank lines are skipped and # starts a comment that runs to the
+ * end of its line. A comma must stand between two numbers of its line.
+ * `format_option` is set when the format was detected, not given: a
+ * message then says how to read the file as raw data instead. */
 static int load_text(const unsigned char *b, size_t size, const char *path,
-                     sb_type type, cli_data *d, char *err, size_t err_size)
+                     sb_type type, const char *format_option, cli_data *d,
+                     char *err, size_t err_size)
 {
     if (type == 0)
-        return fail(err, err_size, "%s: text data needs --type", path);
+        return fail(err, err_size, "%s: text data needs --type (only .npy "
+                    "and .npz files say what they hold)", path);
     d->type = type;
     const size_t elem = sb_type_size(type);
-    size_t n = 0, cap = 0, lineno = 0;
+    size_t n = 0, cap = 0, lineno = 0, data_lines = 0;
     unsigned char *out = NULL;
     const unsigned char *p = b, *end = b + size;
+    if (size >= 3 && memcmp(b, "\xef\xbb\xbf", 3) == 0)
+        p += 3;                      /* a UTF-8 byte order mark is no data */
+    char token[TEXT_TOKEN_MAX];
+    char why[TEXT_TOKEN_MAX + 128];
     while (p < end) {
         const unsigned char *nl = memchr(p, '\n', (size_t)(end - p));
-        const unsigned char *line_end = nl != NULL ? nl : end;
-        lineno++;
-        /* Trim blanks (and the \r of CRLF files). */
-        const unsigned char *s = p, *e = line_end;
-        while (s < e && (*s == ' ' || *s == '\t' || *s == '\r'))
-            s++;
-        while (e > s && (e[-1] == ' ' || e[-1] == '\t' || e[-1] == '\r'))
-            e--;
+        const unsigned char *e = nl != NULL ? nl : end;
+        const unsigned char *s = p;
         p = nl != NULL ? nl + 1 : end;
-        if (s == e || *s == '#')
-            continue;
-        char token[TEXT_LINE_MAX];
-        if ((size_t)(e - s) >= sizeof token) {
-            free(out);
-            return fail(err, err_size, "%s, line %zu: longer than %d "
-                        "characters: not one number", path, lineno,
-                        TEXT_LINE_MAX - 1);
-        }
-        memcpy(token, s, (size_t)(e - s));
-        token[e - s] = '\0';
-        if (n == cap) {
-            cap = cap ? 2 * cap : 4096;
-            unsigned char *grown = realloc(out, cap * elem);
-            if (grown == NULL) {
-                free(out);
-                return fail(err, err_size, "%s: out of memory at line %zu",
-                            path, lineno);
+        lineno++;
+        size_t on_line = 0;
+        int after_comma = 0;
+        why[0] = '\0';
+        int not_number = 0;
+        while (s < e) {
+            if (is_blank(*s)) {
+                s++;
+                continue;
             }
-            out = grown;
+            if (*s == '#') {
+                if (after_comma)
+                    break;           /* a comma before it: an error below */
+                s = e;
+                continue;
+            }
+            if (*s == ',') {
+                if (on_line == 0 || after_comma) {
+                    fail(why, sizeof why, on_line == 0
+                         ? "a comma with no number before it"
+                         : "an empty field (two commas with no number "
+                           "between them)");
+                    break;
+                }
+                after_comma = 1;
+                s++;
+                continue;
+            }
+            const unsigned char *t = s;
+            while (s < e && !is_blank(*s) && *s != ',')
+                s++;
+            const size_t len = (size_t)(s - t);
+            if (len >= sizeof token) {
+                char shown[48];
+                memcpy(token, t, 40);
+                token[40] = '\0';
+                shown_token(token, shown, sizeof shown);
+                fail(why, sizeof why, "a token of more than %d characters "
+                     "('%s...') is not one number", TEXT_TOKEN_MAX - 1,
+                     shown);
+                not_number = 1;
+                break;
+            }
+            memcpy(token, t, len);
+            token[len] = '\0';
+            if (memchr(t, '\0', len) != NULL) {
+                char shown[80];
+                shown_token(token, shown, sizeof shown);
+                fail(why, sizeof why, "a NUL byte inside '%s...' is not a "
+                     "number", shown);
+                not_number = 1;
+                break;
+            }
+            if (n == cap) {
+                const size_t grown_cap = cap ? 2 * cap : 4096;
+                unsigned char *grown = grown_cap <= SIZE_MAX / elem
+                                     ? realloc(out, grown_cap * elem) : NULL;
+                if (grown == NULL) {
+                    free(out);
+                    return fail(err, err_size, "%s: out of memory at line %zu",
+                                path, lineno);
+                }
+                out = grown;
+                cap = grown_cap;
+            }
+            if (parse_number(token, type, out + n * elem, &not_number, why,
+                             sizeof why) != 0)
+                break;
+            n++;
+            on_line++;
+            after_comma = 0;
         }
-        char why[TEXT_LINE_MAX + 64];
-        if (parse_number(token, type, out + n * elem, why, sizeof why) != 0) {
+        if (why[0] == '\0' && after_comma)
+            fail(why, sizeof why, "a comma with no number after it");
+        if (why[0] != '\0') {
             free(out);
-            return fail(err, err_size, "%s, line %zu: %s", path, lineno, why);
+            /* A word on the first line is most likely a CSV header; a file
+             * that only looked like text may be raw data. */
+            const int header = not_number && data_lines == 0 && on_line == 0
+                && (isalpha((unsigned char)token[0]) || token[0] == '"'
+                    || token[0] == '\'');
+            return fail(err, err_size, "%s, line %zu: %s%s%s%s%s", path,
+                        lineno, why,
+                        header ? " (a header line? start it with #)" : "",
+                        not_number && format_option ? "; if the file holds "
+                        "raw binary data, give " : "",
+                        not_number && format_option ? format_option : "",
+                        not_number && format_option ? " raw" : "");
         }
-        n++;
+        data_lines += on_line > 0;
     }
     d->owned = out;
     d->data = out != NULL ? (const void *)out : (const void *)"";
@@ -397,10 +541,198 @@ static int load_text(const unsigned char *b, size_t size, const char *path,
     return 0;
 }
 
+/* ---- what the content is ------------------------------------------------------ */
+
+/* The length of the well-formed UTF-8 sequence of 2 to 4 bytes at p
+ * (no overlong forms, no surrogates, nothing past U+10FFFF), or 0. */
+static size_t utf8_length(const unsigned char *p, size_t left)
+{
+    const unsigned c = p[0];
+    size_t len;
+    unsigned lo = 0x80, hi = 0xBF;           /* the second byte's range */
+    if (c >= 0xC2 && c <= 0xDF)
+        len = 2;
+    else if (c >= 0xE0 && c <= 0xEF) {
+        len = 3;
+        lo = c == 0xE0 ? 0xA0 : 0x80;
+        hi = c == 0xED ? 0x9F : 0xBF;
+    } else if (c >= 0xF0 && c <= 0xF4) {
+        len = 4;
+        lo = c == 0xF0 ? 0x90 : 0x80;
+        hi = c == 0xF4 ? 0x8F : 0xBF;
+    } else {
+        return 0;
+    }
+    if (left < len || p[1] < lo || p[1] > hi)
+        return 0;
+    for (size_t i = 2; i < len; i++)
+        if (p[i] < 0x80 || p[i] > 0xBF)
+            return 0;
+    return len;
+}
+
+/* Whether b[0, size) is text: printable ASCII, blanks and newlines, and
+ * well-formed UTF-8 (in comments, say); no NUL, no other control byte.
+ * Raw numbers are almost never that, and text that is not numbers is
+ * refused by the parser, line by line. Otherwise *bad is the offset of
+ * the first byte that is not text. */
+static int is_text(const unsigned char *b, size_t size, size_t *bad)
+{
+    size_t i = size >= 3 && memcmp(b, "\xef\xbb\xbf", 3) == 0 ? 3 : 0;
+    while (i < size) {
+        const unsigned char c = b[i];
+        if ((c >= 0x20 && c < 0x7f) || c == '\n' || is_blank(c)) {
+            i++;
+            continue;
+        }
+        const size_t len = c >= 0x80 ? utf8_length(b + i, size - i) : 0;
+        if (len == 0) {
+            *bad = i;
+            return 0;
+        }
+        i += len;
+    }
+    return 1;
+}
+
+/* What binary content looks like, by its first bytes, or NULL. */
+static const char *binary_kind(const unsigned char *b, size_t size)
+{
+    static const struct {
+        const char *magic;
+        size_t      len;
+        const char *what;
+    } kinds[] = {
+        { "\x1f\x8b", 2, "gzip-compressed data (decompress it first)" },
+        { "\x28\xb5\x2f\xfd", 4, "zstd-compressed data (decompress it first)" },
+        { "\xfd" "7zXZ", 5, "xz-compressed data (decompress it first)" },
+        { "BZh", 3, "bzip2-compressed data (decompress it first)" },
+        { "\x04\x22\x4d\x18", 4, "lz4-compressed data (decompress it first)" },
+        { "7z\xbc\xaf\x27\x1c", 6, "a 7-Zip archive" },
+        { "\x89HDF\r\n\x1a\n", 8, "an HDF5 file (.h5, NetCDF-4): save the "
+          "array with np.save" },
+        { "CDF\x01", 4, "a NetCDF file: save the array with np.save" },
+        { "CDF\x02", 4, "a NetCDF file: save the array with np.save" },
+        { "PAR1", 4, "a Parquet file" },
+        { "ARROW1", 6, "an Arrow file" },
+        { "\x89PNG", 4, "a PNG image" },
+        { "%PDF", 4, "a PDF document" },
+        { "\x7f" "ELF", 4, "an executable (ELF)" },
+        { "\xff\xfe", 2, "UTF-16 text (convert it: iconv -f UTF-16 -t UTF-8)" },
+        { "\xfe\xff", 2, "UTF-16 text (convert it: iconv -f UTF-16 -t UTF-8)" },
+    };
+    for (size_t i = 0; i < sizeof kinds / sizeof kinds[0]; i++)
+        if (size >= kinds[i].len && memcmp(b, kinds[i].magic, kinds[i].len) == 0)
+            return kinds[i].what;
+    /* pickle protocols 2 to 5 start with PROTO (0x80) and the version. */
+    if (size >= 2 && b[0] == 0x80 && b[1] >= 2 && b[1] <= 5)
+        return "a Python pickle (save the array with np.save)";
+    return NULL;
+}
+
+/* The line of byte `at`, counting from 1, for a message. */
+static size_t line_of(const unsigned char *b, size_t at)
+{
+    size_t line = 1;
+    for (size_t i = 0; i < at; i++)
+        line += b[i] == '\n';
+    return line;
+}
+
+/* --format auto: .npy by its magic, .npz by a zip header, else text;
+ * refuses the rest. A mask whose bytes are all 0 or 1 is raw: no text,
+ * .npy or zip is that. */
+static int detect(const unsigned char *b, size_t size, const char *name,
+                  const char *path, sb_type type, int mask, cli_format *format,
+                  char *err, size_t err_size)
+{
+    if (size >= 6 && memcmp(b, "\x93NUMPY", 6) == 0) {
+        *format = CLI_FORMAT_NPY;
+        return 0;
+    }
+    if (size >= 4 && (memcmp(b, "PK\x03\x04", 4) == 0
+                      || memcmp(b, "PK\x05\x06", 4) == 0)) {
+        *format = CLI_FORMAT_NPZ;
+        return 0;
+    }
+    /* The name decides nothing, but a file named .npy that is no .npy (an
+     * empty one, left by a failed save) must not read as text. */
+    const char *option = mask ? "--mask-format" : "--format";
+    if (path != NULL && (ends_with(path, ".npy") || ends_with(path, ".npz")))
+        return fail(err, err_size, "%s: %s, but the name says %s: not a "
+                    "NumPy file (give %s text or %s raw to read it as such)",
+                    name, size == 0 ? "empty" : "no \\x93NUMPY magic nor zip "
+                    "header", path + strlen(path) - 4, option, option);
+    size_t bad = 0;
+    if (is_text(b, size, &bad)) {
+        *format = CLI_FORMAT_TEXT;
+        return 0;
+    }
+    size_t big = 0;                  /* a mask's first byte above 1 */
+    if (mask) {
+        while (big < size && b[big] <= 1)
+            big++;
+        if (big == size) {
+            *format = CLI_FORMAT_RAW;
+            return 0;
+        }
+    }
+    const char *kind = binary_kind(b, size);
+    char what[200], where[64] = "";
+    const size_t line = line_of(b, bad);
+    if (line > 1)                    /* a text file with one stray byte */
+        snprintf(where, sizeof where, ", line %zu", line);
+    if (kind != NULL) {
+        snprintf(what, sizeof what, "looks like %s", kind);
+    } else if (mask) {
+        snprintf(what, sizeof what, "binary data of unknown format (byte "
+                 "0x%02x at offset %zu%s is not text, byte 0x%02x at offset "
+                 "%zu not 0 or 1)", b[bad], bad, where, b[big], big);
+    } else {
+        snprintf(what, sizeof what, "binary data of unknown format (byte "
+                 "0x%02x at offset %zu%s is not text)", b[bad], bad, where);
+    }
+    if (mask)
+        return fail(err, err_size, "%s: %s; it is not .npy, .npz or text: "
+                    "if it holds one byte per element, give --mask-format raw",
+                    name, what);
+    if (type == 0)
+        return fail(err, err_size, "%s: %s; it is not .npy, .npz or text: if "
+                    "it holds raw little-endian elements, give --format raw "
+                    "and --type", name, what);
+    return fail(err, err_size, "%s: %s; it is not .npy, .npz or text: if it "
+                "holds raw little-endian %s elements, give --format raw", name,
+                what, sb_type_name(type));
+}
+
 /* ---- the loader -------------------------------------------------------------- */
 
+static const char *format_name(cli_format f)
+{
+    switch (f) {
+    case CLI_FORMAT_RAW:  return "raw data";
+    case CLI_FORMAT_TEXT: return "text";
+    case CLI_FORMAT_NPY:  return "a .npy file";
+    case CLI_FORMAT_NPZ:  return "a .npz archive";
+    default:              return "auto";
+    }
+}
+
+/* Drops the file's bytes (a map or a read buffer) once they are not used. */
+static void drop_bytes(cli_data *d)
+{
+    if (d->map != NULL) {
+        munmap(d->map, d->map_size);
+        d->map = NULL;
+        d->map_size = 0;
+    }
+    free(d->owned);
+    d->owned = NULL;
+}
+
 int cli_data_load(const char *path, cli_format format, sb_type type,
-                  int mask, cli_data *out, char *err, size_t err_size)
+                  int mask, const char *array, cli_data *out, char *err,
+                  size_t err_size)
 {
     memset(out, 0, sizeof *out);
     if (mask)
@@ -418,35 +750,58 @@ int cli_data_load(const char *path, cli_format format, sb_type type,
     if (rc != 0)
         return rc;
 
-    if (format == CLI_FORMAT_AUTO) {
-        if ((size >= 6 && memcmp(b, "\x93NUMPY", 6) == 0) || ends_with(path, ".npy"))
-            format = CLI_FORMAT_NPY;
-        else if (ends_with(path, ".txt") || ends_with(path, ".csv"))
-            format = CLI_FORMAT_TEXT;
-        else
-            format = CLI_FORMAT_RAW;
+    const int detected = format == CLI_FORMAT_AUTO;
+    if (detected)
+        rc = detect(b, size, name, use_stdin ? NULL : path, type, mask,
+                    &format, err, err_size);
+    if (rc == 0 && array != NULL && format != CLI_FORMAT_NPZ)
+        rc = fail(err, err_size, "%s: %s NAME picks an array of a .npz "
+                  "archive, and this is %s", name,
+                  mask ? "--mask-array" : "--array", format_name(format));
+    if (rc != 0) {
+        cli_data_free(out);
+        return rc;
     }
     out->format = format;
+    const char *format_option = mask ? "--mask-format" : "--format";
     switch (format) {
     case CLI_FORMAT_NPY:
         rc = load_npy(b, size, name, type, mask, out, err, err_size);
         break;
+    case CLI_FORMAT_NPZ: {
+        const unsigned char *member = NULL;
+        size_t member_size = 0;
+        void *inflated = NULL;
+        char member_name[96], what[640];
+        rc = cli_npz_member(b, size, name, array,
+                            mask ? "--mask-array" : "--array", &member,
+                            &member_size, &inflated, member_name,
+                            sizeof member_name, err, err_size);
+        if (rc != 0)
+            break;
+        if (inflated != NULL) {
+            /* Only the inflated member is used: the archive can go. */
+            drop_bytes(out);
+            out->owned = inflated;
+        }
+        snprintf(what, sizeof what, "%s[%s]", name, member_name);
+        rc = load_npy(member, member_size, what, type, mask, out, err,
+                      err_size);
+        break;
+    }
     case CLI_FORMAT_TEXT: {
         /* The numbers go to an array of their own; the text is then let go. */
-        void *text = out->owned;
+        cli_data text = *out;
+        out->map = NULL;
         out->owned = NULL;
-        rc = load_text(b, size, name, type, out, err, err_size);
-        free(text);
-        if (out->map != NULL) {
-            munmap(out->map, out->map_size);
-            out->map = NULL;
-        }
+        rc = load_text(b, size, name, type, detected ? format_option : NULL,
+                       out, err, err_size);
+        drop_bytes(&text);
         break;
     }
     default:
         if (type == 0) {
-            rc = fail(err, err_size, "%s: raw data needs --type (or give a "
-                      ".npy file, or --format text)", name);
+            rc = fail(err, err_size, "%s: raw data needs --type", name);
             break;
         }
         out->type = type;
@@ -460,8 +815,6 @@ int cli_data_load(const char *path, cli_format format, sb_type type,
 
 void cli_data_free(cli_data *d)
 {
-    if (d->map != NULL)
-        munmap(d->map, d->map_size);
-    free(d->owned);
+    drop_bytes(d);
     memset(d, 0, sizeof *d);
 }

@@ -8,12 +8,15 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 
 packages=(
-  cmake gcc make pkg-config
+  cmake gcc make pkg-config binutils
   libcmocka-dev          # tests
+  g++ clang              # the header is tested from C and C++ with both
+  opencl-clhpp-headers   # ... and with the OpenCL C++ bindings
   libmpfr-dev            # exactly rounded reference sums (samebits demo)
+  zlib1g-dev             # compressed .npz inputs (samebits reduce)
   ocl-icd-opencl-dev opencl-headers pocl-opencl-icd clinfo   # OpenCL
   oclgrind               # a second, independent OpenCL device for tests
-  python3                # tests/golden/corpus_reference.py
+  python3                # tests/golden/corpus_reference.py, tools/check_braces.py
 )
 missing=()
 for p in "${packages[@]}"; do

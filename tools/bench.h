@@ -1,0 +1,106 @@
+/* bench.h: what the files of `samebits bench` share (private to them).
+ *
+ * tools/cmd_bench.c parses the options, opens the devices and runs the
+ * report's three parts, one file each:
+ *   1. tools/bench_throughput.c  GB/s of the host path, a plain loop, a
+ *                                plain memory read and each device
+ *   2. tools/bench_latency.c     microseconds per small call
+ *   3. tools/bench_first_call.c  the first call, in a child process, with
+ *                                a cold then a warm kernel cache
+ * tools/bench_common.c holds what more than one part needs: the devices as
+ * the bench opens them, the data it measures and the sinks for results.
+ * Each part prints its own text section or JSON lines to stdout and its
+ * progress to stderr.
+ *
+ * Like everything in tools/, this uses only the public header samebits.h
+ * (through cli.h). */
+#ifndef SAMEBITS_BENCH_H
+#define SAMEBITS_BENCH_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "cli.h"
+#include "samebits.h"
+
+#define BENCH_MAX_REPEAT     1000
+#define BENCH_MAX_DEVICES    8
+
+/* ---- shared by the parts (tools/bench_common.c) ------------------------------ */
+
+/* A device as the bench uses it: its context, a context that computes
+ * everything on the device, and a plain read kernel as its baseline. */
+typedef struct {
+    const cli_device *dev;
+    cl_context        cl_ctx;
+    cl_command_queue  queue;       /* for the read kernel */
+    sb_context       *sb;          /* SB_OPT_NO_HOST */
+    sb_context       *sb_default;  /* default options: small n on the host */
+    cl_kernel         read_kernel;
+    cl_kernel         empty_kernel;  /* the floor of a launch */
+    cl_program        read_program;
+    cl_mem            read_out;
+    size_t            read_global;
+    sb_device_caps    caps;
+} bench_device;
+
+/* Opens `d` for the bench: both samebits contexts, a queue, the read and
+ * empty kernels. Returns 0, or -1 after a message; bench_device_close()
+ * releases what was made either way. */
+int bench_device_open(bench_device *b, const cli_device *d);
+void bench_device_close(bench_device *b);
+
+/* Sum and min: floats in [1, 2), i32 in [-8, 7] (no overflow at any n).
+ * Prod: +-1, so that products never overflow, underflow or go subnormal
+ * (slow paths on some CPUs). Written before the clock starts. */
+void bench_fill(void *data, sb_type type, sb_op op, size_t n);
+
+/* Results are stored here so that no loop or read can be optimised away:
+ * a volatile store must happen, so its value must be computed. */
+extern volatile double   bench_sink_f64;
+extern volatile float    bench_sink_f32;
+extern volatile int64_t  bench_sink_i64;
+extern volatile uint64_t bench_sink_u64;
+
+/* ---- 1. throughput (tools/bench_throughput.c) --------------------------------- */
+
+/* What the command line asks part 1 to measure. */
+typedef struct {
+    const int *types;         /* sb_type values */
+    size_t     type_count;
+    const int *sizes;         /* log2 of n */
+    size_t     size_count;
+    const int *ops;           /* sb_op values */
+    size_t     op_count;
+    unsigned   repeat;        /* timed samples of each method */
+    unsigned   threads;       /* host-all's threads (cli_default_threads) */
+    int        json;
+} bench_throughput_plan;
+
+/* Every type, size and op of `plan` on the host methods and on each
+ * device: in text, the part's title and column header (then, when
+ * `no_platform`, a note that only the host is measured), then one row
+ * each; in JSON, the measurement and ratio lines. Returns 0, or -1 after
+ * a message. */
+int bench_throughput(const bench_throughput_plan *plan, bench_device *devs,
+                     size_t dev_count, int no_platform);
+
+/* ---- 2. small calls (tools/bench_latency.c) ----------------------------------- */
+
+/* Microseconds per f32 sum call at n = 1, 1000, 10^5 on the host path and
+ * on each device, next to the device's floors. Returns 0, or -1 after a
+ * message. */
+int bench_latency(int json, bench_device *devs, size_t dev_count);
+
+/* ---- 3. the first call (tools/bench_first_call.c) ------------------------------ */
+
+/* For each device, a child process times context creation, the first and
+ * the second call, with a cold then a warm kernel cache. Returns 0, or -1
+ * after a message. */
+int bench_first_call(int json, const bench_device *devs, size_t dev_count);
+
+/* The child's side: `samebits bench --first-call-child N`. Returns its
+ * exit status. */
+int bench_first_call_child(const char *index);
+
+#endif /* SAMEBITS_BENCH_H */
