@@ -10,13 +10,12 @@
 
 #include "oracle.h"
 
-enum { MAX_PLATFORMS = 16, MAX_DEVICES = 16 };
-
 /* ------------------------------------------------------------------------
  * Devices
  * ---------------------------------------------------------------------- */
 
-static bool contains_nocase(const char *hay, const char *needle) {
+static bool contains_nocase(const char *hay, const char *needle)
+{
     const size_t n = strlen(needle);
     for (; *hay != '\0'; hay++) {
         size_t i = 0;
@@ -31,47 +30,17 @@ static bool contains_nocase(const char *hay, const char *needle) {
 }
 
 static void platform_string(cl_platform_id p, cl_platform_info what,
-                            char *buf, size_t size) {
+                            char *buf, size_t size)
+{
     buf[0] = '\0';
     if (clGetPlatformInfo(p, what, size - 1, buf, NULL) != CL_SUCCESS)
         buf[0] = '\0';
     buf[size - 1] = '\0';
 }
 
-static void device_string(cl_device_id d, cl_device_info what, char *buf,
-                          size_t size) {
-    buf[0] = '\0';
-    if (clGetDeviceInfo(d, what, size - 1, buf, NULL) != CL_SUCCESS)
-        buf[0] = '\0';
-    buf[size - 1] = '\0';
-}
-
-/* Whether SAMEBITS_DEVICE (`sel`; NULL: unset) selects device `di` of
- * platform `pi`, as sb_context_create_default() reads it. */
-static bool selected(const char *sel, unsigned pi, unsigned di,
-                     cl_platform_id p, cl_device_id d) {
-    if (sel == NULL)
-        return true;
-    unsigned sp = 0, sd = 0;
-    char tail = 0;
-    if (sscanf(sel, "%u:%u%c", &sp, &sd, &tail) == 2)
-        return sp == pi && sd == di;
-    if (sscanf(sel, "%u%c", &sp, &tail) == 1)
-        return sp == pi;
-    char text[256];
-    static const cl_platform_info platform_fields[] = {
-        CL_PLATFORM_NAME, CL_PLATFORM_VENDOR, CL_PLATFORM_VERSION };
-    for (size_t k = 0; k < 3; k++) {
-        platform_string(p, platform_fields[k], text, sizeof text);
-        if (contains_nocase(text, sel))
-            return true;
-    }
-    device_string(d, CL_DEVICE_NAME, text, sizeof text);
-    return contains_nocase(text, sel);
-}
-
 static bool open_one(test_device *t, cl_platform_id p, cl_device_id d,
-                     unsigned pi, unsigned di) {
+                     unsigned pi, unsigned di)
+{
     memset(t, 0, sizeof *t);
     t->platform = p;
     t->device = d;
@@ -110,48 +79,46 @@ static bool open_one(test_device *t, cl_platform_id p, cl_device_id d,
     return true;
 }
 
-size_t open_devices(test_device **out) {
+size_t open_devices(test_device **out)
+{
     *out = NULL;
-    cl_platform_id platforms[MAX_PLATFORMS];
-    cl_uint np = 0;
-    const cl_int err = clGetPlatformIDs(MAX_PLATFORMS, platforms, &np);
-    if (err != CL_SUCCESS || np == 0) {
-        fprintf(stderr, "no OpenCL platform (clGetPlatformIDs: %d): the "
-                "device tests need at least POCL\n", err);
+    /* The library's numbering and its one reading of SAMEBITS_DEVICE, so
+     * that the tests select what a user's program would. */
+    size_t all = 0;
+    sb_status s = sb_device_list(NULL, 0, &all);
+    if (s != SB_OK || all == 0) {
+        fprintf(stderr, "no OpenCL device (sb_device_list: %s; %s): the "
+                "device tests need at least POCL\n", sb_status_string(s),
+                sb_error_detail());
         return 0;
     }
-    np = np > MAX_PLATFORMS ? MAX_PLATFORMS : np;
+    sb_device_entry *entries = checked_malloc(all * sizeof *entries);
+    s = sb_device_list(entries, all, &all);
     const char *sel = getenv("SAMEBITS_DEVICE");
-    if (sel != NULL && sel[0] == '\0')
-        sel = NULL;
-
-    test_device *devices = checked_malloc(
-        sizeof *devices * MAX_PLATFORMS * MAX_DEVICES);
-    size_t count = 0;
-    for (cl_uint pi = 0; pi < np; pi++) {
-        cl_device_id ids[MAX_DEVICES];
-        cl_uint nd = 0;
-        if (clGetDeviceIDs(platforms[pi], CL_DEVICE_TYPE_ALL, MAX_DEVICES,
-                           ids, &nd) != CL_SUCCESS)
-            continue;
-        nd = nd > MAX_DEVICES ? MAX_DEVICES : nd;
-        for (cl_uint di = 0; di < nd; di++) {
-            if (!selected(sel, pi, di, platforms[pi], ids[di]))
-                continue;
-            if (!open_one(&devices[count], platforms[pi], ids[di], pi, di)) {
-                close_devices(devices, count);
-                return 0;
-            }
-            count++;
-        }
+    if (s == SB_OK && sel != NULL && sel[0] != '\0') {
+        s = sb_device_select(sel, &entries[0]);
+        all = 1;
     }
-    if (count == 0) {
-        fprintf(stderr, "no OpenCL device%s%s: the device tests need at "
-                "least POCL\n", sel ? " matches SAMEBITS_DEVICE=" : "",
-                sel ? sel : "");
-        free(devices);
+    if (s != SB_OK) {
+        fprintf(stderr, "no OpenCL device%s%s: %s: the device tests need "
+                "at least POCL\n", sel ? " for SAMEBITS_DEVICE=" : "",
+                sel ? sel : "", sb_error_detail());
+        free(entries);
         return 0;
     }
+    test_device *devices = checked_malloc(sizeof *devices * all);
+    size_t count = 0;
+    for (size_t i = 0; i < all; i++) {
+        const sb_device_entry *e = &entries[i];
+        if (!open_one(&devices[count], e->platform, e->device,
+                      e->platform_index, e->device_index)) {
+            close_devices(devices, count);
+            free(entries);
+            return 0;
+        }
+        count++;
+    }
+    free(entries);
     for (size_t i = 0; i < count; i++) {
         const test_device *t = &devices[i];
         printf("device %s: %s, fp64 %d, f32/f64 denormals %d/%d, "
@@ -164,16 +131,17 @@ size_t open_devices(test_device **out) {
                t->caps.subgroup_backend, t->out_of_order,
                t->oclgrind ? " [simulator: small cases]" : "");
         for (int ty = SB_I8; ty <= SB_F64; ty++)
-            if (t->caps.verdict[ty] != SB_OK)
+            if (t->caps.type_status[ty] != SB_OK)
                 printf("  refuses %s: %s\n", type_name((sb_type)ty),
-                       t->caps.reason[ty]);
+                       t->caps.type_reason[ty]);
     }
     fflush(stdout);
     *out = devices;
     return count;
 }
 
-void close_devices(test_device *devices, size_t count) {
+void close_devices(test_device *devices, size_t count)
+{
     for (size_t i = 0; i < count; i++) {
         clReleaseCommandQueue(devices[i].queue);
         clReleaseContext(devices[i].cl_ctx);
@@ -181,7 +149,8 @@ void close_devices(test_device *devices, size_t count) {
     free(devices);
 }
 
-void *device_suite_new(size_t size) {
+void *device_suite_new(size_t size)
+{
     device_list *list = checked_malloc(size);
     memset(list, 0, size);
     list->count = open_devices(&list->devices);
@@ -192,7 +161,8 @@ void *device_suite_new(size_t size) {
     return list;
 }
 
-void device_suite_free(void *suite) {
+void device_suite_free(void *suite)
+{
     device_list *list = suite;
     if (list == NULL)
         return;
@@ -200,29 +170,34 @@ void device_suite_free(void *suite) {
     free(list);
 }
 
-int device_list_setup(void **state) {
+int device_list_setup(void **state)
+{
     *state = device_suite_new(sizeof(device_list));
     return *state != NULL ? 0 : -1;
 }
 
-int device_list_teardown(void **state) {
+int device_list_teardown(void **state)
+{
     device_suite_free(*state);
     return 0;
 }
 
-size_t device_max_work_group_size(const test_device *d, size_t cap) {
+size_t device_max_work_group_size(const test_device *d, size_t cap)
+{
     size_t p = 1;
     while (p * 2 <= d->caps.max_work_group_size && p * 2 <= cap)
         p *= 2;
     return p;
 }
 
-bool type_is_exact_on(const test_device *d, sb_type t) {
+bool type_is_exact_on(const test_device *d, sb_type t)
+{
     return (int)t >= (int)SB_I8 && (int)t <= (int)SB_F64 &&
-           d->caps.verdict[t] == SB_OK;
+           d->caps.type_status[t] == SB_OK;
 }
 
-cl_mem make_buffer(const test_device *d, size_t bytes, const void *data) {
+cl_mem make_buffer(const test_device *d, size_t bytes, const void *data)
+{
     cl_int err = CL_SUCCESS;
     cl_mem b = clCreateBuffer(d->cl_ctx, CL_MEM_READ_WRITE, bytes, NULL,
                               &err);
@@ -244,7 +219,8 @@ cl_mem make_buffer(const test_device *d, size_t bytes, const void *data) {
 }
 
 void read_buffer(const test_device *d, cl_mem buffer, size_t offset,
-                 size_t bytes, void *data) {
+                 size_t bytes, void *data)
+{
     const cl_int err = clEnqueueReadBuffer(d->queue, buffer, CL_TRUE, offset,
                                            bytes, data, 0, NULL, NULL);
     if (err != CL_SUCCESS) {
@@ -261,11 +237,13 @@ static struct {
     size_t  count, capacity;
 } kept;
 
-void keep_buffers(void) {
+void keep_buffers(void)
+{
     kept.on = true;
 }
 
-void release_kept_buffers(void) {
+void release_kept_buffers(void)
+{
     for (size_t i = 0; i < kept.count; i++)
         clReleaseMemObject(kept.held[i]);
     free(kept.held);
@@ -275,7 +253,8 @@ void release_kept_buffers(void) {
 }
 
 /* clReleaseMemObject(), or later if keep_buffers() was called. */
-static void release_buffer(cl_mem b) {
+static void release_buffer(cl_mem b)
+{
     if (!kept.on) {
         clReleaseMemObject(b);
         return;
@@ -297,7 +276,8 @@ static void release_buffer(cl_mem b) {
  * ---------------------------------------------------------------------- */
 
 sb_status device_context_open(device_context *dc, const test_device *dev,
-                              const sb_options *opts) {
+                              const sb_options *opts)
+{
     memset(dc, 0, sizeof *dc);
     dc->dev = dev;
     if (opts != NULL)
@@ -305,12 +285,14 @@ sb_status device_context_open(device_context *dc, const test_device *dev,
     return sb_context_create(dev->cl_ctx, dev->device, opts, &dc->ctx);
 }
 
-void device_context_close(device_context *dc) {
+void device_context_close(device_context *dc)
+{
     sb_context_release(dc->ctx);
     dc->ctx = NULL;
 }
 
-void print_options(FILE *out, const sb_options *o) {
+void print_options(FILE *out, const sb_options *o)
+{
     static const char *const modes[] = { "auto", "off", "emulate" };
     fprintf(out, "options: flags=%s%s%s host_max_n=%zu host.threads=%u "
             "work_group_size=%zu leaves_per_item=%u tree_work_group_size=%zu"
@@ -329,7 +311,8 @@ void print_options(FILE *out, const sb_options *o) {
  * ---------------------------------------------------------------------- */
 
 /* Mostly small paddings, sometimes none, sometimes a larger one. */
-static size_t random_padding(uint64_t *state) {
+static size_t random_padding(uint64_t *state)
+{
     switch (random_below(state, 4)) {
     case 0:  return 0;
     case 1:  return 1 + (size_t)random_below(state, 7);
@@ -338,7 +321,8 @@ static size_t random_padding(uint64_t *state) {
     }
 }
 
-device_layout layout_for(const test_case *c) {
+device_layout layout_for(const test_case *c)
+{
     uint64_t state = mix_seed(c->case_seed, 2);
     device_layout l;
     l.x_offset = random_padding(&state);
@@ -353,7 +337,8 @@ device_layout layout_for(const test_case *c) {
     return l;
 }
 
-static void print_layout(FILE *out, const device_layout *l) {
+static void print_layout(FILE *out, const device_layout *l)
+{
     fprintf(out, "layout: x_offset=%zu x_tail=%zu mask_offset=%zu "
             "mask_tail=%zu result_offset=%zu null_buffers=%d queue=%s\n",
             l->x_offset, l->x_tail, l->mask_offset, l->mask_tail,
@@ -364,7 +349,8 @@ static void print_layout(FILE *out, const device_layout *l) {
 /* Random bytes, so that an element read from the padding changes the
  * result (and a mask byte there is usually non-zero). */
 static void fill_random_bytes(unsigned char *p, size_t size,
-                              uint64_t *state) {
+                              uint64_t *state)
+{
     for (size_t i = 0; i < size; i++)
         p[i] = (unsigned char)splitmix64(state);
 }
@@ -373,7 +359,8 @@ static void fill_random_bytes(unsigned char *p, size_t size,
  * before `tail` random bytes; at least one byte. */
 static cl_mem padded_buffer(const test_device *d, const void *data,
                             size_t size, size_t front, size_t tail,
-                            uint64_t *state) {
+                            uint64_t *state)
+{
     size_t total = front + size + tail;
     if (total == 0)
         total = 1;
@@ -391,13 +378,15 @@ static cl_mem padded_buffer(const test_device *d, const void *data,
  * ---------------------------------------------------------------------- */
 
 static void report_run(const char *who, sb_reduction r, sb_status s,
-                       const unsigned char *bytes) {
+                       const unsigned char *bytes)
+{
     fprintf(stderr, "  %-10s %-22s ", who, status_name(s));
     print_result(stderr, r, bytes);
     fprintf(stderr, "\n");
 }
 
-static bool untouched(const unsigned char *p, size_t size) {
+static bool untouched(const unsigned char *p, size_t size)
+{
     for (size_t i = 0; i < size; i++)
         if (p[i] != RESULT_SENTINEL)
             return false;
@@ -414,7 +403,8 @@ static bool enqueue_run(const device_context *dc, const test_case *c,
                         cl_mem mask, size_t mask_offset, bool refused,
                         sb_status expected, const unsigned char *want,
                         sb_status *call_status, unsigned char *got,
-                        const char **why) {
+                        const char **why)
+{
     const test_device *d = dc->dev;
     const size_t tail = 24;
     const size_t total = l->result_offset + sizeof(sb_device_result) + tail;
@@ -490,7 +480,8 @@ static bool enqueue_run(const device_context *dc, const test_case *c,
 
 bool check_data_on_device(const device_context *dc, const test_case *c,
                           const void *x, const unsigned char *mask,
-                          unsigned runs, sb_status *oracle_status) {
+                          unsigned runs, sb_status *oracle_status)
+{
     const test_device *d = dc->dev;
     const device_layout l = layout_for(c);
     const sb_type acc = c->r.accumulator == 0 ? c->r.input
@@ -593,7 +584,8 @@ bool check_data_on_device(const device_context *dc, const test_case *c,
 }
 
 bool check_on_device(const device_context *dc, const test_case *c,
-                     unsigned runs, sb_status *oracle_status) {
+                     unsigned runs, sb_status *oracle_status)
+{
     const size_t size = type_size(c->r.input);
     void *x = checked_malloc(c->n * size);
     fill_data(c->family, c->r.input, c->r.accumulator, x, c->n,
@@ -606,7 +598,8 @@ bool check_on_device(const device_context *dc, const test_case *c,
     return agree;
 }
 
-void tally_add(tally *t, sb_status oracle_status, bool agreed) {
+void tally_add(tally *t, sb_status oracle_status, bool agreed)
+{
     t->cases++;
     t->ok += oracle_status == SB_OK;
     t->empty += oracle_status == SB_EMPTY;
@@ -614,7 +607,8 @@ void tally_add(tally *t, sb_status oracle_status, bool agreed) {
     t->wrong += !agreed;
 }
 
-void print_tally(const char *what, const tally *t) {
+void print_tally(const char *what, const tally *t)
+{
     printf("%s: %lu cases (%lu ok, %lu empty, %lu overflow), %lu wrong\n",
            what, t->cases, t->ok, t->empty, t->overflow, t->wrong);
     fflush(stdout);

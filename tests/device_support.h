@@ -3,12 +3,12 @@
  * front (so that offsets are exercised), and the differential check of one
  * case on a device against sb_reduce_host() and tests/oracle.c.
  *
- * Devices are found with clGetPlatformIDs/clGetDeviceIDs directly, not
- * through the library. SAMEBITS_DEVICE, if set, keeps only the devices it
- * selects, with the meaning sb_context_create_default() gives it ("P",
- * "P:D", or a case-insensitive substring of the platform's name, vendor or
- * version or of the device's name). No device at all is a failure, never a
- * skip: POCL is always installed where the tests run.
+ * Devices are those of the library's numbering (sb_device_list()).
+ * SAMEBITS_DEVICE, if set, keeps only the one device it names, read by the
+ * library's parser (sb_device_select(): "N", "P:D", or a part of a name
+ * that names one device), as sb_context_create_default() reads it. No
+ * device at all is a failure, never a skip: POCL is always installed where
+ * the tests run.
  *
  * Every layout choice (offsets, padding, queue) is derived from the case's
  * seed, so the line printed on a mismatch replays the case exactly. */
@@ -20,6 +20,7 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#include <CL/cl.h>
 #include "samebits.h"
 #include "support.h"
 
@@ -33,7 +34,7 @@ typedef struct {
     cl_context       cl_ctx;          /* made by the tests, one per device */
     cl_command_queue queue;           /* an in-order queue of cl_ctx */
     sb_device_caps   caps;            /* sb_device_report() */
-    unsigned         platform_index;  /* as SAMEBITS_DEVICE "P:D" counts */
+    unsigned         platform_index;  /* P and D of "P:D" */
     unsigned         device_index;
     char             name[320];       /* "P:D device (platform)" */
     bool             oclgrind;        /* the simulator, ~100x slower: callers
@@ -41,7 +42,7 @@ typedef struct {
     bool             out_of_order;    /* out-of-order queues supported */
 } test_device;
 
-/*! open_devices() : every device present (as filtered by SAMEBITS_DEVICE),
+/*! open_devices() : every device present (or the one SAMEBITS_DEVICE names),
  *  each with its own cl_context and in-order queue, listed on stdout.
  *  *out receives an array to give to close_devices().
  *  @return the number of devices; 0 (with a message on stderr) when there is

@@ -34,6 +34,7 @@ set_tests_properties(test_device_reduce_part2 PROPERTIES COST 290
 sb_add_device_test(test_device_shapes 900)
 set_tests_properties(test_device_shapes PROPERTIES COST 200)
 sb_add_device_test(test_device_enqueue 900)
+sb_add_device_test(test_device_select 300)
 
 # Oclgrind with data-race, uninitialised-value and API checks: any
 # diagnostic it writes to its log fails the test (the program empties the

@@ -23,24 +23,29 @@ __extension__ typedef unsigned __int128 uint128;
  * The types (samebits.h: sb_type)
  * ---------------------------------------------------------------------- */
 
-static bool type_is_known(sb_type t) {
+static bool type_is_known(sb_type t)
+{
     return (int)t >= (int)SB_I8 && (int)t <= (int)SB_F64;
 }
 
-static bool type_is_float(sb_type t) {
+static bool type_is_float(sb_type t)
+{
     return t == SB_F32 || t == SB_F64;
 }
 
-static bool type_is_signed_integer(sb_type t) {
+static bool type_is_signed_integer(sb_type t)
+{
     return t == SB_I8 || t == SB_I16 || t == SB_I32 || t == SB_I64;
 }
 
-static unsigned type_bits(sb_type t) {
+static unsigned type_bits(sb_type t)
+{
     switch (t) {
     case SB_I8:  case SB_U8:  return 8;
     case SB_I16: case SB_U16: return 16;
     case SB_I32: case SB_U32: case SB_F32: return 32;
     case SB_I64: case SB_U64: case SB_F64: return 64;
+    case SB_SAME_AS_INPUT: break;   /* not a type */
     }
     return 0;
 }
@@ -76,14 +81,16 @@ static const conversion_rule conversion_rules[] = {
     { { SB_I8, SB_U8, SB_I16, SB_U16, SB_I32, SB_U32 }, { SB_F64 } },
 };
 
-static bool list_contains(const sb_type *list, size_t length, sb_type t) {
+static bool list_contains(const sb_type *list, size_t length, sb_type t)
+{
     for (size_t i = 0; i < length && list[i] != 0; i++)
         if (list[i] == t)
             return true;
     return false;
 }
 
-static bool conversion_is_allowed(sb_type input, sb_type acc) {
+static bool conversion_is_allowed(sb_type input, sb_type acc)
+{
     if (acc == input)
         return true;                                /* A = I, always */
     for (size_t k = 0; k < sizeof conversion_rules / sizeof *conversion_rules;
@@ -96,19 +103,23 @@ static bool conversion_is_allowed(sb_type input, sb_type acc) {
     return false;
 }
 
-static sb_type accumulator_of(sb_reduction r) {
+static sb_type accumulator_of(sb_reduction r)
+{
     return r.accumulator == 0 ? r.input : r.accumulator;
 }
 
-static bool op_is_known(sb_op op) {
+static bool op_is_known(sb_op op)
+{
     return (int)op >= (int)SB_SUM && (int)op <= (int)SB_ALL;
 }
 
-static bool op_is_boolean(sb_op op) {
+static bool op_is_boolean(sb_op op)
+{
     return op == SB_ANY || op == SB_ALL;
 }
 
-bool oracle_reduction_is_valid(sb_reduction r) {
+bool oracle_reduction_is_valid(sb_reduction r)
+{
     if (!op_is_known(r.op))
         return false;
     if (!type_is_known(r.input))
@@ -133,7 +144,8 @@ bool oracle_reduction_is_valid(sb_reduction r) {
     return true;
 }
 
-size_t oracle_result_size(sb_reduction r) {
+size_t oracle_result_size(sb_reduction r)
+{
     if (!oracle_reduction_is_valid(r))
         return 0;
     if (op_is_boolean(r.op))
@@ -153,7 +165,8 @@ typedef struct {
     double real;       /* when is_float */
 } exact_value;
 
-static exact_value read_element(sb_type t, const void *x, size_t i) {
+static exact_value read_element(sb_type t, const void *x, size_t i)
+{
     const unsigned char *at = (const unsigned char *)x + i * (type_bits(t) / 8);
     exact_value v = { false, 0, 0.0 };
     switch (t) {
@@ -169,13 +182,15 @@ static exact_value read_element(sb_type t, const void *x, size_t i) {
                    v.real = (double)e; break; }
     case SB_F64: { double   e; memcpy(&e, at, sizeof e); v.is_float = true;
                    v.real = e; break; }
+    case SB_SAME_AS_INPUT: break;   /* not a type */
     }
     return v;
 }
 
 /* ORDER.md: "any and all read an element as true iff it is not equal to
  * zero (x != 0; for floats a NaN is true, -0.0 is false)." */
-static bool element_is_true(exact_value v) {
+static bool element_is_true(exact_value v)
+{
     return v.is_float ? v.real != 0.0 : v.integer != 0;
 }
 
@@ -205,7 +220,8 @@ typedef struct {
 
 /* "Each element that takes part is converted to A first." The conversion
  * is exact because only exact pairs pass validation. */
-static node convert_to_accumulator(const reducer *rd, exact_value e) {
+static node convert_to_accumulator(const reducer *rd, exact_value e)
+{
     node out = { true, { 0 } };
     if (op_is_boolean(rd->op)) {
         out.v.b = element_is_true(e);
@@ -223,7 +239,8 @@ static node convert_to_accumulator(const reducer *rd, exact_value e) {
 
 /* The start value of sum, prod, any, all ("sum 0 (+0.0 for floats), prod 1,
  * any false, all true"). */
-static node start_value(const reducer *rd) {
+static node start_value(const reducer *rd)
+{
     node out = { true, { 0 } };
     const int one = rd->op == SB_PROD ? 1 : 0;
     switch (rd->op) {
@@ -249,7 +266,8 @@ static node start_value(const reducer *rd) {
 /* Checked: "if any step's exact result does not fit A, the reduction fails
  * with the status overflow". Wrapping: "two's-complement arithmetic modulo
  * 2^bits(A)". `exact` is the step's exact result. */
-static bool signed_result(const reducer *rd, int128 exact, int64_t *out) {
+static bool signed_result(const reducer *rd, int128 exact, int64_t *out)
+{
     const unsigned bits = type_bits(rd->acc);
     const int128 lowest = -((int128)1 << (bits - 1));
     const int128 highest = ((int128)1 << (bits - 1)) - 1;
@@ -269,7 +287,8 @@ static bool signed_result(const reducer *rd, int128 exact, int64_t *out) {
     return true;
 }
 
-static bool unsigned_result(const reducer *rd, uint128 exact, uint64_t *out) {
+static bool unsigned_result(const reducer *rd, uint128 exact, uint64_t *out)
+{
     const unsigned bits = type_bits(rd->acc);
     const uint128 highest = ((uint128)1 << bits) - 1;
     if (exact <= highest) {
@@ -286,7 +305,8 @@ static bool unsigned_result(const reducer *rd, uint128 exact, uint64_t *out) {
  * One step: v = l OP r (a leaf-fold step or a tree combine)
  * ---------------------------------------------------------------------- */
 
-static float float_step(sb_op op, float l, float r) {
+static float float_step(sb_op op, float l, float r)
+{
     volatile float result;  /* rounded to binary32 here, once */
     switch (op) {
     case SB_SUM:  result = l + r; break;
@@ -297,7 +317,8 @@ static float float_step(sb_op op, float l, float r) {
     return result;
 }
 
-static double double_step(sb_op op, double l, double r) {
+static double double_step(sb_op op, double l, double r)
+{
     volatile double result; /* rounded to binary64 here, once */
     switch (op) {
     case SB_SUM:  result = l + r; break;
@@ -312,7 +333,8 @@ static double double_step(sb_op op, double l, double r) {
  * the right operand replaces the left only if strictly smaller / larger:
  * this is the leaf fold's "x replaces v only if x < v" with l = v, r = x,
  * and the tree's "r < l ? r : l". Returns false on a checked overflow. */
-static bool step(const reducer *rd, node l, node r, node *out) {
+static bool step(const reducer *rd, node l, node r, node *out)
+{
     out->has = true;
     switch (rd->op) {
     case SB_ANY: out->v.b = l.v.b || r.v.b; return true;
@@ -347,7 +369,8 @@ static bool step(const reducer *rd, node l, node r, node *out) {
 
 /* "combine(l, r): if l is none the result is r; if r is none the result is
  * l; [otherwise l OP r]". */
-static bool combine(const reducer *rd, node l, node r, node *out) {
+static bool combine(const reducer *rd, node l, node r, node *out)
+{
     if (!l.has) {
         *out = r;
         return true;
@@ -365,7 +388,8 @@ static bool combine(const reducer *rd, node l, node r, node *out) {
 
 enum { LEAF_SIZE = 16 };
 
-static bool takes_part(const unsigned char *mask, size_t i) {
+static bool takes_part(const unsigned char *mask, size_t i)
+{
     return mask == NULL || mask[i] != 0;
 }
 
@@ -375,7 +399,8 @@ static bool takes_part(const unsigned char *mask, size_t i) {
  * if strictly smaller / larger. No taking-part element: none. */
 static bool fold_leaf(const reducer *rd, sb_type input, const void *x,
                       const unsigned char *mask, size_t n, size_t j,
-                      node *out) {
+                      node *out)
+{
     const size_t first = j * LEAF_SIZE;
     const size_t last = first + LEAF_SIZE - 1 < n - 1 ? first + LEAF_SIZE - 1
                                                       : n - 1;
@@ -403,7 +428,8 @@ static bool fold_leaf(const reducer *rd, sb_type input, const void *x,
 
 /* Writes a node that has a value, in the accumulator's format. A NaN is
  * written as the canonical quiet NaN. */
-static void write_result(const reducer *rd, node root, void *result) {
+static void write_result(const reducer *rd, node root, void *result)
+{
     if (op_is_boolean(rd->op)) {
         const uint8_t b = root.v.b ? 1 : 0;
         memcpy(result, &b, 1);
@@ -434,6 +460,7 @@ static void write_result(const reducer *rd, node root, void *result) {
     case SB_U16: { uint16_t v = (uint16_t)root.v.u; memcpy(result, &v, 2); return; }
     case SB_U32: { uint32_t v = (uint32_t)root.v.u; memcpy(result, &v, 4); return; }
     case SB_U64: { uint64_t v = root.v.u;           memcpy(result, &v, 8); return; }
+    case SB_SAME_AS_INPUT: return;   /* not a type */
     }
 }
 
@@ -442,7 +469,8 @@ static void write_result(const reducer *rd, node root, void *result) {
  * ---------------------------------------------------------------------- */
 
 sb_status oracle_reduce(sb_reduction r, const void *x,
-                        const unsigned char *mask, size_t n, void *result) {
+                        const unsigned char *mask, size_t n, void *result)
+{
     if (!oracle_reduction_is_valid(r) || result == NULL)
         return SB_INVALID_ARGUMENT;
     if (n > 0 && x == NULL)

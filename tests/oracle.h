@@ -1,5 +1,7 @@
 /* tests/oracle.h: the reference reduction, a literal transcription of
- * ORDER.md that every path of samebits is tested against.
+ * the order that every path of samebits is tested against. Its comments
+ * quote ORDER.md, the specification text that docs/order.md (the
+ * project's normative page) restates rule by rule.
  *
  * oracle_reduce() has the contract of sb_reduce_host() (same statuses, same
  * result size and format, canonical NaN, nothing written on error) but is

@@ -32,7 +32,8 @@ sb_add_reliability_test(test_threads 600)
 # static library. So this test is built on its own, without
 # sb_test_support (which links the shared library), and compiles the
 # support files itself.
-add_executable(test_cl_faults test_cl_faults.c support.c oracle.c)
+add_executable(test_cl_faults test_cl_faults.c cl_fault_harness.c support.c
+  oracle.c)
 target_include_directories(test_cl_faults PRIVATE
   ${CMAKE_CURRENT_SOURCE_DIR} ${PROJECT_SOURCE_DIR}/src)
 target_link_libraries(test_cl_faults PRIVATE samebits::samebits_static

@@ -19,7 +19,8 @@ __extension__ typedef unsigned __int128 uint128;
  * Seeds and random numbers
  * ---------------------------------------------------------------------- */
 
-uint64_t test_seed(uint64_t default_seed) {
+uint64_t test_seed(uint64_t default_seed)
+{
     uint64_t seed = default_seed;
     const char *text = getenv("SAMEBITS_TEST_SEED");
     if (text != NULL && text[0] != '\0')
@@ -29,23 +30,27 @@ uint64_t test_seed(uint64_t default_seed) {
     return seed;
 }
 
-uint64_t splitmix64(uint64_t *state) {
+uint64_t splitmix64(uint64_t *state)
+{
     uint64_t z = (*state += UINT64_C(0x9E3779B97F4A7C15));
     z = (z ^ (z >> 30)) * UINT64_C(0xBF58476D1CE4E5B9);
     z = (z ^ (z >> 27)) * UINT64_C(0x94D049BB133111EB);
     return z ^ (z >> 31);
 }
 
-uint64_t mix_seed(uint64_t seed, uint64_t salt) {
+uint64_t mix_seed(uint64_t seed, uint64_t salt)
+{
     uint64_t state = seed ^ (salt * UINT64_C(0xD1B54A32D192ED03));
     return splitmix64(&state);
 }
 
-uint64_t random_below(uint64_t *state, uint64_t bound) {
+uint64_t random_below(uint64_t *state, uint64_t bound)
+{
     return splitmix64(state) % bound;    /* the bias is irrelevant here */
 }
 
-double random_unit(uint64_t *state) {
+double random_unit(uint64_t *state)
+{
     return (double)(splitmix64(state) >> 11) * 0x1p-53;
 }
 
@@ -53,30 +58,35 @@ double random_unit(uint64_t *state) {
  * Types
  * ---------------------------------------------------------------------- */
 
-size_t type_size(sb_type t) {
+size_t type_size(sb_type t)
+{
     switch (t) {
     case SB_I8:  case SB_U8:  return 1;
     case SB_I16: case SB_U16: return 2;
     case SB_I32: case SB_U32: case SB_F32: return 4;
     case SB_I64: case SB_U64: case SB_F64: return 8;
+    case SB_SAME_AS_INPUT: break;   /* not a type */
     }
     return 0;
 }
 
-const char *type_name(sb_type t) {
+const char *type_name(sb_type t)
+{
     static const char *const names[] = { "same", "i8", "u8", "i16", "u16",
                                          "i32", "u32", "i64", "u64", "f32",
                                          "f64" };
     return (int)t >= 0 && (int)t <= TYPE_COUNT ? names[t] : "?";
 }
 
-const char *op_name(sb_op op) {
+const char *op_name(sb_op op)
+{
     static const char *const names[] = { "sum", "prod", "min", "max", "any",
                                          "all" };
     return (int)op >= 0 && (int)op <= (int)SB_ALL ? names[op] : "?";
 }
 
-const char *status_name(sb_status s) {
+const char *status_name(sb_status s)
+{
     static const char *const names[] = {
         "SB_OK", "SB_EMPTY", "SB_OVERFLOW", "SB_INVALID_ARGUMENT",
         "SB_UNSUPPORTED", "SB_OUT_OF_MEMORY", "SB_OPENCL_ERROR",
@@ -84,15 +94,18 @@ const char *status_name(sb_status s) {
     return (int)s >= 0 && (int)s <= (int)SB_BUILD_ERROR ? names[s] : "?";
 }
 
-bool type_is_float(sb_type t) {
+bool type_is_float(sb_type t)
+{
     return t == SB_F32 || t == SB_F64;
 }
 
-bool type_is_signed(sb_type t) {
+bool type_is_signed(sb_type t)
+{
     return t == SB_I8 || t == SB_I16 || t == SB_I32 || t == SB_I64;
 }
 
-static unsigned type_bits(sb_type t) {
+static unsigned type_bits(sb_type t)
+{
     return (unsigned)type_size(t) * 8;
 }
 
@@ -100,7 +113,8 @@ static unsigned type_bits(sb_type t) {
  * Storing elements
  * ---------------------------------------------------------------------- */
 
-static void integer_range(sb_type t, int128 *lowest, int128 *highest) {
+static void integer_range(sb_type t, int128 *lowest, int128 *highest)
+{
     const unsigned bits = type_bits(t);
     if (type_is_signed(t)) {
         *lowest = -((int128)1 << (bits - 1));
@@ -112,7 +126,8 @@ static void integer_range(sb_type t, int128 *lowest, int128 *highest) {
 }
 
 /* Stores `v`, clamped to the range of integer type `t`. */
-static void store_integer(sb_type t, void *x, size_t i, int128 v) {
+static void store_integer(sb_type t, void *x, size_t i, int128 v)
+{
     int128 lowest, highest;
     integer_range(t, &lowest, &highest);
     v = v < lowest ? lowest : v > highest ? highest : v;
@@ -124,7 +139,8 @@ static void store_integer(sb_type t, void *x, size_t i, int128 v) {
 }
 
 /* Stores `v` rounded to float type `t`. */
-static void store_real(sb_type t, void *x, size_t i, double v) {
+static void store_real(sb_type t, void *x, size_t i, double v)
+{
     if (t == SB_F32) {
         const float f = (float)v;
         memcpy((unsigned char *)x + i * 4, &f, 4);
@@ -136,7 +152,8 @@ static void store_real(sb_type t, void *x, size_t i, double v) {
 /* Stores a float of type `t` from its sign, biased exponent and mantissa
  * fields (the mantissa is cut to the field's width). */
 static void store_fields(sb_type t, void *x, size_t i, unsigned sign,
-                         uint64_t exponent, uint64_t mantissa) {
+                         uint64_t exponent, uint64_t mantissa)
+{
     if (t == SB_F32) {
         const uint32_t bits = (uint32_t)sign << 31 |
                               (uint32_t)(exponent & 0xFF) << 23 |
@@ -150,11 +167,13 @@ static void store_fields(sb_type t, void *x, size_t i, unsigned sign,
     }
 }
 
-static uint64_t max_exponent_field(sb_type t) {
+static uint64_t max_exponent_field(sb_type t)
+{
     return t == SB_F32 ? 0xFF : 0x7FF;
 }
 
-static uint64_t quiet_bit(sb_type t) {
+static uint64_t quiet_bit(sb_type t)
+{
     return t == SB_F32 ? UINT64_C(1) << 22 : UINT64_C(1) << 51;
 }
 
@@ -164,7 +183,8 @@ static uint64_t quiet_bit(sb_type t) {
 
 /* One of the special or extreme float values, picked by `which`. */
 static void store_float_extreme(sb_type t, void *x, size_t i, uint64_t which,
-                                bool allow_nan, uint64_t *state) {
+                                bool allow_nan, uint64_t *state)
+{
     const unsigned sign = (unsigned)(which & 1);
     const uint64_t top = max_exponent_field(t);
     switch ((which >> 1) % (allow_nan ? 8 : 6)) {
@@ -184,12 +204,14 @@ static void store_float_extreme(sb_type t, void *x, size_t i, uint64_t which,
     }
 }
 
-static double float_limit(sb_type t) {
+static double float_limit(sb_type t)
+{
     return t == SB_F32 ? (double)FLT_MAX : DBL_MAX;
 }
 
 static void fill_float(data_family f, sb_type input, sb_type acc, void *x,
-                       size_t n, uint64_t *state) {
+                       size_t n, uint64_t *state)
+{
     const double count = n > 0 ? (double)n : 1.0;
     /* Edge families: a per-case magnitude and direction. */
     const double edge_limit = fmin(float_limit(acc), float_limit(input));
@@ -281,7 +303,8 @@ static void fill_float(data_family f, sb_type input, sb_type acc, void *x,
  * ---------------------------------------------------------------------- */
 
 /* Uniform in [lowest, highest]. */
-static int128 random_between(uint64_t *state, int128 lowest, int128 highest) {
+static int128 random_between(uint64_t *state, int128 lowest, int128 highest)
+{
     const uint128 span = (uint128)(highest - lowest) + 1;
     const uint128 high = splitmix64(state);
     const uint128 r = high << 64 | splitmix64(state);
@@ -291,7 +314,8 @@ static int128 random_between(uint64_t *state, int128 lowest, int128 highest) {
 /* The largest value of an accumulator, as the edge families aim at it: the
  * integer maximum, or for a float accumulator a product/sum bound that the
  * input type can reach. */
-static int128 accumulator_limit(sb_type acc, sb_type input) {
+static int128 accumulator_limit(sb_type acc, sb_type input)
+{
     if (type_is_float(acc)) {
         int128 lowest, highest;
         integer_range(input, &lowest, &highest);
@@ -303,7 +327,8 @@ static int128 accumulator_limit(sb_type acc, sb_type input) {
 }
 
 /* How many factors of 2 reach the accumulator's limit. */
-static unsigned magnitude_bits(sb_type acc) {
+static unsigned magnitude_bits(sb_type acc)
+{
     if (acc == SB_F32)
         return 128;
     if (acc == SB_F64)
@@ -312,7 +337,8 @@ static unsigned magnitude_bits(sb_type acc) {
 }
 
 static void fill_integer(data_family f, sb_type input, sb_type acc, void *x,
-                         size_t n, uint64_t *state) {
+                         size_t n, uint64_t *state)
+{
     int128 lowest, highest;
     integer_range(input, &lowest, &highest);
     const bool is_signed = type_is_signed(input);
@@ -419,7 +445,8 @@ static void fill_integer(data_family f, sb_type input, sb_type acc, void *x,
 }
 
 void fill_data(data_family f, sb_type input, sb_type acc, void *x, size_t n,
-               uint64_t seed) {
+               uint64_t seed)
+{
     uint64_t state = seed;
     if (acc == 0)
         acc = input;
@@ -429,7 +456,8 @@ void fill_data(data_family f, sb_type input, sb_type acc, void *x, size_t n,
         fill_integer(f, input, acc, x, n, &state);
 }
 
-const char *family_name(data_family f) {
+const char *family_name(data_family f)
+{
     static const char *const names[] = {
         "uniform", "huge_range", "cancellation", "alternating", "subnormal",
         "specials", "negative_zero", "limits", "sum_edge", "prod_edge",
@@ -441,7 +469,8 @@ const char *family_name(data_family f) {
  * Masks
  * ---------------------------------------------------------------------- */
 
-void *checked_malloc(size_t size) {
+void *checked_malloc(size_t size)
+{
     void *p = malloc(size > 0 ? size : 1);
     if (p == NULL) {
         fprintf(stderr, "out of memory allocating %zu bytes\n", size);
@@ -450,11 +479,13 @@ void *checked_malloc(size_t size) {
     return p;
 }
 
-static unsigned char taking_part_byte(uint64_t *state) {
+static unsigned char taking_part_byte(uint64_t *state)
+{
     return (unsigned char)(1 + random_below(state, 255));
 }
 
-unsigned char *make_mask(mask_kind k, size_t n, uint64_t seed) {
+unsigned char *make_mask(mask_kind k, size_t n, uint64_t seed)
+{
     if (k == MASK_NONE)
         return NULL;
     uint64_t state = seed;
@@ -486,7 +517,8 @@ unsigned char *make_mask(mask_kind k, size_t n, uint64_t seed) {
     return mask;
 }
 
-const char *mask_name(mask_kind k) {
+const char *mask_name(mask_kind k)
+{
     static const char *const names[] = { "none", "random", "empty_leaves",
                                          "alternate_leaves", "all_zero" };
     return (int)k >= 0 && k < MASK_COUNT ? names[k] : "?";
@@ -497,7 +529,8 @@ const char *mask_name(mask_kind k) {
  * ---------------------------------------------------------------------- */
 
 test_case make_case(uint64_t seed, sb_reduction r, size_t n, mask_kind mask,
-                    data_family family) {
+                    data_family family)
+{
     test_case c = { seed, 0, r, n, mask, family, 0, 0 };
     uint64_t h = seed;
     h = mix_seed(h, (uint64_t)r.op);
@@ -512,7 +545,8 @@ test_case make_case(uint64_t seed, sb_reduction r, size_t n, mask_kind mask,
     return c;
 }
 
-void print_case(FILE *out, const test_case *c) {
+void print_case(FILE *out, const test_case *c)
+{
     fprintf(out,
             "case: seed=%" PRIu64 " case_seed=0x%016" PRIx64
             " op=%s input=%s accumulator=%s flags=%s n=%zu mask=%s"
@@ -525,11 +559,13 @@ void print_case(FILE *out, const test_case *c) {
             c->threads);
 }
 
-bool bits_equal(const void *a, const void *b, size_t size) {
+bool bits_equal(const void *a, const void *b, size_t size)
+{
     return memcmp(a, b, size) == 0;
 }
 
-void print_result(FILE *out, sb_reduction r, const void *bytes) {
+void print_result(FILE *out, sb_reduction r, const void *bytes)
+{
     const unsigned char *p = bytes;
     size_t size = oracle_result_size(r);
     if (size == 0) {
@@ -572,7 +608,8 @@ void print_result(FILE *out, sb_reduction r, const void *bytes) {
  * ---------------------------------------------------------------------- */
 
 static void report_run(const char *who, sb_reduction r, sb_status s,
-                       const unsigned char *bytes) {
+                       const unsigned char *bytes)
+{
     fprintf(stderr, "  %-8s %-22s ", who, status_name(s));
     print_result(stderr, r, bytes);
     fprintf(stderr, "\n");
@@ -580,7 +617,8 @@ static void report_run(const char *who, sb_reduction r, sb_status s,
 
 bool check_data_against_oracle(const test_case *c, const void *x,
                                const unsigned char *mask,
-                               sb_status *oracle_status) {
+                               sb_status *oracle_status)
+{
     unsigned char want[RESULT_BUFFER], first[RESULT_BUFFER],
                   second[RESULT_BUFFER];
     memset(want, RESULT_SENTINEL, sizeof want);
@@ -611,7 +649,8 @@ bool check_data_against_oracle(const test_case *c, const void *x,
     return agree;
 }
 
-bool check_against_oracle(const test_case *c, sb_status *oracle_status) {
+bool check_against_oracle(const test_case *c, sb_status *oracle_status)
+{
     const size_t size = type_size(c->r.input);
     unsigned char *buffer = checked_malloc((c->n + c->offset) * size);
     void *x = buffer + c->offset * size;
@@ -624,7 +663,8 @@ bool check_against_oracle(const test_case *c, sb_status *oracle_status) {
 }
 
 /* Writes the low `size` bytes of `v` (two's complement) as element i. */
-static void store_int(void *x, size_t i, size_t size, uint64_t v) {
+static void store_int(void *x, size_t i, size_t size, uint64_t v)
+{
     if (size == 4) {
         const uint32_t w = (uint32_t)v;
         memcpy((char *)x + 4 * i, &w, 4);
@@ -636,7 +676,8 @@ static void store_int(void *x, size_t i, size_t size, uint64_t v) {
 unsigned long check_window_edges(unsigned log2_block, const size_t *sizes,
                                  size_t size_count, const size_t *places,
                                  size_t place_count, uint64_t seed,
-                                 data_check check, void *context) {
+                                 data_check check, void *context)
+{
     static const struct { sb_type type; unsigned bits; bool is_signed; }
         kinds[] = {
         { SB_I32, 32, true },  { SB_U32, 32, false },

@@ -16,14 +16,24 @@
  * (sb_reduce_host, sb_reduce on a default context and on an
  * SB_OPT_NO_HOST one, sb_reduce_enqueue, the context and report calls) and
  * runs on every device present; the rows are small, so Oclgrind runs them
- * all too.
+ * all too. Every argument that sb_reduce_enqueue() must refuse (and
+ * sb_reduce() too, where it is not the record's) is a row here, including
+ * the ones tests/test_device_enqueue.c used to check one call at a time:
+ * the rows whose names say "f64" or "i32 max" (or "f64 with a mask") make
+ * those calls with that file's reduction and buffers (a record buffer of
+ * 16 or 64 bytes: result_bytes), ranges at the same distance from the end
+ * of their buffer.
  *
  * Outputs start filled with a sentinel: the host result (RESULT_BUFFER
  * bytes), the whole result cl_mem of sb_reduce_enqueue() (read back), its
  * `done` event, the `out` pointer of sb_context_create() and the caps of
  * sb_device_report(). On an error they must be untouched; on success the
  * result must equal sb_reduce_host()'s bits (and for n = 0 the start value,
- * written out here) with the bytes after it untouched. */
+ * written out here) with the bytes after it untouched.
+ *
+ * Each row that fails also names a part of the sentence sb_error_detail()
+ * must give (which argument, which condition), and every call that returns
+ * SB_OK must leave the detail empty. */
 #include <stdarg.h>              /* cmocka's four required headers */
 #include <stddef.h>
 #include <setjmp.h>
@@ -43,6 +53,7 @@ enum {
     X_BYTES    = 1024,   /* the x buffer: X_BYTES / size(type) elements */
     MASK_BYTES = 256,    /* the mask buffer */
     RES_BYTES  = 32,     /* the record buffer: room for two records */
+    RES_MAX_BYTES = 64,  /* the largest record buffer a row may ask for */
     EXPECT_HOST = -1     /* status and bits of sb_reduce_host() */
 };
 
@@ -78,6 +89,8 @@ typedef enum { WAIT_NONE, WAIT_COMPLETE_EVENT, WAIT_COUNT_NULL_LIST,
 typedef enum { HANDLES_VALID, HANDLES_NULL_CL_CONTEXT, HANDLES_NULL_DEVICE,
                HANDLES_NULL_OUT } handle_choice;
 
+/* One row. The table gives name, apis, r and n by position, every other
+ * field by name (0 when not named): a new field goes after n. */
 typedef struct {
     const char        *name;
     unsigned           apis;
@@ -89,12 +102,15 @@ typedef struct {
     size_t             mask_offset;
     result_choice      result;
     size_t             result_offset;  /* bytes, sb_reduce_enqueue() */
+    size_t             result_bytes;   /* its buffer; 0: RES_BYTES */
     queue_choice       queue;
     wait_choice        wait;
     bool               null_context;   /* the sb_context passed is NULL */
     bool               null_done;      /* sb_reduce_enqueue(done = NULL) */
     handle_choice      handles;        /* create, create_default, report */
     const sb_options  *options;        /* create, create_default */
+    const char        *detail;         /* part of sb_error_detail() when the
+                                          call returns `expect` */
     int                expect;         /* an sb_status or EXPECT_HOST */
 } bad_input;
 
@@ -128,132 +144,263 @@ static const sb_options opt_zero            = { 0 };
 static const bad_input rows[] = {
     /* handles */
     { "NULL context", API_DEVICE, F32_SUM, 16, .null_context = true,
+      .detail = "ctx is NULL",
       .expect = INVALID },
     { "NULL queue: the context's own queue", API_DEVICE, F64_SUM, 40,
       .mask = MASK_VALID, .queue = QUEUE_NULL, .expect = EXPECT_HOST },
     { "queue of another context", API_DEVICE, F32_SUM, 16,
-      .queue = QUEUE_OTHER_CONTEXT, .expect = INVALID },
+      .queue = QUEUE_OTHER_CONTEXT, .detail = "queue belongs to another cl_context",
+      .expect = INVALID },
     { "NULL x with n > 0", API_ALL, F32_SUM, 1, .x = X_NULL,
+      .detail = "x is NULL while n = 1",
       .expect = INVALID },
     { "NULL x with n > 0 and a mask", API_ALL, F32_SUM, 16, .x = X_NULL,
-      .mask = MASK_VALID, .expect = INVALID },
+      .mask = MASK_VALID, .detail = "x is NULL while n = 16",
+      .expect = INVALID },
     { "NULL result", API_ALL, F32_SUM, 16, .result = RES_NULL,
+      .detail = "result is NULL",
       .expect = INVALID },
     { "NULL result with n = 0", API_ALL, F32_SUM, 0, .result = RES_NULL,
+      .detail = "result is NULL",
       .expect = INVALID },
     { "x of another context", API_DEVICE, F32_SUM, 16,
-      .x = X_OTHER_CONTEXT, .expect = INVALID },
+      .x = X_OTHER_CONTEXT, .detail = "x belongs to another cl_context",
+      .expect = INVALID },
     { "mask of another context", API_DEVICE, F32_SUM, 16,
-      .mask = MASK_OTHER_CONTEXT, .expect = INVALID },
+      .mask = MASK_OTHER_CONTEXT, .detail = "mask belongs to another cl_context",
+      .expect = INVALID },
     { "result of another context", API_ENQUEUE, F32_SUM, 16,
-      .result = RES_OTHER_CONTEXT, .expect = INVALID },
+      .result = RES_OTHER_CONTEXT, .detail = "result belongs to another cl_context",
+      .expect = INVALID },
     { "done may be NULL", API_ENQUEUE, F32_SUM, 16, .null_done = true,
       .expect = EXPECT_HOST },
+    { "x of another context, f64 with a mask", API_DEVICE, F64_SUM, 64,
+      .x = X_OTHER_CONTEXT, .mask = MASK_VALID, .result_bytes = 16,
+      .detail = "x belongs to another cl_context",
+      .expect = INVALID },
+    { "mask of another context, f64", API_DEVICE, F64_SUM, 64,
+      .mask = MASK_OTHER_CONTEXT, .result_bytes = 16, .detail = "mask belongs to another cl_context",
+      .expect = INVALID },
+    { "queue of another context, f64 with a mask", API_DEVICE, F64_SUM, 64,
+      .mask = MASK_VALID, .queue = QUEUE_OTHER_CONTEXT, .result_bytes = 16,
+      .detail = "queue belongs to another cl_context",
+      .expect = INVALID },
+    { "result of another context, f64 with a mask", API_ENQUEUE, F64_SUM,
+      64, .mask = MASK_VALID, .result = RES_OTHER_CONTEXT,
+      .detail = "result belongs to another cl_context",
+      .expect = INVALID },
+    { "NULL result, f64 with a mask", API_ENQUEUE, F64_SUM, 64,
+      .mask = MASK_VALID, .result = RES_NULL, .detail = "result is NULL",
+      .expect = INVALID },
+    { "NULL x with n > 0, f64 with a mask", API_DEVICE, F64_SUM, 64,
+      .x = X_NULL, .mask = MASK_VALID, .result_bytes = 16,
+      .detail = "x is NULL while n = 64",
+      .expect = INVALID },
 
     /* the reduction */
     { "unknown op 99", API_ALL, R((sb_op)99, SB_F32, 0, 0), 16,
+      .detail = "r.op = 99 is not an sb_op",
       .expect = INVALID },
     { "unknown op -1", API_ALL, R((sb_op)-1, SB_I32, 0, 0), 16,
+      .detail = "r.op = -1 is not an sb_op",
       .expect = INVALID },
     { "input type 0", API_ALL, R(SB_SUM, (sb_type)0, 0, 0), 16,
+      .detail = "r.input = 0 is not an element type",
       .expect = INVALID },
     { "input type 11", API_ALL, R(SB_MAX, (sb_type)11, 0, 0), 16,
+      .detail = "r.input = 11 is not an element type",
       .expect = INVALID },
     { "input type -1", API_ALL, R(SB_MIN, (sb_type)-1, 0, 0), 16,
+      .detail = "r.input = -1 is not an element type",
       .expect = INVALID },
     { "accumulator type 11", API_ALL, R(SB_SUM, SB_I32, (sb_type)11, 0), 16,
+      .detail = "r.accumulator = 11 is not a type",
       .expect = INVALID },
     { "refused pair i32 -> f32 (inexact)", API_ALL,
-      R(SB_SUM, SB_I32, SB_F32, 0), 16, .expect = INVALID },
+      R(SB_SUM, SB_I32, SB_F32, 0), 16, .detail = "i32 -> f32 is not an exact widening",
+      .expect = INVALID },
     { "refused pair i64 -> f64 (inexact)", API_ALL,
-      R(SB_SUM, SB_I64, SB_F64, 0), 16, .expect = INVALID },
+      R(SB_SUM, SB_I64, SB_F64, 0), 16, .detail = "i64 -> f64 is not an exact widening",
+      .expect = INVALID },
     { "refused pair f64 -> f32 (narrowing)", API_ALL,
-      R(SB_MIN, SB_F64, SB_F32, 0), 16, .expect = INVALID },
+      R(SB_MIN, SB_F64, SB_F32, 0), 16, .detail = "f64 -> f32 is not an exact widening",
+      .expect = INVALID },
     { "refused pair i32 -> i16 (narrowing)", API_ALL,
-      R(SB_SUM, SB_I32, SB_I16, 0), 16, .expect = INVALID },
+      R(SB_SUM, SB_I32, SB_I16, 0), 16, .detail = "i32 -> i16 is not an exact widening",
+      .expect = INVALID },
     { "refused pair i32 -> u32 (sign)", API_ALL,
-      R(SB_MAX, SB_I32, SB_U32, 0), 16, .expect = INVALID },
+      R(SB_MAX, SB_I32, SB_U32, 0), 16, .detail = "i32 -> u32 is not an exact widening",
+      .expect = INVALID },
     { "refused pair u64 -> i64 (not wider)", API_ALL,
-      R(SB_SUM, SB_U64, SB_I64, 0), 16, .expect = INVALID },
+      R(SB_SUM, SB_U64, SB_I64, 0), 16, .detail = "u64 -> i64 is not an exact widening",
+      .expect = INVALID },
     { "refused pair u32 -> i32 (not wider)", API_ALL,
-      R(SB_PROD, SB_U32, SB_I32, 0), 16, .expect = INVALID },
+      R(SB_PROD, SB_U32, SB_I32, 0), 16, .detail = "u32 -> i32 is not an exact widening",
+      .expect = INVALID },
     { "any with an accumulator", API_ALL, R(SB_ANY, SB_U8, SB_U32, 0), 16,
+      .detail = "any takes no accumulator",
       .expect = INVALID },
     { "all with an accumulator", API_ALL, R(SB_ALL, SB_F32, SB_F64, 0), 16,
+      .detail = "all takes no accumulator",
       .expect = INVALID },
     { "unknown flag 2", API_ALL, R(SB_SUM, SB_I32, 0, 2u), 16,
+      .detail = "r.flags = 0x2 has bits that are not flags",
       .expect = INVALID },
     { "unknown flag 1 << 31", API_ALL, R(SB_SUM, SB_I32, 0, SB_WRAP | 1u << 31),
-      16, .expect = INVALID },
+      16, .detail = "r.flags = 0x80000001 has bits that are not flags",
+      .expect = INVALID },
     { "SB_WRAP on f32 sum", API_ALL, R(SB_SUM, SB_F32, 0, SB_WRAP), 16,
+      .detail = "SB_WRAP is for integer accumulators; the accumulator is f32",
       .expect = INVALID },
     { "SB_WRAP on an i16 -> f32 sum", API_ALL,
-      R(SB_SUM, SB_I16, SB_F32, SB_WRAP), 16, .expect = INVALID },
+      R(SB_SUM, SB_I16, SB_F32, SB_WRAP), 16, .detail = "SB_WRAP is for integer accumulators; the accumulator is f32",
+      .expect = INVALID },
     { "SB_WRAP on f64 prod", API_ALL, R(SB_PROD, SB_F64, 0, SB_WRAP), 16,
+      .detail = "SB_WRAP is for integer accumulators; the accumulator is f64",
       .expect = INVALID },
     { "SB_WRAP on f32 min", API_ALL, R(SB_MIN, SB_F32, 0, SB_WRAP), 16,
+      .detail = "SB_WRAP is for integer accumulators; the accumulator is f32",
       .expect = INVALID },
     { "SB_WRAP on f64 any", API_ALL, R(SB_ANY, SB_F64, 0, SB_WRAP), 16,
+      .detail = "SB_WRAP is for integer types; any of f64",
       .expect = INVALID },
     { "SB_WRAP on i16 -> i64 max: no effect", API_ALL,
       R(SB_MAX, SB_I16, SB_I64, SB_WRAP), 40, .expect = EXPECT_HOST },
 
     /* ranges: x */
     { "x range one past the end", API_DEVICE, F32_SUM, CAP(4), .x_offset = 1,
+      .detail = "x holds",
       .expect = INVALID },
     { "x offset at the end, n = 1", API_DEVICE, F32_SUM, 1,
-      .x_offset = CAP(4), .expect = INVALID },
-    { "x offset past the end, n = 0", API_DEVICE, F32_SUM, 0,
-      .x_offset = CAP(4) + 1, .expect = INVALID },
-    { "x offset SIZE_MAX / 2 (offset * 8 overflows)", API_DEVICE, F64_SUM, 1,
-      .x_offset = SIZE_MAX / 2, .expect = INVALID },
-    { "x offset SIZE_MAX / 8 + 1 (offset * 8 wraps to 8)", API_DEVICE,
-      F64_SUM, 1, .x_offset = SIZE_MAX / 8 + 1, .expect = INVALID },
-    { "x offset SIZE_MAX", API_DEVICE, F32_SUM, 1, .x_offset = SIZE_MAX,
+      .x_offset = CAP(4), .detail = "x holds",
       .expect = INVALID },
-    { "n SIZE_MAX / 2", API_DEVICE, F64_SUM, SIZE_MAX / 2, .expect = INVALID },
+    { "x offset past the end, n = 0", API_DEVICE, F32_SUM, 0,
+      .x_offset = CAP(4) + 1, .detail = "x holds",
+      .expect = INVALID },
+    { "x offset SIZE_MAX / 2 (offset * 8 overflows)", API_DEVICE, F64_SUM, 1,
+      .x_offset = SIZE_MAX / 2, .detail = "x holds",
+      .expect = INVALID },
+    { "x offset SIZE_MAX / 8 + 1 (offset * 8 wraps to 8)", API_DEVICE,
+      F64_SUM, 1, .x_offset = SIZE_MAX / 8 + 1, .detail = "x holds",
+      .expect = INVALID },
+    { "x offset SIZE_MAX", API_DEVICE, F32_SUM, 1, .x_offset = SIZE_MAX,
+      .detail = "x holds",
+      .expect = INVALID },
+    { "n SIZE_MAX / 2", API_DEVICE, F64_SUM, SIZE_MAX / 2, .detail = "x holds",
+      .expect = INVALID },
     { "n SIZE_MAX / 8 + 1 (n * 8 wraps to 8)", API_DEVICE, F64_SUM,
-      SIZE_MAX / 8 + 1, .expect = INVALID },
+      SIZE_MAX / 8 + 1, .detail = "x holds",
+      .expect = INVALID },
     { "x offset 1, n SIZE_MAX (offset + n wraps)", API_DEVICE, F32_SUM,
-      SIZE_MAX, .x_offset = 1, .expect = INVALID },
+      SIZE_MAX, .x_offset = 1, .detail = "x holds",
+      .expect = INVALID },
     { "x range ending at the end", API_DEVICE, F32_SUM, 24,
       .x_offset = CAP(4) - 24, .expect = EXPECT_HOST },
     { "x offset at the end, n = 0", API_DEVICE, F64_SUM, 0,
       .x_offset = CAP(8), .expect = EXPECT_HOST },
+    { "f64: n one past the end", API_DEVICE, F64_SUM, CAP(8) + 1,
+      .result_offset = 16, .detail = "x holds",
+      .expect = INVALID },
+    { "f64: x range one past the end", API_DEVICE, F64_SUM, CAP(8),
+      .x_offset = 1, .result_offset = 16, .detail = "x holds",
+      .expect = INVALID },
+    { "f64: x offset at the end, n = 1", API_DEVICE, F64_SUM, 1,
+      .x_offset = CAP(8), .result_offset = 16, .detail = "x holds",
+      .expect = INVALID },
+    { "f64: x offset past the end, n = 0", API_DEVICE, F64_SUM, 0,
+      .x_offset = CAP(8) + 1, .result_offset = 16, .detail = "x holds",
+      .expect = INVALID },
+    { "f64: x offset 2, n SIZE_MAX (offset + n wraps)", API_DEVICE, F64_SUM,
+      SIZE_MAX, .x_offset = 2, .result_offset = 16, .detail = "x holds",
+      .expect = INVALID },
+    { "f64: x offset SIZE_MAX", API_DEVICE, F64_SUM, 1,
+      .x_offset = SIZE_MAX, .result_offset = 16, .detail = "x holds",
+      .expect = INVALID },
 
     /* ranges: mask */
     { "mask range one past the end", API_DEVICE, R(SB_MAX, SB_U8, 0, 0),
-      MASK_BYTES, .mask = MASK_VALID, .mask_offset = 1, .expect = INVALID },
+      MASK_BYTES, .mask = MASK_VALID, .mask_offset = 1, .detail = "mask holds",
+      .expect = INVALID },
     { "mask offset at the end, n = 1", API_DEVICE, F32_SUM, 1,
-      .mask = MASK_VALID, .mask_offset = MASK_BYTES, .expect = INVALID },
+      .mask = MASK_VALID, .mask_offset = MASK_BYTES, .detail = "mask holds",
+      .expect = INVALID },
     { "mask offset SIZE_MAX / 2", API_DEVICE, F32_SUM, 1, .mask = MASK_VALID,
-      .mask_offset = SIZE_MAX / 2, .expect = INVALID },
+      .mask_offset = SIZE_MAX / 2, .detail = "mask holds",
+      .expect = INVALID },
     { "mask offset SIZE_MAX", API_DEVICE, F32_SUM, 1, .mask = MASK_VALID,
-      .mask_offset = SIZE_MAX, .expect = INVALID },
+      .mask_offset = SIZE_MAX, .detail = "mask holds",
+      .expect = INVALID },
     { "mask range ending at the end", API_DEVICE,
       R(SB_MIN, SB_I16, SB_I64, 0), 40,
       .mask = MASK_VALID, .mask_offset = MASK_BYTES - 40,
       .expect = EXPECT_HOST },
+    { "f64: mask range one past the end", API_DEVICE, F64_SUM, CAP(8),
+      .mask = MASK_VALID, .mask_offset = MASK_BYTES - CAP(8) + 1,
+      .result_offset = 16, .detail = "mask holds",
+      .expect = INVALID },
+    { "f64: mask offset SIZE_MAX - 1, n = 2 (offset + n wraps)", API_DEVICE,
+      F64_SUM, 2, .mask = MASK_VALID, .mask_offset = SIZE_MAX - 1,
+      .result_offset = 16, .detail = "mask holds",
+      .expect = INVALID },
 
     /* the result record of sb_reduce_enqueue */
     { "result offset 4 (not a multiple of 8)", API_ENQUEUE, F32_SUM, 16,
-      .result_offset = 4, .expect = INVALID },
+      .result_offset = 4, .detail = "result_offset = 4 is not a multiple of 8",
+      .expect = INVALID },
     { "result offset 12 (not a multiple of 8)", API_ENQUEUE, F32_SUM, 16,
-      .result_offset = 12, .expect = INVALID },
+      .result_offset = 12, .detail = "result_offset = 12 is not a multiple of 8",
+      .expect = INVALID },
     { "result record one word past the end", API_ENQUEUE, F32_SUM, 16,
-      .result_offset = RES_BYTES - 8, .expect = INVALID },
+      .result_offset = RES_BYTES - 8, .detail = "result holds",
+      .expect = INVALID },
     { "result offset at the end", API_ENQUEUE, F32_SUM, 16,
-      .result_offset = RES_BYTES, .expect = INVALID },
+      .result_offset = RES_BYTES, .detail = "result holds",
+      .expect = INVALID },
     { "result offset SIZE_MAX - 7", API_ENQUEUE, F32_SUM, 16,
-      .result_offset = SIZE_MAX - 7, .expect = INVALID },
+      .result_offset = SIZE_MAX - 7, .detail = "result holds",
+      .expect = INVALID },
     { "result record ending at the end", API_ENQUEUE, F32_SUM, 16,
       .result_offset = RES_BYTES - 16, .expect = EXPECT_HOST },
+    { "f64: result offset 1 (not a multiple of 8)", API_ENQUEUE, F64_SUM, 50,
+      .result_offset = 1, .result_bytes = 64, .detail = "result_offset = 1 is not a multiple of 8",
+      .expect = INVALID },
+    { "f64: result offset 4 (not a multiple of 8)", API_ENQUEUE, F64_SUM, 50,
+      .result_offset = 4, .result_bytes = 64, .detail = "result_offset = 4 is not a multiple of 8",
+      .expect = INVALID },
+    { "f64: result offset 7 (not a multiple of 8)", API_ENQUEUE, F64_SUM, 50,
+      .result_offset = 7, .result_bytes = 64, .detail = "result_offset = 7 is not a multiple of 8",
+      .expect = INVALID },
+    { "f64: result offset 12 (not a multiple of 8)", API_ENQUEUE, F64_SUM, 50,
+      .result_offset = 12, .result_bytes = 64, .detail = "result_offset = 12 is not a multiple of 8",
+      .expect = INVALID },
+    { "f64: result offset 33 (not a multiple of 8)", API_ENQUEUE, F64_SUM, 50,
+      .result_offset = 33, .result_bytes = 64, .detail = "result_offset = 33 is not a multiple of 8",
+      .expect = INVALID },
+    { "f64: result record one word past the end", API_ENQUEUE, F64_SUM,
+      CAP(8), .result_offset = RES_BYTES - 8, .detail = "result holds",
+      .expect = INVALID },
+    { "f64: result offset SIZE_MAX - 7", API_ENQUEUE, F64_SUM, CAP(8),
+      .result_offset = SIZE_MAX - 7, .detail = "result holds",
+      .expect = INVALID },
+    { "f64: result offset SIZE_MAX & ~7", API_ENQUEUE, F64_SUM, CAP(8),
+      .result_offset = SIZE_MAX & ~(size_t)7, .detail = "result holds",
+      .expect = INVALID },
 
     /* wait lists */
     { "num_wait > 0 with a NULL list", API_ENQUEUE, F32_SUM, 16,
-      .wait = WAIT_COUNT_NULL_LIST, .expect = INVALID },
+      .wait = WAIT_COUNT_NULL_LIST, .detail = "wait is NULL while num_wait = 1",
+      .expect = INVALID },
     { "a list with num_wait = 0", API_ENQUEUE, F32_SUM, 16,
-      .wait = WAIT_LIST_ZERO_COUNT, .expect = INVALID },
+      .wait = WAIT_LIST_ZERO_COUNT, .detail = "wait is not NULL while num_wait = 0",
+      .expect = INVALID },
+    { "i32 max: num_wait > 0 with a NULL list", API_ENQUEUE,
+      R(SB_MAX, SB_I32, 0, 0), 77, .wait = WAIT_COUNT_NULL_LIST,
+      .result_bytes = 16, .detail = "wait is NULL while num_wait = 1",
+      .expect = INVALID },
+    { "i32 max: a list with num_wait = 0", API_ENQUEUE,
+      R(SB_MAX, SB_I32, 0, 0), 77, .wait = WAIT_LIST_ZERO_COUNT,
+      .result_bytes = 16, .detail = "wait is not NULL while num_wait = 0",
+      .expect = INVALID },
     { "a complete event in the list", API_ENQUEUE, F32_SUM, 16,
       .wait = WAIT_COMPLETE_EVENT, .expect = EXPECT_HOST },
 
@@ -271,13 +418,17 @@ static const bad_input rows[] = {
     { "n = 0 prod f32, with a mask", API_ALL, R(SB_PROD, SB_F32, 0, 0), 0,
       .mask = MASK_VALID, .expect = EXPECT_HOST },
     { "n = 0 min f32", API_ALL, R(SB_MIN, SB_F32, 0, 0), 0,
+      .detail = "min over no element",
       .expect = SB_EMPTY },
     { "n = 0 min i16 -> i64, NULL x", API_ALL, R(SB_MIN, SB_I16, SB_I64, 0),
-      0, .x = X_NULL, .expect = SB_EMPTY },
+      0, .x = X_NULL, .detail = "min over no element",
+      .expect = SB_EMPTY },
     { "n = 0 max f64", API_ALL, R(SB_MAX, SB_F64, 0, 0), 0,
+      .detail = "max over no element",
       .expect = SB_EMPTY },
     { "n = 0 max i16 -> i64, with a mask", API_ALL,
       R(SB_MAX, SB_I16, SB_I64, 0), 0, .mask = MASK_VALID,
+      .detail = "max over no element",
       .expect = SB_EMPTY },
     { "n = 0 any f32", API_ALL, R(SB_ANY, SB_F32, 0, 0), 0,
       .expect = EXPECT_HOST },
@@ -290,44 +441,63 @@ static const bad_input rows[] = {
 
     /* contexts and reports */
     { "create: NULL cl_context", API_CREATE, .handles = HANDLES_NULL_CL_CONTEXT,
+      .detail = "cl_ctx is NULL",
       .expect = INVALID },
     { "create: NULL device", API_CREATE, .handles = HANDLES_NULL_DEVICE,
+      .detail = "device is NULL",
       .expect = INVALID },
     { "create: NULL out", API_CREATE | API_CREATE_DEFAULT,
-      .handles = HANDLES_NULL_OUT, .expect = INVALID },
+      .handles = HANDLES_NULL_OUT, .detail = "out is NULL",
+      .expect = INVALID },
     { "create: unknown option flag", API_CREATE | API_CREATE_DEFAULT,
-      .options = &opt_bad_flags, .expect = INVALID },
+      .options = &opt_bad_flags, .detail = "opts->flags = 0x80 has bits",
+      .expect = INVALID },
     { "create: work_group_size 24", API_CREATE | API_CREATE_DEFAULT,
-      .options = &opt_wg_not_pow2, .expect = INVALID },
+      .options = &opt_wg_not_pow2, .detail = "opts->work_group_size = 24: it must be a power of two",
+      .expect = INVALID },
     { "create: work_group_size 2^24", API_CREATE | API_CREATE_DEFAULT,
-      .options = &opt_wg_too_large, .expect = INVALID },
+      .options = &opt_wg_too_large, .detail = "opts->work_group_size = 16777216: it must be a power of two",
+      .expect = INVALID },
     { "create: tree_work_group_size 6", API_CREATE,
-      .options = &opt_tree_not_pow2, .expect = INVALID },
+      .options = &opt_tree_not_pow2, .detail = "opts->tree_work_group_size = 6: it must be",
+      .expect = INVALID },
     { "create: tree_work_group_size 2^24", API_CREATE,
-      .options = &opt_tree_too_large, .expect = INVALID },
+      .options = &opt_tree_too_large, .detail = "opts->tree_work_group_size = 16777216: it must be",
+      .expect = INVALID },
     { "create: leaves_per_item 3", API_CREATE, .options = &opt_lpi_not_pow2,
+      .detail = "opts->leaves_per_item = 3: it must be",
       .expect = INVALID },
     { "create: leaves_per_item 256", API_CREATE,
-      .options = &opt_lpi_too_large, .expect = INVALID },
+      .options = &opt_lpi_too_large, .detail = "opts->leaves_per_item = 256: it must be a power of two, at most 128",
+      .expect = INVALID },
     { "create: nodes_per_item 12", API_CREATE, .options = &opt_npi_not_pow2,
+      .detail = "opts->nodes_per_item = 12: it must be",
       .expect = INVALID },
     { "create: nodes_per_item 256", API_CREATE,
-      .options = &opt_npi_too_large, .expect = INVALID },
+      .options = &opt_npi_too_large, .detail = "opts->nodes_per_item = 256: it must be a power of two, at most 128",
+      .expect = INVALID },
     { "create: subgroups 3", API_CREATE, .options = &opt_subgroups_mode,
+      .detail = "opts->subgroups = 3 is not an SB_SUBGROUPS_* mode",
       .expect = INVALID },
     { "create: emulated sub-groups of 1", API_CREATE,
-      .options = &opt_emulate_size_1, .expect = INVALID },
+      .options = &opt_emulate_size_1, .detail = "opts->emulated_subgroup_size = 1: it must be a power of two from 2 to 64",
+      .expect = INVALID },
     { "create: emulated sub-groups of 3", API_CREATE,
-      .options = &opt_emulate_size_3, .expect = INVALID },
+      .options = &opt_emulate_size_3, .detail = "opts->emulated_subgroup_size = 3: it must be",
+      .expect = INVALID },
     { "create: emulated sub-groups of 128", API_CREATE,
-      .options = &opt_emulate_size_128, .expect = INVALID },
+      .options = &opt_emulate_size_128, .detail = "opts->emulated_subgroup_size = 128: it must be",
+      .expect = INVALID },
     { "create: emulated sub-groups above the work-group", API_CREATE,
-      .options = &opt_emulate_above_wg, .expect = INVALID },
+      .options = &opt_emulate_above_wg, .detail = "opts->emulated_subgroup_size = 8 is larger than a work-group",
+      .expect = INVALID },
     { "create: all-zero options are the defaults", API_CREATE,
       .options = &opt_zero, .expect = SB_OK },
     { "report: NULL device", API_REPORT, .handles = HANDLES_NULL_DEVICE,
+      .detail = "device is NULL",
       .expect = INVALID },
     { "report: NULL out", API_REPORT, .handles = HANDLES_NULL_OUT,
+      .detail = "out is NULL",
       .expect = INVALID },
 };
 
@@ -356,7 +526,8 @@ typedef struct {
 static uint64_t seed;
 
 static void setup_device(device_fixture *f, const test_device *dev,
-                         const suite *s) {
+                         const suite *s)
+{
     memset(f, 0, sizeof *f);
     f->dev = dev;
     const sb_options no_host = { .flags = SB_OPT_NO_HOST };
@@ -379,7 +550,8 @@ static void setup_device(device_fixture *f, const test_device *dev,
                                           NULL), CL_SUCCESS);
 }
 
-static void teardown_device(device_fixture *f) {
+static void teardown_device(device_fixture *f)
+{
     clReleaseMemObject(f->x);
     clReleaseMemObject(f->mask);
     clReleaseMemObject(f->other_buf);
@@ -389,7 +561,8 @@ static void teardown_device(device_fixture *f) {
     device_context_close(&f->no_host);
 }
 
-static int open_suite(void **state) {
+static int open_suite(void **state)
+{
     suite *s = device_suite_new(sizeof *s);
     if (s == NULL)
         return -1;
@@ -408,7 +581,8 @@ static int open_suite(void **state) {
     return 0;
 }
 
-static int close_suite(void **state) {
+static int close_suite(void **state)
+{
     suite *s = *state;
     if (s == NULL)
         return 0;                   /* open_suite() failed */
@@ -423,10 +597,11 @@ static int close_suite(void **state) {
  * Running one row through one call
  * ---------------------------------------------------------------------- */
 
-/* What ORDER.md says n = 0 gives, written out: sum +0 (all bits zero),
+/* What docs/order.md says n = 0 gives, written out: sum +0 (all bits zero),
  * prod 1 in the accumulator type, any 0, all 1. @return false for min/max
  * (no value). */
-static bool start_value(sb_reduction r, unsigned char out[8]) {
+static bool start_value(sb_reduction r, unsigned char out[8])
+{
     const sb_type acc = r.accumulator ? r.accumulator : r.input;
     memset(out, 0, 8);
     switch (r.op) {
@@ -441,7 +616,8 @@ static bool start_value(sb_reduction r, unsigned char out[8]) {
     }
 }
 
-static bool all_sentinel(const unsigned char *p, size_t size) {
+static bool all_sentinel(const unsigned char *p, size_t size)
+{
     for (size_t i = 0; i < size; i++)
         if (p[i] != RESULT_SENTINEL)
             return false;
@@ -449,7 +625,8 @@ static bool all_sentinel(const unsigned char *p, size_t size) {
 }
 
 static void print_bytes(FILE *out, const char *what, const unsigned char *p,
-                        size_t size) {
+                        size_t size)
+{
     fprintf(out, "  %s:", what);
     for (size_t i = 0; i < size; i++)
         fprintf(out, " %02x", p[i]);
@@ -460,7 +637,8 @@ static void print_bytes(FILE *out, const char *what, const unsigned char *p,
  * bytes, for the rows that are valid (EXPECT_HOST, SB_EMPTY); the others
  * expect nothing written. */
 static sb_status host_expectation(const suite *s, const bad_input *row,
-                                  unsigned char want[RESULT_BUFFER]) {
+                                  unsigned char want[RESULT_BUFFER])
+{
     memset(want, RESULT_SENTINEL, RESULT_BUFFER);
     if (row->expect != EXPECT_HOST && row->expect != SB_EMPTY)
         return (sb_status)row->expect;
@@ -479,7 +657,8 @@ typedef struct {
     int                   failures;
 } run;
 
-static void mismatch(run *ru, const char *fmt, sb_status got, int want) {
+static void mismatch(run *ru, const char *fmt, sb_status got, int want)
+{
     ru->failures++;
     fprintf(stderr, "FAIL row \"%s\" via %s on %s: ", ru->row->name,
             api_names[__builtin_ctz(ru->api)],
@@ -489,9 +668,40 @@ static void mismatch(run *ru, const char *fmt, sb_status got, int want) {
     fputc('\n', stderr);
 }
 
+/* sb_error_detail() right after the call: "" after SB_OK; otherwise a
+ * sentence, which holds the row's `detail` when the status is the row's
+ * own (a type the device refuses has its own sentence). `detail` is copied
+ * by the caller before any other samebits call could change it. */
+static void check_detail(run *ru, sb_status got, const char *detail)
+{
+    const bad_input *row = ru->row;
+    if (got == SB_OK && detail[0] != '\0')
+        mismatch(ru, "status %s but a detail is set (want %s)", got, SB_OK);
+    else if (got != SB_OK && detail[0] == '\0')
+        mismatch(ru, "status %s with no detail (want %s with one)", got, got);
+    else if (got != SB_OK && (int)got == row->expect && row->detail != NULL &&
+             strstr(detail, row->detail) == NULL) {
+        mismatch(ru, "status %s (want %s) with the wrong detail", got,
+                 row->expect);
+        fprintf(stderr, "  detail: \"%s\"\n  want a part: \"%s\"\n", detail,
+                row->detail);
+    }
+    if (got != SB_OK && row->expect != EXPECT_HOST && row->expect != SB_OK &&
+        (int)got == row->expect && row->detail == NULL)
+        mismatch(ru, "status %s (want %s): the row names no detail", got,
+                 row->expect);
+}
+
+/* Copies the calling thread's detail, to check after other calls. */
+static void save_detail(char *buf, size_t size)
+{
+    snprintf(buf, size, "%s", sb_error_detail());
+}
+
 /* The row's status on this device: a type the device cannot compute
  * exactly is refused once the arguments are valid. */
-static int device_expect(const run *ru, sb_status host_status) {
+static int device_expect(const run *ru, sb_status host_status)
+{
     const bad_input *row = ru->row;
     if (row->expect != EXPECT_HOST && row->expect != SB_EMPTY)
         return row->expect;
@@ -505,7 +715,8 @@ static int device_expect(const run *ru, sb_status host_status) {
 /* Checks a result of RESULT_BUFFER bytes against the expectation. */
 static void check_result(run *ru, sb_status got, int want,
                          const unsigned char *result,
-                         const unsigned char *host) {
+                         const unsigned char *host)
+{
     if ((int)got != want) {
         mismatch(ru, "status %s, want %s", got, want);
         return;
@@ -528,7 +739,8 @@ static void check_result(run *ru, sb_status got, int want,
     }
 }
 
-static void run_host(run *ru) {
+static void run_host(run *ru)
+{
     const bad_input *row = ru->row;
     unsigned char host[RESULT_BUFFER];
     const sb_status hs = host_expectation(ru->s, row, host);
@@ -541,11 +753,15 @@ static void run_host(run *ru) {
     memset(result, RESULT_SENTINEL, sizeof result);
     const sb_status got = sb_reduce_host(row->r, x, mask, row->n,
                                          row->result == RES_NULL ? NULL : result);
+    char detail[1024];
+    save_detail(detail, sizeof detail);
+    check_detail(ru, got, detail);
     check_result(ru, got, row->expect == EXPECT_HOST ? (int)hs : row->expect,
                  result, host);
 }
 
-static cl_mem x_buffer(const run *ru) {
+static cl_mem x_buffer(const run *ru)
+{
     switch (ru->row->x) {
     case X_NULL:          return NULL;
     case X_OTHER_CONTEXT: return ru->f->other_buf;
@@ -553,7 +769,8 @@ static cl_mem x_buffer(const run *ru) {
     }
 }
 
-static cl_mem mask_buffer(const run *ru) {
+static cl_mem mask_buffer(const run *ru)
+{
     switch (ru->row->mask) {
     case MASK_VALID:         return ru->f->mask;
     case MASK_OTHER_CONTEXT: return ru->f->other_buf;
@@ -561,7 +778,8 @@ static cl_mem mask_buffer(const run *ru) {
     }
 }
 
-static cl_command_queue queue_of(const run *ru) {
+static cl_command_queue queue_of(const run *ru)
+{
     switch (ru->row->queue) {
     case QUEUE_NULL:          return NULL;
     case QUEUE_OTHER_CONTEXT: return ru->f->other_queue;
@@ -569,7 +787,8 @@ static cl_command_queue queue_of(const run *ru) {
     }
 }
 
-static void run_reduce(run *ru, const device_context *dc) {
+static void run_reduce(run *ru, const device_context *dc)
+{
     const bad_input *row = ru->row;
     unsigned char host[RESULT_BUFFER];
     const sb_status hs = host_expectation(ru->s, row, host);
@@ -583,21 +802,28 @@ static void run_reduce(run *ru, const device_context *dc) {
                                     row->x_offset, mask_buffer(ru),
                                     row->mask_offset, row->n,
                                     row->result == RES_NULL ? NULL : result);
+    char detail[1024];
+    save_detail(detail, sizeof detail);
+    check_detail(ru, got, detail);
     check_result(ru, got, want, result, host);
 }
 
-static void run_enqueue(run *ru) {
+static void run_enqueue(run *ru)
+{
     const bad_input *row = ru->row;
     const device_fixture *f = ru->f;
     unsigned char host[RESULT_BUFFER];
     const sb_status hs = host_expectation(ru->s, row, host);
     const int want = device_expect(ru, hs);
 
-    unsigned char fill[RES_BYTES];
+    const size_t res_bytes = row->result_bytes ? row->result_bytes
+                                               : RES_BYTES;
+    assert_true(res_bytes <= RES_MAX_BYTES);
+    unsigned char fill[RES_MAX_BYTES];
     memset(fill, RESULT_SENTINEL, sizeof fill);
     cl_mem res = row->result == RES_NULL ? NULL
                : row->result == RES_OTHER_CONTEXT ? f->other_buf
-               : make_buffer(f->dev, RES_BYTES, fill);
+               : make_buffer(f->dev, res_bytes, fill);
     cl_event user = NULL;
     cl_uint num_wait = 0;
     const cl_event *wait = NULL;
@@ -616,21 +842,24 @@ static void run_enqueue(run *ru) {
         x_buffer(ru), row->x_offset, mask_buffer(ru), row->mask_offset,
         row->n, res, row->result_offset, num_wait, wait,
         row->null_done ? NULL : &done);
+    char detail[1024];
+    save_detail(detail, sizeof detail);
+    check_detail(ru, got, detail);
 
-    unsigned char back[RES_BYTES];
+    unsigned char back[RES_MAX_BYTES];
     memset(back, 0, sizeof back);
     if (got == SB_OK) {
         if (!row->null_done) {
             assert_int_equal(clWaitForEvents(1, &done), CL_SUCCESS);
             clReleaseEvent(done);
         }
-        read_buffer(f->dev, res, 0, RES_BYTES, back);
+        read_buffer(f->dev, res, 0, res_bytes, back);
     } else if (res == f->other_buf) {
         assert_int_equal(clEnqueueReadBuffer(f->other_queue, res, CL_TRUE, 0,
-                                             RES_BYTES, back, 0, NULL, NULL),
+                                             res_bytes, back, 0, NULL, NULL),
                          CL_SUCCESS);
     } else if (res != NULL) {
-        read_buffer(f->dev, res, 0, RES_BYTES, back);
+        read_buffer(f->dev, res, 0, res_bytes, back);
     }
 
     if (got != SB_OK) {
@@ -638,11 +867,11 @@ static void run_enqueue(run *ru) {
          * as they were. */
         if ((int)got != want)
             mismatch(ru, "status %s, want %s", got, want);
-        else if ((res != NULL && !all_sentinel(back, RES_BYTES)) ||
+        else if ((res != NULL && !all_sentinel(back, res_bytes)) ||
                  done != sentinel_event) {
             mismatch(ru, "status %s (want %s) but the record or done was "
                  "written", got, want);
-            print_bytes(stderr, "buffer", back, RES_BYTES);
+            print_bytes(stderr, "buffer", back, res_bytes);
         }
     } else {
         /* The record: status word at 8, value at 0 only when SB_OK; the
@@ -653,10 +882,10 @@ static void run_enqueue(run *ru) {
         unsigned char value[RESULT_BUFFER];
         memset(value, RESULT_SENTINEL, sizeof value);
         memcpy(value, back + off, sb_result_size(row->r));
-        unsigned char outside[RES_BYTES];
-        memcpy(outside, back, RES_BYTES);
+        unsigned char outside[RES_MAX_BYTES];
+        memcpy(outside, back, res_bytes);
         memset(outside + off, RESULT_SENTINEL, 12);   /* value and status */
-        const bool outside_ok = all_sentinel(outside, RES_BYTES);
+        const bool outside_ok = all_sentinel(outside, res_bytes);
         if (want < 0 || want > SB_OVERFLOW) {
             mismatch(ru, "status %s, want %s", got, want);
         } else if (status != want) {
@@ -668,7 +897,7 @@ static void run_enqueue(run *ru) {
             if (!outside_ok) {
                 mismatch(ru, "record status %s (want %s): bytes outside the "
                      "record's value and status were written", got, want);
-                print_bytes(stderr, "buffer", back, RES_BYTES);
+                print_bytes(stderr, "buffer", back, res_bytes);
             }
         }
     }
@@ -678,7 +907,8 @@ static void run_enqueue(run *ru) {
         clReleaseMemObject(res);
 }
 
-static void run_create(run *ru) {
+static void run_create(run *ru)
+{
     const bad_input *row = ru->row;
     const device_fixture *f = ru->f;
     sb_context *const sentinel = (sb_context *)(uintptr_t)0x5b5b5b5b;
@@ -692,6 +922,9 @@ static void run_create(run *ru) {
             row->handles == HANDLES_NULL_CL_CONTEXT ? NULL : f->dev->cl_ctx,
             row->handles == HANDLES_NULL_DEVICE ? NULL : f->dev->device,
             row->options, outp);
+    char detail[1024];
+    save_detail(detail, sizeof detail);
+    check_detail(ru, got, detail);
     if ((int)got != row->expect)
         mismatch(ru, "status %s, want %s", got, row->expect);
     else if (got != SB_OK && out != sentinel)
@@ -701,13 +934,17 @@ static void run_create(run *ru) {
         sb_context_release(out);
 }
 
-static void run_report(run *ru) {
+static void run_report(run *ru)
+{
     const bad_input *row = ru->row;
     sb_device_caps caps;
     memset(&caps, RESULT_SENTINEL, sizeof caps);
     const sb_status got = sb_device_report(
         row->handles == HANDLES_NULL_DEVICE ? NULL : ru->f->dev->device,
         row->handles == HANDLES_NULL_OUT ? NULL : &caps);
+    char detail[1024];
+    save_detail(detail, sizeof detail);
+    check_detail(ru, got, detail);
     if ((int)got != row->expect)
         mismatch(ru, "status %s, want %s", got, row->expect);
     else if (got != SB_OK &&
@@ -721,7 +958,8 @@ static void run_report(run *ru) {
  * ---------------------------------------------------------------------- */
 
 static void every_bad_input_gets_its_status_and_leaves_outputs_untouched(
-        void **state) {
+        void **state)
+{
     const suite *s = *state;
     int failures = 0;
     unsigned long runs = 0;
@@ -771,7 +1009,8 @@ static void every_bad_input_gets_its_status_and_leaves_outputs_untouched(
     assert_int_equal(failures, 0);
 }
 
-int main(void) {
+int main(void)
+{
     seed = test_seed(0x6261645f696e70ull);
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(

@@ -2,10 +2,11 @@
  * library can fail, and each failure is reported, recorded and survived.
  *
  * The library makes every OpenCL call through the table sb__cl and every
- * heap allocation through sb__mem (src/cl_api.h). This test replaces each
- * entry with a counting wrapper that passes the call through, or makes the
- * k-th call of any kind fail: a function returning an object stores the
- * error through its errcode_ret and returns NULL, the others return it.
+ * heap allocation through sb__mem (src/cl_api.h). The harness of
+ * tests/cl_fault_harness.h replaces each entry with a counting wrapper that
+ * passes the call through, or makes the k-th call of any kind fail: a
+ * function returning an object stores the error through its errcode_ret
+ * and returns NULL, the others return it.
  *
  * Each scenario runs once to count its calls, then once per k: a fresh
  * context (sb_context_create), one reduction, the context released. The
@@ -27,13 +28,14 @@
  *     whose last use it cannot retain stays taken until the context is
  *     released).
  * A cleanup call made to fail really did nothing, so its object would leak:
- * the wrapper records it and the test makes the real call afterwards, so
- * that the leak checker (ASan/LSan build) sees only the library's leaks.
- * The wrappers also keep a ledger of the references the library holds
- * (objects it creates or retains, events enqueues give it, minus those it
- * releases and the `done` events the test releases): after every run each
- * count must be back to 0, never below. LSan cannot tell a cl_mem samebits
- * forgot from POCL's own allocations; the ledger can.
+ * the harness records it and the test makes the real call afterwards
+ * (run_deferred()), so that the leak checker (ASan/LSan build) sees only
+ * the library's leaks. The harness also keeps a ledger of the references
+ * the library holds (objects it creates or retains, events enqueues give
+ * it, minus those it releases and the `done` events the test releases):
+ * after every run each count must be back to 0, never below
+ * (ledger_check()). LSan cannot tell a cl_mem samebits forgot from POCL's
+ * own allocations; the ledger can.
  *
  * The scenarios, on POCL only: sb_reduce() with SB_OPT_NO_HOST and a
  * narrow launch shape (a leaves pass and two node passes, so a failure can
@@ -56,441 +58,16 @@
 #include <string.h>
 #include <cmocka.h>
 
-#include "cl_api.h"              /* sb__cl, sb__mem: src/, linked statically */
-#include "samebits.h"            /* before any CL header: OpenCL 1.2 target */
+#include "cl_fault_harness.h"    /* sb__cl, sb__mem wrapped; includes
+                                    samebits.h before any CL header */
+#include "samebits.h"
 #include "support.h"
 
-#include <CL/cl_ext.h>           /* CL_PLATFORM_NOT_FOUND_KHR */
+#include <CL/cl_ext.h>           /* CL_DEVICE_SUB_GROUP_SIZES_INTEL */
 #include <signal.h>
 #include <unistd.h>              /* alarm */
 
 #define COUNT(a) (sizeof(a) / sizeof *(a))
-
-/* ------------------------------------------------------------------------
- * The wrappers
- * ---------------------------------------------------------------------- */
-
-typedef enum {
-#define FN_ENUM_(fn) FN_##fn,
-    SB_CL_FUNCTIONS(FN_ENUM_)
-#undef FN_ENUM_
-    FN_COUNT
-} fn_id;
-
-static const char *const fn_names[FN_COUNT] = {
-#define FN_NAME_(fn) #fn,
-    SB_CL_FUNCTIONS(FN_NAME_)
-#undef FN_NAME_
-};
-
-enum { MAX_CALLS = 4096, MAX_DEFERRED = 64 };
-
-/* A cleanup call made to fail, done for real after the library returns. */
-typedef struct {
-    fn_id            fn;
-    void            *object;
-} deferred_call;
-
-static struct {
-    sb__cl_api    real;
-    sb__mem_api   real_mem;
-    /* OpenCL calls */
-    unsigned long calls;            /* made so far in this run */
-    unsigned long fail_at;          /* 1-based; 0: never */
-    bool          fail_every[FN_COUNT];   /* every call of these kinds */
-    cl_int        forced_error;     /* 0: the typical error of each call */
-    bool          fired;
-    fn_id         fired_fn;
-    cl_int        fired_error;
-    cl_uint       fired_param;      /* clGetDeviceInfo's param_name */
-    bool          build_anyway;     /* see w_clBuildProgram */
-    bool          tracing;
-    fn_id         trace[MAX_CALLS];
-    cl_uint       trace_param[MAX_CALLS];
-    deferred_call deferred[MAX_DEFERRED];
-    unsigned      deferred_count;
-    /* allocations */
-    unsigned long mem_calls, mem_fail_at;
-    bool          mem_fired;
-} inj;
-
-/* The error a call of kind `fn` fails with. */
-static cl_int typical_error(fn_id fn) {
-    switch (fn) {
-    case FN_clBuildProgram:          return CL_BUILD_PROGRAM_FAILURE;
-    case FN_clCreateBuffer:          return CL_MEM_OBJECT_ALLOCATION_FAILURE;
-    case FN_clEnqueueNDRangeKernel:
-    case FN_clEnqueueReadBuffer:
-    case FN_clFlush:                 return CL_INVALID_COMMAND_QUEUE;
-    case FN_clGetPlatformIDs:        return CL_PLATFORM_NOT_FOUND_KHR;
-    case FN_clCreateContext:         return CL_DEVICE_NOT_AVAILABLE;
-    default:                         return CL_OUT_OF_RESOURCES;
-    }
-}
-
-/* Counts a call; @return true (and *err) if it must fail. */
-static bool inject(fn_id fn, cl_uint param, cl_int *err) {
-    inj.calls++;
-    if (inj.tracing && inj.calls <= MAX_CALLS) {
-        inj.trace[inj.calls - 1] = fn;
-        inj.trace_param[inj.calls - 1] = param;
-    }
-    if (inj.calls != inj.fail_at && !inj.fail_every[fn])
-        return false;
-    *err = inj.forced_error ? inj.forced_error : typical_error(fn);
-    if (inj.calls == inj.fail_at) {
-        inj.fired = true;
-        inj.fired_fn = fn;
-        inj.fired_error = *err;
-        inj.fired_param = param;
-    }
-    return true;
-}
-
-static void defer(fn_id fn, void *object) {
-    assert_true(inj.deferred_count < MAX_DEFERRED);
-    inj.deferred[inj.deferred_count++] =
-        (deferred_call){ .fn = fn, .object = object };
-}
-
-/* The ledger of the references the library holds: an object it creates
- * (or an event an enqueue gives it) or retains counts +1, one it releases
- * -1, the `done` events it hands to the test -1 when the test releases
- * them. After a run (context released) every count must be 0: nothing
- * leaked. A release below 0 is an over-release: it is counted and not
- * passed on (the real one would free an object still in use). */
-enum { MAX_OBJECTS = 512 };
-
-static struct {
-    const void   *object[MAX_OBJECTS];
-    long          refs[MAX_OBJECTS];
-    const char   *what[MAX_OBJECTS];
-    unsigned      count;
-    unsigned long over_releases;
-} ledger;
-
-static void ledger_reset(void) {
-    memset(&ledger, 0, sizeof ledger);
-}
-
-static long *ledger_refs(const void *object, const char *what) {
-    for (unsigned i = 0; i < ledger.count; i++)
-        if (ledger.object[i] == object)
-            return &ledger.refs[i];
-    assert_true(ledger.count < MAX_OBJECTS);
-    ledger.object[ledger.count] = object;
-    ledger.what[ledger.count] = what;
-    return &ledger.refs[ledger.count++];
-}
-
-static void ledger_add(const void *object, const char *what) {
-    if (object != NULL)
-        ++*ledger_refs(object, what);
-}
-
-/* @return false for an over-release. */
-static bool ledger_take(const void *object, const char *what) {
-    long *refs = ledger_refs(object, what);
-    if (*refs <= 0) {
-        fprintf(stderr, "over-release of %s %p\n", what, object);
-        ledger.over_releases++;
-        return false;
-    }
-    --*refs;
-    return true;
-}
-
-/* Every reference taken was given back, none twice. */
-static void ledger_check(unsigned long k) {
-    bool balanced = ledger.over_releases == 0;
-    for (unsigned i = 0; i < ledger.count; i++)
-        if (ledger.refs[i] != 0) {
-            fprintf(stderr, "call %lu: %s %p left with %ld reference(s)\n", k,
-                    ledger.what[i], ledger.object[i], ledger.refs[i]);
-            balanced = false;
-        }
-    if (!balanced)
-        fail_msg("call %lu: the library's OpenCL references do not balance "
-                 "(%lu over-release(s))", k, ledger.over_releases);
-}
-
-/* The test releases a `done` event the library handed it. */
-static void release_done(cl_event done) {
-    if (ledger_take(done, "event"))
-        assert_int_equal(clReleaseEvent(done), CL_SUCCESS);
-}
-
-/* Makes the cleanup calls that were made to fail. */
-static void run_deferred(void) {
-    for (unsigned i = 0; i < inj.deferred_count; i++) {
-        const deferred_call *d = &inj.deferred[i];
-        cl_int err = CL_SUCCESS;
-        switch (d->fn) {
-        case FN_clReleaseContext:
-            err = inj.real.clReleaseContext(d->object); break;
-        case FN_clReleaseCommandQueue:
-            err = inj.real.clReleaseCommandQueue(d->object); break;
-        case FN_clReleaseProgram:
-            err = inj.real.clReleaseProgram(d->object); break;
-        case FN_clReleaseKernel:
-            err = inj.real.clReleaseKernel(d->object); break;
-        case FN_clReleaseMemObject:
-            err = inj.real.clReleaseMemObject(d->object); break;
-        case FN_clReleaseEvent:
-            err = inj.real.clReleaseEvent(d->object); break;
-        default:
-            fail_msg("nothing to defer for %s", fn_names[d->fn]);
-        }
-        assert_int_equal(err, CL_SUCCESS);
-    }
-    inj.deferred_count = 0;
-}
-
-/* fn(params) returning cl_int. */
-#define WRAP_STATUS(fn, params, args)                                        \
-    static cl_int CL_API_CALL w_##fn params {                                \
-        cl_int e_;                                                           \
-        if (inject(FN_##fn, 0, &e_))                                         \
-            return e_;                                                       \
-        return inj.real.fn args;                                             \
-    }
-/* An enqueue: the event it returns through `ev` is the library's. */
-#define WRAP_ENQUEUE(fn, params, args)                                       \
-    static cl_int CL_API_CALL w_##fn params {                                \
-        cl_int e_;                                                           \
-        if (inject(FN_##fn, 0, &e_))                                         \
-            return e_;                                                       \
-        e_ = inj.real.fn args;                                               \
-        if (e_ == CL_SUCCESS && ev != NULL)                                  \
-            ledger_add(*ev, "event");                                        \
-        return e_;                                                           \
-    }
-/* clCreate*(params): the object through the return value, the error
- * through errcode_ret. */
-#define WRAP_CREATE(type, fn, params, args)                                  \
-    static type CL_API_CALL w_##fn params {                                  \
-        cl_int e_;                                                           \
-        if (inject(FN_##fn, 0, &e_)) {                                       \
-            if (errcode_ret != NULL)                                         \
-                *errcode_ret = e_;                                           \
-            return NULL;                                                     \
-        }                                                                    \
-        type object = inj.real.fn args;                                      \
-        ledger_add(object, #type);                                           \
-        return object;                                                       \
-    }
-/* clRetain*(object) */
-#define WRAP_RETAIN(fn, type)                                                \
-    static cl_int CL_API_CALL w_##fn(type object) {                          \
-        cl_int e_;                                                           \
-        if (inject(FN_##fn, 0, &e_))                                         \
-            return e_;                                                       \
-        e_ = inj.real.fn(object);                                            \
-        if (e_ == CL_SUCCESS)                                                \
-            ledger_add(object, #type);                                       \
-        return e_;                                                           \
-    }
-/* clRelease*(object): a failed release releases nothing; it is done later
- * (run_deferred). */
-#define WRAP_RELEASE(fn, type)                                               \
-    static cl_int CL_API_CALL w_##fn(type object) {                          \
-        cl_int e_;                                                           \
-        const bool inject_ = inject(FN_##fn, 0, &e_);                        \
-        if (!ledger_take(object, #type))                                     \
-            return CL_INVALID_VALUE;                                         \
-        if (inject_) {                                                       \
-            defer(FN_##fn, object);                              \
-            return e_;                                                       \
-        }                                                                    \
-        return inj.real.fn(object);                                          \
-    }
-
-WRAP_STATUS(clGetPlatformIDs,
-    (cl_uint n, cl_platform_id *p, cl_uint *np), (n, p, np))
-WRAP_STATUS(clGetPlatformInfo,
-    (cl_platform_id p, cl_platform_info w, size_t s, void *v, size_t *r),
-    (p, w, s, v, r))
-WRAP_STATUS(clGetDeviceIDs,
-    (cl_platform_id p, cl_device_type t, cl_uint n, cl_device_id *d,
-     cl_uint *nd), (p, t, n, d, nd))
-/* clGetDeviceInfo also records which query failed. */
-static cl_int CL_API_CALL w_clGetDeviceInfo(cl_device_id d, cl_device_info w,
-                                            size_t s, void *v, size_t *r) {
-    cl_int e_;
-    if (inject(FN_clGetDeviceInfo, w, &e_))
-        return e_;
-    return inj.real.clGetDeviceInfo(d, w, s, v, r);
-}
-WRAP_CREATE(cl_context, clCreateContext,
-    (const cl_context_properties *props, cl_uint n, const cl_device_id *d,
-     void (CL_CALLBACK *notify)(const char *, const void *, size_t, void *),
-     void *user, cl_int *errcode_ret), (props, n, d, notify, user, errcode_ret))
-WRAP_RETAIN(clRetainContext, cl_context)
-WRAP_RELEASE(clReleaseContext, cl_context)
-WRAP_CREATE(cl_command_queue, clCreateCommandQueue,
-    (cl_context c, cl_device_id d, cl_command_queue_properties p,
-     cl_int *errcode_ret), (c, d, p, errcode_ret))
-WRAP_RELEASE(clReleaseCommandQueue, cl_command_queue)
-WRAP_STATUS(clGetCommandQueueInfo,
-    (cl_command_queue q, cl_command_queue_info w, size_t s, void *v,
-     size_t *r), (q, w, s, v, r))
-WRAP_CREATE(cl_program, clCreateProgramWithSource,
-    (cl_context c, cl_uint n, const char **src, const size_t *len,
-     cl_int *errcode_ret), (c, n, src, len, errcode_ret))
-/* A failed build builds nothing, unless inj.build_anyway: then the real
- * build runs first, so that the program has a build log to read. */
-static cl_int CL_API_CALL w_clBuildProgram(
-        cl_program p, cl_uint n, const cl_device_id *d, const char *opts,
-        void (CL_CALLBACK *notify)(cl_program, void *), void *user) {
-    cl_int e_;
-    if (inject(FN_clBuildProgram, 0, &e_)) {
-        if (inj.build_anyway)
-            (void)inj.real.clBuildProgram(p, n, d, opts, notify, user);
-        return e_;
-    }
-    return inj.real.clBuildProgram(p, n, d, opts, notify, user);
-}
-WRAP_STATUS(clGetProgramBuildInfo,
-    (cl_program p, cl_device_id d, cl_program_build_info w, size_t s,
-     void *v, size_t *r), (p, d, w, s, v, r))
-WRAP_RELEASE(clReleaseProgram, cl_program)
-WRAP_CREATE(cl_kernel, clCreateKernel,
-    (cl_program p, const char *name, cl_int *errcode_ret),
-    (p, name, errcode_ret))
-WRAP_RELEASE(clReleaseKernel, cl_kernel)
-/* While used_buffers.on: the library's own buffers (scratch) that the
- * launches it enqueues write, i.e. each launch's output argument (in
- * cl/reduce.cl, argument 9 of sb_*_leaves and 7 of sb_*_nodes; with
- * final != 0 it is the record). */
-static struct {
-    bool      on;
-    unsigned  count;
-    cl_mem    buffer[64];
-    unsigned  kernels;
-    cl_kernel kernel[32];
-    cl_mem    out[32];       /* the kernel's output argument as set */
-} used_buffers;
-
-static bool is_library_buffer(const void *object) {
-    for (unsigned i = 0; i < ledger.count; i++)
-        if (ledger.object[i] == object && strcmp(ledger.what[i], "cl_mem") == 0)
-            return true;
-    return false;
-}
-
-static cl_mem *kernel_out(cl_kernel k) {
-    for (unsigned i = 0; i < used_buffers.kernels; i++)
-        if (used_buffers.kernel[i] == k)
-            return &used_buffers.out[i];
-    assert_true(used_buffers.kernels < 32);
-    used_buffers.kernel[used_buffers.kernels] = k;
-    used_buffers.out[used_buffers.kernels] = NULL;
-    return &used_buffers.out[used_buffers.kernels++];
-}
-
-static cl_uint output_argument(cl_kernel k) {
-    char name[64] = "";
-    clGetKernelInfo(k, CL_KERNEL_FUNCTION_NAME, sizeof name - 1, name, NULL);
-    const size_t len = strlen(name);
-    return len > 6 && strcmp(name + len - 6, "_nodes") == 0 ? 7 : 9;
-}
-
-static cl_int CL_API_CALL w_clSetKernelArg(cl_kernel k, cl_uint i, size_t s,
-                                           const void *v) {
-    cl_int e_;
-    if (inject(FN_clSetKernelArg, 0, &e_))
-        return e_;
-    e_ = inj.real.clSetKernelArg(k, i, s, v);
-    if (e_ == CL_SUCCESS && used_buffers.on && s == sizeof(cl_mem) &&
-        v != NULL && i == output_argument(k))
-        memcpy(kernel_out(k), v, sizeof(cl_mem));
-    return e_;
-}
-
-static cl_int CL_API_CALL w_clEnqueueNDRangeKernel(
-        cl_command_queue q, cl_kernel k, cl_uint dim, const size_t *off,
-        const size_t *global, const size_t *local, cl_uint nw,
-        const cl_event *wait, cl_event *ev) {
-    cl_int e_;
-    if (inject(FN_clEnqueueNDRangeKernel, 0, &e_))
-        return e_;
-    e_ = inj.real.clEnqueueNDRangeKernel(q, k, dim, off, global, local, nw,
-                                         wait, ev);
-    if (e_ == CL_SUCCESS && ev != NULL)
-        ledger_add(*ev, "event");
-    if (e_ == CL_SUCCESS && used_buffers.on && used_buffers.count < 64 &&
-        is_library_buffer(*kernel_out(k)))
-        used_buffers.buffer[used_buffers.count++] = *kernel_out(k);
-    return e_;
-}
-WRAP_CREATE(cl_mem, clCreateBuffer,
-    (cl_context c, cl_mem_flags f, size_t s, void *host, cl_int *errcode_ret),
-    (c, f, s, host, errcode_ret))
-WRAP_RELEASE(clReleaseMemObject, cl_mem)
-WRAP_STATUS(clGetMemObjectInfo,
-    (cl_mem m, cl_mem_info w, size_t s, void *v, size_t *r), (m, w, s, v, r))
-WRAP_ENQUEUE(clEnqueueReadBuffer,
-    (cl_command_queue q, cl_mem b, cl_bool block, size_t off, size_t s,
-     void *p, cl_uint nw, const cl_event *wait, cl_event *ev),
-    (q, b, block, off, s, p, nw, wait, ev))
-WRAP_RETAIN(clRetainEvent, cl_event)
-WRAP_RELEASE(clReleaseEvent, cl_event)
-WRAP_STATUS(clGetEventInfo,
-    (cl_event e, cl_event_info w, size_t s, void *v, size_t *r),
-    (e, w, s, v, r))
-WRAP_STATUS(clFlush, (cl_command_queue q), (q))
-
-static void *w_calloc(size_t count, size_t size) {
-    if (++inj.mem_calls == inj.mem_fail_at) {
-        inj.mem_fired = true;
-        return NULL;
-    }
-    return inj.real_mem.calloc(count, size);
-}
-
-static void *w_malloc(size_t size) {
-    if (++inj.mem_calls == inj.mem_fail_at) {
-        inj.mem_fired = true;
-        return NULL;
-    }
-    return inj.real_mem.malloc(size);
-}
-
-/* Every entry of both tables is replaced: a function of SB_CL_FUNCTIONS
- * without a wrapper does not compile. */
-static void install_wrappers(void) {
-    inj.real = sb__cl;
-    inj.real_mem = sb__mem;
-#define INSTALL_(fn) sb__cl.fn = w_##fn;
-    SB_CL_FUNCTIONS(INSTALL_)
-#undef INSTALL_
-    sb__mem.calloc = w_calloc;
-    sb__mem.malloc = w_malloc;
-}
-
-static void remove_wrappers(void) {
-    sb__cl = inj.real;
-    sb__mem = inj.real_mem;
-}
-
-/* Starts a run: count from 1, fail the k-th OpenCL call (0: none) and the
- * m-th allocation (0: none). */
-static void arm(unsigned long k, cl_int forced, unsigned long m) {
-    inj.calls = 0;
-    inj.fail_at = k;
-    inj.forced_error = forced;
-    inj.fired = false;
-    inj.mem_calls = 0;
-    inj.mem_fail_at = m;
-    inj.mem_fired = false;
-    memset(inj.fail_every, 0, sizeof inj.fail_every);
-}
-
-static void disarm(void) {
-    inj.fail_at = 0;
-    inj.mem_fail_at = 0;
-    memset(inj.fail_every, 0, sizeof inj.fail_every);
-}
 
 /* ------------------------------------------------------------------------
  * What a failure must do
@@ -501,7 +78,8 @@ typedef enum {
     MUST_SUCCEED      /* cleanup or optimisation: SB_OK, right bits */
 } policy_kind;
 
-static policy_kind policy(fn_id fn, cl_uint param) {
+static policy_kind policy(fn_id fn, cl_uint param)
+{
     switch (fn) {
     case FN_clReleaseContext: case FN_clReleaseCommandQueue:
     case FN_clReleaseProgram: case FN_clReleaseKernel:
@@ -523,7 +101,8 @@ static policy_kind policy(fn_id fn, cl_uint param) {
     }
 }
 
-static sb_status status_for(fn_id fn, cl_int err) {
+static sb_status status_for(fn_id fn, cl_int err)
+{
     if (fn == FN_clGetDeviceInfo)
         return SB_OPENCL_ERROR;   /* "if the device cannot be queried" */
     if (err == CL_OUT_OF_HOST_MEMORY || err == CL_MEM_OBJECT_ALLOCATION_FAILURE)
@@ -558,14 +137,16 @@ typedef struct {
 
 static uint64_t seed;
 
-static bool is_pocl(cl_platform_id p) {
+static bool is_pocl(cl_platform_id p)
+{
     char version[256] = "";
     clGetPlatformInfo(p, CL_PLATFORM_VERSION, sizeof version - 1, version,
                       NULL);
     return strstr(version, "PoCL") != NULL || strstr(version, "pocl") != NULL;
 }
 
-static cl_mem buffer_of(const fixture *f, size_t bytes, const void *data) {
+static cl_mem buffer_of(const fixture *f, size_t bytes, const void *data)
+{
     cl_int err = CL_SUCCESS;
     cl_mem b = clCreateBuffer(f->cl_ctx, CL_MEM_READ_WRITE | CL_MEM_COPY_HOST_PTR,
                               bytes, (void *)data, &err);
@@ -573,7 +154,8 @@ static cl_mem buffer_of(const fixture *f, size_t bytes, const void *data) {
     return b;
 }
 
-static int setup(void **state) {
+static int setup(void **state)
+{
     fixture *f = checked_malloc(sizeof *f);
     memset(f, 0, sizeof *f);
     cl_platform_id platforms[16];
@@ -613,7 +195,8 @@ static int setup(void **state) {
     return 0;
 }
 
-static int teardown(void **state) {
+static int teardown(void **state)
+{
     fixture *f = *state;
     remove_wrappers();
     clReleaseEvent(f->complete);
@@ -648,7 +231,8 @@ static const sb_options narrow = {
     .tree_work_group_size = 2, .nodes_per_item = 2,
 };
 
-static sb_reduction reduction_of(scenario s) {
+static sb_reduction reduction_of(scenario s)
+{
     switch (s) {
     case SCENARIO_DEVICE:
         return (sb_reduction){ .op = SB_SUM, .input = SB_F32 };
@@ -660,18 +244,21 @@ static sb_reduction reduction_of(scenario s) {
     }
 }
 
-static cl_mem x_of(const fixture *f, scenario s) {
+static cl_mem x_of(const fixture *f, scenario s)
+{
     return s == SCENARIO_DEVICE ? f->x_f32
          : s == SCENARIO_ENQUEUE ? f->x_i32 : f->x_f64;
 }
 
-static const void *host_x_of(const fixture *f, scenario s) {
+static const void *host_x_of(const fixture *f, scenario s)
+{
     return s == SCENARIO_DEVICE ? (const void *)f->f32
          : s == SCENARIO_ENQUEUE ? (const void *)f->i32 : (const void *)f->f64;
 }
 
 static void all_sentinel_or_fail(const unsigned char *p, size_t size,
-                                 const char *what, unsigned long k) {
+                                 const char *what, unsigned long k)
+{
     for (size_t i = 0; i < size; i++)
         if (p[i] != RESULT_SENTINEL)
             fail_msg("call %lu: %s was written (byte %zu = 0x%02x)", k, what,
@@ -682,7 +269,8 @@ static void all_sentinel_or_fail(const unsigned char *p, size_t size,
  * result equals `want` (checked here); on an error the outputs are
  * untouched (checked here). */
 static sb_status reduce_once(const fixture *f, scenario s, sb_context *ctx,
-                             const unsigned char *want, unsigned long k) {
+                             const unsigned char *want, unsigned long k)
+{
     const sb_reduction r = reduction_of(s);
     unsigned char got[RESULT_BUFFER];
     memset(got, RESULT_SENTINEL, sizeof got);
@@ -751,7 +339,8 @@ typedef struct {
 static unsigned long one_run(const fixture *f, scenario s, unsigned long k,
                              cl_int forced, const unsigned char *want,
                              sweep_stats *stats, unsigned long *create_calls,
-                             unsigned long *reduce_calls) {
+                             unsigned long *reduce_calls)
+{
     ledger_reset();
     arm(k, forced, 0);
     sb_context *const sentinel = (sb_context *)(uintptr_t)0x5b5b5b5b;
@@ -841,21 +430,8 @@ static unsigned long one_run(const fixture *f, scenario s, unsigned long k,
     return inj.calls;
 }
 
-static void print_trace(unsigned long count) {
-    printf("  calls:");
-    for (unsigned long i = 0; i < count && i < MAX_CALLS; i++) {
-        unsigned long same = 1;
-        while (i + same < count && inj.trace[i + same] == inj.trace[i])
-            same++;
-        printf(" %s", fn_names[inj.trace[i]] + 2);
-        if (same > 1)
-            printf("x%lu", same);
-        i += same - 1;
-    }
-    printf("\n");
-}
-
-static void sweep(const fixture *f, scenario s) {
+static void sweep(const fixture *f, scenario s)
+{
     const sb_reduction r = reduction_of(s);
     unsigned char want[RESULT_BUFFER];
     memset(want, RESULT_SENTINEL, sizeof want);
@@ -902,15 +478,18 @@ static void sweep(const fixture *f, scenario s) {
  * Tests
  * ---------------------------------------------------------------------- */
 
-static void every_call_of_a_blocking_device_reduction_can_fail(void **state) {
+static void every_call_of_a_blocking_device_reduction_can_fail(void **state)
+{
     sweep(*state, SCENARIO_DEVICE);
 }
 
-static void every_call_of_an_enqueued_reduction_can_fail(void **state) {
+static void every_call_of_an_enqueued_reduction_can_fail(void **state)
+{
     sweep(*state, SCENARIO_ENQUEUE);
 }
 
-static void every_call_of_the_host_shortcut_can_fail(void **state) {
+static void every_call_of_the_host_shortcut_can_fail(void **state)
+{
     sweep(*state, SCENARIO_HOST);
 }
 
@@ -919,7 +498,8 @@ static void every_call_of_the_host_shortcut_can_fail(void **state) {
  * gives SB_OK (another device, or the same one), SB_UNSUPPORTED (no device
  * found), SB_OPENCL_ERROR or SB_OUT_OF_MEMORY, *out written only on SB_OK,
  * and nothing leaks. */
-static void every_call_of_sb_context_create_default_can_fail(void **state) {
+static void every_call_of_sb_context_create_default_can_fail(void **state)
+{
     (void)state;
     ledger_reset();
     arm(0, 0, 0);
@@ -964,7 +544,8 @@ static void every_call_of_sb_context_create_default_can_fail(void **state) {
 
 /* Every allocation of every scenario: SB_OUT_OF_MEMORY, nothing written,
  * and (for a context that exists) the same context recovers. */
-static void every_allocation_can_fail(void **state) {
+static void every_allocation_can_fail(void **state)
+{
     const fixture *f = *state;
     for (scenario s = SCENARIO_DEVICE; s <= SCENARIO_HOST; s++) {
         const sb_reduction r = reduction_of(s);
@@ -1023,7 +604,8 @@ static void every_allocation_can_fail(void **state) {
  * 3 the query of its text, 4 its allocation (then the log is ""). After
  * each, the same context builds and reduces. */
 static void a_failed_build_has_a_valid_log_even_when_it_cannot_be_read(
-        void **state) {
+        void **state)
+{
     const fixture *f = *state;
     const scenario s = SCENARIO_DEVICE;
     const sb_reduction r = reduction_of(s);
@@ -1103,7 +685,8 @@ static void a_failed_build_has_a_valid_log_even_when_it_cannot_be_read(
  * completes: the held launches run, and (sb_reduce_enqueue) the record
  * buffer stays untouched. Each call of the chain after its first launch
  * that must fail is made to fail in turn. */
-static void deadlocked(int signal) {
+static void deadlocked(int signal)
+{
     (void)signal;
     static const char msg[] = "FAIL: a failed reduction is still waiting for "
         "launches held behind an incomplete event (deadlock)\n";
@@ -1113,7 +696,8 @@ static void deadlocked(int signal) {
 }
 
 static void a_reduction_failing_after_a_launch_neither_waits_nor_lends_its_buffers(
-        void **state) {
+        void **state)
+{
     const fixture *f = *state;
     signal(SIGALRM, deadlocked);
     cl_int err = CL_SUCCESS;
@@ -1218,7 +802,8 @@ static void a_reduction_failing_after_a_launch_neither_waits_nor_lends_its_buffe
     clReleaseCommandQueue(other);
 }
 
-int main(void) {
+int main(void)
+{
     seed = test_seed(0x636c5f6661756cull);
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(every_call_of_a_blocking_device_reduction_can_fail),

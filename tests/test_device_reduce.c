@@ -65,14 +65,16 @@ typedef struct {
     device_plan *plans;
 } suite;
 
-static unsigned floor_log2(size_t v) {
+static unsigned floor_log2(size_t v)
+{
     unsigned k = 0;
     while (v >>= 1)
         k++;
     return k;
 }
 
-static void add_slot(device_plan *p, size_t a, size_t b, size_t c, size_t d) {
+static void add_slot(device_plan *p, size_t a, size_t b, size_t c, size_t d)
+{
     const size_t given[MAX_ALTERNATIVES] = { a, b, c, d };
     size_slot *slot = &p->slots[p->slot_count++];
     slot->count = 0;
@@ -85,7 +87,8 @@ static void add_slot(device_plan *p, size_t a, size_t b, size_t c, size_t d) {
  * then a larger n. On POCL k = 6, 10 and the elements of one work-group of
  * the default shape (so that the last size needs two), and about 2.6 * 10^5
  * elements; on Oclgrind k = 6, 10 and 5003 elements. */
-static void make_sizes(device_plan *p) {
+static void make_sizes(device_plan *p)
+{
     const bool slow = p->dev->oclgrind;
     const unsigned k_group = floor_log2(p->group);
     p->slot_count = 0;
@@ -114,7 +117,8 @@ static void make_sizes(device_plan *p) {
     add_slot(p, slow ? 5003 : ((size_t)1 << 18) + 3, 0, 0, 0);
 }
 
-static int open_suite(void **state) {
+static int open_suite(void **state)
+{
     suite *s = device_suite_new(sizeof *s);
     if (s == NULL)
         return -1;
@@ -148,7 +152,8 @@ static int open_suite(void **state) {
     return 0;
 }
 
-static int close_suite(void **state) {
+static int close_suite(void **state)
+{
     suite *s = *state;
     if (s == NULL)
         return 0;                   /* open_suite() failed */
@@ -183,7 +188,8 @@ enum { ALL_FAMILIES_UP_TO = 1025 };
 
 /* Runs one case on `dc` and counts it. @return false on a mismatch. */
 static bool run_case(const device_context *dc, const test_case *c,
-                     unsigned runs, tally *t) {
+                     unsigned runs, tally *t)
+{
     sb_status expected;
     const bool agreed = check_on_device(dc, c, runs, &expected);
     tally_add(t, expected, agreed);
@@ -202,7 +208,8 @@ typedef struct {
 
 /* Runs reduction `r` at size `n` over the masks and families, as the
  * device allows. */
-static void run_size(matrix_walk *w, sb_reduction r, size_t n) {
+static void run_size(matrix_walk *w, sb_reduction r, size_t n)
+{
     const device_plan *p = w->p;
     const bool slow = p->dev->oclgrind;
     for (size_t m = 0; m < COUNT(masks); m++) {
@@ -230,7 +237,8 @@ static void run_size(matrix_walk *w, sb_reduction r, size_t n) {
 static unsigned long run_matrix_on(const device_plan *p, sb_op op,
                                    unsigned flags,
                                    const data_family *families,
-                                   size_t family_count, tally *t) {
+                                   size_t family_count, tally *t)
+{
     const bool slow = p->dev->oclgrind;
     matrix_walk w = { p, families, family_count, 0, 0, t };
     unsigned long pair = 0;
@@ -267,7 +275,8 @@ static unsigned long run_matrix_on(const device_plan *p, sb_op op,
 
 static void run_matrix(void **state, const char *what, sb_op op,
                        unsigned flags, const data_family *families,
-                       size_t family_count) {
+                       size_t family_count)
+{
     const suite *s = *state;
     unsigned long wrong = 0;
     for (size_t i = 0; i < s->all.count; i++) {
@@ -281,49 +290,58 @@ static void run_matrix(void **state, const char *what, sb_op op,
     assert_int_equal(wrong, 0);
 }
 
-static void checked_sums_match_the_oracle(void **state) {
+static void checked_sums_match_the_oracle(void **state)
+{
     run_matrix(state, "checked sum", SB_SUM, 0, sum_families,
                COUNT(sum_families));
 }
 
-static void wrapping_sums_match_the_oracle(void **state) {
+static void wrapping_sums_match_the_oracle(void **state)
+{
     run_matrix(state, "wrapping sum", SB_SUM, SB_WRAP, sum_families,
                COUNT(sum_families));
 }
 
-static void checked_products_match_the_oracle(void **state) {
+static void checked_products_match_the_oracle(void **state)
+{
     run_matrix(state, "checked prod", SB_PROD, 0, prod_families,
                COUNT(prod_families));
 }
 
-static void wrapping_products_match_the_oracle(void **state) {
+static void wrapping_products_match_the_oracle(void **state)
+{
     run_matrix(state, "wrapping prod", SB_PROD, SB_WRAP, prod_families,
                COUNT(prod_families));
 }
 
-static void minimums_match_the_oracle(void **state) {
+static void minimums_match_the_oracle(void **state)
+{
     run_matrix(state, "min", SB_MIN, 0, order_families,
                COUNT(order_families));
 }
 
-static void maximums_match_the_oracle(void **state) {
+static void maximums_match_the_oracle(void **state)
+{
     run_matrix(state, "max", SB_MAX, 0, order_families,
                COUNT(order_families));
 }
 
-static void any_matches_the_oracle(void **state) {
+static void any_matches_the_oracle(void **state)
+{
     run_matrix(state, "any", SB_ANY, 0, boolean_families,
                COUNT(boolean_families));
 }
 
-static void all_matches_the_oracle(void **state) {
+static void all_matches_the_oracle(void **state)
+{
     run_matrix(state, "all", SB_ALL, 0, boolean_families,
                COUNT(boolean_families));
 }
 
 /* check_window_edges()'s check: sb_reduce() on the context `context`. */
 static bool device_agrees(void *context, const test_case *c, const void *x,
-                          sb_status *oracle_status) {
+                          sb_status *oracle_status)
+{
     return check_data_on_device(context, c, x, NULL, RUN_REDUCE,
                                 oracle_status);
 }
@@ -335,7 +353,8 @@ static bool device_agrees(void *context, const test_case *c, const void *x,
  * of the four 16-element vectors the fold loads. POCL folds eight leaves
  * at once (two four-leaf folds) with its default shape; on Oclgrind four
  * leaves per work-item make the four-leaf fold run. */
-static void checked_sums_at_the_edges_of_the_leaf_window(void **state) {
+static void checked_sums_at_the_edges_of_the_leaf_window(void **state)
+{
     const suite *s = *state;
     static const size_t pocl_sizes[] = { 64, 128, 2 * 128 + 5 };
     static const size_t oclgrind_sizes[] = { 64, 2 * 128 + 5 };
@@ -392,7 +411,8 @@ static const struct {
 /* Sizes where many work-groups sit below the passes over partials: on POCL
  * about 10^6 elements (over a hundred work-groups of its default shape),
  * on Oclgrind a few thousand (three passes of its small shape). */
-static void large_inputs_match_the_oracle(void **state) {
+static void large_inputs_match_the_oracle(void **state)
+{
     const suite *s = *state;
     static const size_t pocl_sizes[] = { 1000003, ((size_t)1 << 17) + 17 };
     static const size_t oclgrind_sizes[] = { 4097, 3001 };
@@ -418,7 +438,8 @@ static void large_inputs_match_the_oracle(void **state) {
 /* Without SB_OPT_NO_HOST, inputs up to host_max_n are reduced on the host
  * (the ranges read back): the bits must be the same as the kernels'. Run with
  * the default threshold (32768) and with host_max_n = 100, across both. */
-static void the_host_shortcut_gives_the_same_bits(void **state) {
+static void the_host_shortcut_gives_the_same_bits(void **state)
+{
     const suite *s = *state;
     static const size_t sizes[] = { 0, 1, 99, 100, 101, 1000, 32768, 32769 };
     unsigned long wrong = 0;
@@ -451,7 +472,8 @@ static void the_host_shortcut_gives_the_same_bits(void **state) {
     assert_int_equal(wrong, 0);
 }
 
-int main(void) {
+int main(void)
+{
     const struct CMUnitTest arithmetic[] = {
         cmocka_unit_test(checked_sums_match_the_oracle),
         cmocka_unit_test(checked_sums_at_the_edges_of_the_leaf_window),

@@ -88,7 +88,8 @@ static const shape_reduction extra[] = {
       { MASK_NONE, MASK_RANDOM } },
 };
 
-static unsigned floor_log2(size_t v) {
+static unsigned floor_log2(size_t v)
+{
     unsigned k = 0;
     while (v >>= 1)
         k++;
@@ -97,7 +98,8 @@ static unsigned floor_log2(size_t v) {
 
 /* The options sb_context_create() resolves `o` to (0: the device's
  * defaults, as samebits.h documents them). */
-static sb_options resolved(const test_device *d, sb_options o) {
+static sb_options resolved(const test_device *d, sb_options o)
+{
     if (o.work_group_size == 0)
         o.work_group_size = d->caps.work_group_size;
     if (o.leaves_per_item == 0)
@@ -114,7 +116,8 @@ static sb_options resolved(const test_device *d, sb_options o) {
  * elements), a ragged last work-group, one and two passes over partials
  * (fan-in F per pass), and a random one; none above `cap`. */
 static size_t shape_sizes(const sb_options *o, size_t cap, uint64_t *state,
-                          size_t *out) {
+                          size_t *out)
+{
     const uint64_t e = (uint64_t)o->work_group_size * o->leaves_per_item * 16;
     const uint64_t f = (uint64_t)o->tree_work_group_size * o->nodes_per_item;
     const uint64_t wanted[] = { 0, 17, e - 1, e + 1, 2 * e + 33, e * f + 5,
@@ -131,13 +134,15 @@ static size_t shape_sizes(const sb_options *o, size_t cap, uint64_t *state,
     return count;
 }
 
-static size_t size_cap(const test_device *d) {
+static size_t size_cap(const test_device *d)
+{
     return d->oclgrind ? 3000 : 300000;
 }
 
 /* Runs the reductions of shape `opts` on device `d`. @return mismatches. */
 static unsigned long run_shape(const test_device *d, const sb_options *opts,
-                               tally *t) {
+                               tally *t)
+{
     device_context dc;
     sb_options o = *opts;
     o.flags |= SB_OPT_NO_HOST;
@@ -185,7 +190,8 @@ static unsigned long run_shape(const test_device *d, const sb_options *opts,
 /* Runs every shape of `shapes` on every device; prints a tally per device. */
 typedef size_t (*shape_list)(const test_device *d, sb_options *out);
 
-static void run_shapes(void **state, const char *what, shape_list list) {
+static void run_shapes(void **state, const char *what, shape_list list)
+{
     const suite *s = *state;
     unsigned long wrong = 0;
     for (size_t i = 0; i < s->count && wrong < MAX_MISMATCHES; i++) {
@@ -205,11 +211,13 @@ static void run_shapes(void **state, const char *what, shape_list list) {
  * The shapes
  * ---------------------------------------------------------------------- */
 
-static size_t max_wg(const test_device *d) {
+static size_t max_wg(const test_device *d)
+{
     return device_max_work_group_size(d, d->oclgrind ? 256 : 1024);
 }
 
-static size_t work_group_sizes(const test_device *d, sb_options *out) {
+static size_t work_group_sizes(const test_device *d, sb_options *out)
+{
     size_t count = 0;
     /* One leaf per work-item, so that a work-group of 1024 is 16384
      * elements; the device's own leaves_per_item on a few. */
@@ -221,7 +229,8 @@ static size_t work_group_sizes(const test_device *d, sb_options *out) {
     return count;
 }
 
-static size_t leaves_per_item(const test_device *d, sb_options *out) {
+static size_t leaves_per_item(const test_device *d, sb_options *out)
+{
     static const unsigned lpis[] = { 1, 2, 4, 8, 16, 64, 128 };
     size_t count = 0;
     for (size_t k = 0; k < COUNT(lpis); k++) {
@@ -234,7 +243,8 @@ static size_t leaves_per_item(const test_device *d, sb_options *out) {
     return count;
 }
 
-static size_t tree_shapes(const test_device *d, sb_options *out) {
+static size_t tree_shapes(const test_device *d, sb_options *out)
+{
     static const unsigned npis[] = { 1, 2, 16, 128 };
     size_t count = 0;
     for (size_t twg = 1; twg <= 64 && twg <= max_wg(d); twg *= 2)
@@ -252,7 +262,8 @@ static size_t tree_shapes(const test_device *d, sb_options *out) {
 
 /* Many work-groups and a fan-in of 2 or 4 per pass over partials: the
  * final reduction takes three passes or more. */
-static size_t multi_pass_shapes(const test_device *d, sb_options *out) {
+static size_t multi_pass_shapes(const test_device *d, sb_options *out)
+{
     (void)d;
     static const sb_options shapes[] = {
         { .work_group_size = 1, .leaves_per_item = 1,
@@ -268,7 +279,8 @@ static size_t multi_pass_shapes(const test_device *d, sb_options *out) {
     return COUNT(shapes);
 }
 
-static size_t subgroup_shapes(const test_device *d, sb_options *out) {
+static size_t subgroup_shapes(const test_device *d, sb_options *out)
+{
     static const unsigned lanes[] = { 4, 8, 16, 32, 64 };
     size_t count = 0;
     for (size_t k = 0; k < COUNT(lanes); k++) {
@@ -298,7 +310,8 @@ static size_t subgroup_shapes(const test_device *d, sb_options *out) {
 }
 
 /* Seeded random combinations of everything (fan-in at least 2). */
-static size_t random_shapes(const test_device *d, sb_options *out) {
+static size_t random_shapes(const test_device *d, sb_options *out)
+{
     uint64_t state = mix_seed(seed, 0x5ba9e5);
     static const unsigned per_item[] = { 1, 2, 4, 8, 16, 32, 64, 128 };
     const unsigned log_wg = floor_log2(max_wg(d));
@@ -328,28 +341,34 @@ static size_t random_shapes(const test_device *d, sb_options *out) {
     return count;
 }
 
-static void every_work_group_size_gives_the_same_bits(void **state) {
+static void every_work_group_size_gives_the_same_bits(void **state)
+{
     run_shapes(state, "work_group_size 1 .. max", work_group_sizes);
 }
 
-static void every_leaves_per_item_gives_the_same_bits(void **state) {
+static void every_leaves_per_item_gives_the_same_bits(void **state)
+{
     run_shapes(state, "leaves_per_item 1 .. 128", leaves_per_item);
 }
 
-static void every_tree_shape_gives_the_same_bits(void **state) {
+static void every_tree_shape_gives_the_same_bits(void **state)
+{
     run_shapes(state, "tree_work_group_size and nodes_per_item",
                tree_shapes);
 }
 
-static void three_or_more_passes_give_the_same_bits(void **state) {
+static void three_or_more_passes_give_the_same_bits(void **state)
+{
     run_shapes(state, "multi-pass final reduction", multi_pass_shapes);
 }
 
-static void emulated_sub_groups_give_the_same_bits(void **state) {
+static void emulated_sub_groups_give_the_same_bits(void **state)
+{
     run_shapes(state, "emulated sub-groups", subgroup_shapes);
 }
 
-static void random_shapes_give_the_same_bits(void **state) {
+static void random_shapes_give_the_same_bits(void **state)
+{
     run_shapes(state, "random shapes", random_shapes);
 }
 
@@ -357,7 +376,8 @@ static void random_shapes_give_the_same_bits(void **state) {
  * Invalid options
  * ---------------------------------------------------------------------- */
 
-static void invalid_options_are_refused(void **state) {
+static void invalid_options_are_refused(void **state)
+{
     const suite *s = *state;
     for (size_t i = 0; i < s->count; i++) {
         const test_device *d = &s->devices[i];
@@ -444,7 +464,8 @@ static const char hang_message[] =
     "over partials with a fan-in of 1 never shrinks them (the loops in "
     "enqueue_chain, src/device_reduce.c, never end).\n";
 
-static void on_alarm(int signal_number) {
+static void on_alarm(int signal_number)
+{
     (void)signal_number;
     /* Only async-signal-safe calls here. */
     if (write(STDERR_FILENO, hang_message, sizeof hang_message - 1) < 0)
@@ -456,7 +477,8 @@ static void on_alarm(int signal_number) {
  * passes over partials have a fan-in of one. The call must still finish,
  * with the bits of the host. Run last: a hang ends the program (after 30 s,
  * with a message) instead of reaching ctest's timeout. */
-static void a_fan_in_of_one_still_finishes(void **state) {
+static void a_fan_in_of_one_still_finishes(void **state)
+{
     const suite *s = *state;
     struct sigaction action;
     memset(&action, 0, sizeof action);
@@ -484,7 +506,8 @@ static void a_fan_in_of_one_still_finishes(void **state) {
     assert_int_equal(wrong, 0);
 }
 
-int main(void) {
+int main(void)
+{
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(invalid_options_are_refused),
         cmocka_unit_test(every_work_group_size_gives_the_same_bits),

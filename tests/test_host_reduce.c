@@ -41,7 +41,8 @@ static uint64_t seed;
 static size_t sizes[8 + 3 * 7 + 5];
 static size_t size_count;
 
-static void make_sizes(void) {
+static void make_sizes(void)
+{
     static const size_t small[] = { 0, 1, 15, 16, 17, 31, 32, 33 };
     static const size_t ragged[] = { 97, 1000, 1789, 3333, 7777 };
     for (size_t k = 0; k < sizeof small / sizeof *small; k++)
@@ -83,7 +84,8 @@ typedef struct {
     unsigned long cases, ok, empty, overflow;
 } tally;
 
-static void print_tally(const char *what, const tally *t) {
+static void print_tally(const char *what, const tally *t)
+{
     printf("%s: %lu cases (%lu ok, %lu empty, %lu overflow)\n", what,
            t->cases, t->ok, t->empty, t->overflow);
 }
@@ -94,7 +96,8 @@ static void print_tally(const char *what, const tally *t) {
  * integer accumulators (the others are refused, tested elsewhere).
  * @return the number of mismatches. */
 static int run_matrix(sb_op op, unsigned flags, const data_family *families,
-                      size_t family_count, tally *t) {
+                      size_t family_count, tally *t)
+{
     int wrong = 0;
     for (int input = 1; input <= TYPE_COUNT; input++) {
         for (int acc = 0; acc <= TYPE_COUNT; acc++) {
@@ -127,7 +130,8 @@ static int run_matrix(sb_op op, unsigned flags, const data_family *families,
     return wrong;
 }
 
-static void checked_sums_match_the_oracle(void **state) {
+static void checked_sums_match_the_oracle(void **state)
+{
     (void)state;
     tally t = { 0 };
     const int wrong = run_matrix(SB_SUM, 0, sum_families,
@@ -136,7 +140,8 @@ static void checked_sums_match_the_oracle(void **state) {
     assert_int_equal(wrong, 0);
 }
 
-static void wrapping_sums_match_the_oracle(void **state) {
+static void wrapping_sums_match_the_oracle(void **state)
+{
     (void)state;
     tally t = { 0 };
     const int wrong = run_matrix(SB_SUM, SB_WRAP, sum_families,
@@ -145,7 +150,8 @@ static void wrapping_sums_match_the_oracle(void **state) {
     assert_int_equal(wrong, 0);
 }
 
-static void checked_products_match_the_oracle(void **state) {
+static void checked_products_match_the_oracle(void **state)
+{
     (void)state;
     tally t = { 0 };
     const int wrong = run_matrix(SB_PROD, 0, prod_families,
@@ -154,7 +160,8 @@ static void checked_products_match_the_oracle(void **state) {
     assert_int_equal(wrong, 0);
 }
 
-static void wrapping_products_match_the_oracle(void **state) {
+static void wrapping_products_match_the_oracle(void **state)
+{
     (void)state;
     tally t = { 0 };
     const int wrong = run_matrix(SB_PROD, SB_WRAP, prod_families,
@@ -163,7 +170,8 @@ static void wrapping_products_match_the_oracle(void **state) {
     assert_int_equal(wrong, 0);
 }
 
-static void minimums_match_the_oracle(void **state) {
+static void minimums_match_the_oracle(void **state)
+{
     (void)state;
     tally t = { 0 };
     const int wrong = run_matrix(SB_MIN, 0, order_families,
@@ -172,7 +180,8 @@ static void minimums_match_the_oracle(void **state) {
     assert_int_equal(wrong, 0);
 }
 
-static void maximums_match_the_oracle(void **state) {
+static void maximums_match_the_oracle(void **state)
+{
     (void)state;
     tally t = { 0 };
     const int wrong = run_matrix(SB_MAX, 0, order_families,
@@ -181,7 +190,8 @@ static void maximums_match_the_oracle(void **state) {
     assert_int_equal(wrong, 0);
 }
 
-static void any_matches_the_oracle(void **state) {
+static void any_matches_the_oracle(void **state)
+{
     (void)state;
     tally t = { 0 };
     const int wrong = run_matrix(SB_ANY, 0, boolean_families,
@@ -190,7 +200,8 @@ static void any_matches_the_oracle(void **state) {
     assert_int_equal(wrong, 0);
 }
 
-static void all_matches_the_oracle(void **state) {
+static void all_matches_the_oracle(void **state)
+{
     (void)state;
     tally t = { 0 };
     const int wrong = run_matrix(SB_ALL, 0, boolean_families,
@@ -206,7 +217,8 @@ static void all_matches_the_oracle(void **state) {
  * an implementation works in, several groups of different heights must be
  * joined at the end (where an odd node moves up). Float sums of uniform
  * data round at most combines, so a wrong grouping shows in the bits. */
-static void large_inputs_match_the_oracle(void **state) {
+static void large_inputs_match_the_oracle(void **state)
+{
     (void)state;
     static const struct {
         sb_reduction r;
@@ -257,7 +269,8 @@ static void large_inputs_match_the_oracle(void **state) {
 
 /* check_window_edges()'s check: the host path against the oracle. */
 static bool host_agrees(void *context, const test_case *c, const void *x,
-                        sb_status *oracle_status) {
+                        sb_status *oracle_status)
+{
     (void)context;
     return check_data_against_oracle(c, x, NULL, oracle_status);
 }
@@ -270,7 +283,8 @@ static bool host_agrees(void *context, const test_case *c, const void *x,
  * with a type-limit element at 100 or last in the block, which matters
  * because the range is checked after each quarter) the bits and statuses
  * must be the oracle's, and at n = 4096 the ones the arithmetic fixes. */
-static void whole_block_sums_at_the_edges_of_their_window(void **state) {
+static void whole_block_sums_at_the_edges_of_their_window(void **state)
+{
     (void)state;
     static const size_t sizes_here[] = { 4096, 2 * 4096 + 5 };
     static const size_t places[] = { 100, 4095 };
@@ -288,7 +302,8 @@ static void whole_block_sums_at_the_edges_of_their_window(void **state) {
 enum { MXCSR_FTZ = 0x8000, MXCSR_DAZ = 0x0040 };
 #endif
 
-static void enter_hostile_environment(void) {
+static void enter_hostile_environment(void)
+{
     feclearexcept(FE_ALL_EXCEPT);
     fesetround(FE_UPWARD);
 #ifdef HAVE_MXCSR
@@ -298,7 +313,8 @@ static void enter_hostile_environment(void) {
 }
 
 /* @return whether the hostile environment is still exactly in place. */
-static bool hostile_environment_is_intact(void) {
+static bool hostile_environment_is_intact(void)
+{
     bool intact = fegetround() == FE_UPWARD &&
                   fetestexcept(FE_ALL_EXCEPT) == FE_DIVBYZERO;
 #ifdef HAVE_MXCSR
@@ -309,14 +325,16 @@ static bool hostile_environment_is_intact(void) {
     return intact;
 }
 
-static void leave_hostile_environment(void) {
+static void leave_hostile_environment(void)
+{
     fesetenv(FE_DFL_ENV);
 #ifdef HAVE_MXCSR
     _mm_setcsr(_mm_getcsr() & ~(unsigned)(MXCSR_FTZ | MXCSR_DAZ));
 #endif
 }
 
-static void caller_rounding_mode_and_flush_to_zero_change_no_bit(void **s) {
+static void caller_rounding_mode_and_flush_to_zero_change_no_bit(void **s)
+{
     (void)s;
     static const struct {
         sb_reduction r;
@@ -369,7 +387,8 @@ static void caller_rounding_mode_and_flush_to_zero_change_no_bit(void **s) {
     assert_int_equal(wrong, 0);
 }
 
-int main(void) {
+int main(void)
+{
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(checked_sums_match_the_oracle),
         cmocka_unit_test(wrapping_sums_match_the_oracle),

@@ -44,7 +44,8 @@ static const thread_setting settings[] = {
     { 0, "1", false },   { 0, "abc", false }, { 0, "", false },
 };
 
-static void print_setting(FILE *out, const thread_setting *t) {
+static void print_setting(FILE *out, const thread_setting *t)
+{
     fprintf(out, "%s threads=%u SAMEBITS_THREADS=%s",
             t->use_opts ? "sb_reduce_host_opts" : "sb_reduce_host",
             t->threads, t->env ? t->env : "(unset)");
@@ -54,7 +55,8 @@ static void print_setting(FILE *out, const thread_setting *t) {
  * @return the number of settings that disagreed with the oracle. */
 static int check_every_setting(const test_case *c, const void *x,
                                const unsigned char *mask,
-                               sb_status *oracle_status) {
+                               sb_status *oracle_status)
+{
     unsigned char want[RESULT_BUFFER];
     memset(want, RESULT_SENTINEL, sizeof want);
     const sb_status expected = oracle_reduce(c->r, x, mask, c->n, want);
@@ -92,7 +94,8 @@ static int check_every_setting(const test_case *c, const void *x,
 
 /* Builds the data of `c` from its case seed and checks every setting. */
 static int check_random_case(sb_reduction r, size_t n, mask_kind mask,
-                             data_family family) {
+                             data_family family)
+{
     const test_case c = make_case(seed, r, n, mask, family);
     const size_t size = type_size(r.input);
     unsigned char *buffer = checked_malloc((n + c.offset) * size);
@@ -105,7 +108,8 @@ static int check_random_case(sb_reduction r, size_t n, mask_kind mask,
     return wrong;
 }
 
-static void f32_and_f64_sums_do_not_depend_on_threads(void **state) {
+static void f32_and_f64_sums_do_not_depend_on_threads(void **state)
+{
     (void)state;
     int wrong = 0;
     const sb_reduction f32 = { .op = SB_SUM, .input = SB_F32 };
@@ -122,7 +126,8 @@ static void f32_and_f64_sums_do_not_depend_on_threads(void **state) {
     assert_int_equal(wrong, 0);
 }
 
-static void f32_and_f64_products_do_not_depend_on_threads(void **state) {
+static void f32_and_f64_products_do_not_depend_on_threads(void **state)
+{
     (void)state;
     int wrong = 0;
     const sb_reduction f32 = { .op = SB_PROD, .input = SB_F32 };
@@ -134,7 +139,8 @@ static void f32_and_f64_products_do_not_depend_on_threads(void **state) {
     assert_int_equal(wrong, 0);
 }
 
-static void masked_min_and_max_do_not_depend_on_threads(void **state) {
+static void masked_min_and_max_do_not_depend_on_threads(void **state)
+{
     (void)state;
     int wrong = 0;
     const sb_reduction min32 = { .op = SB_MIN, .input = SB_F32 };
@@ -158,7 +164,8 @@ static void masked_min_and_max_do_not_depend_on_threads(void **state) {
  * instead of `none` would get combine(+inf, NaN) = +inf, and then
  * combine(+inf, 1.0) = 1.0 at the root. */
 static void none_subtree_owned_by_one_thread_is_tracked_across_threads(
-        void **state) {
+        void **state)
+{
     (void)state;
     const size_t n = SIZE_A;
     const size_t half = (size_t)1 << 20;
@@ -192,7 +199,8 @@ static void none_subtree_owned_by_one_thread_is_tracked_across_threads(
  * Left to right it would not overflow: -30, M-40, M-20.
  * With x[3*2^19] masked out: C1+C2 = M-10; root -30 + (M-10) = M-40. */
 static void i64_overflow_between_thread_blocks_is_found_by_every_count(
-        void **state) {
+        void **state)
+{
     (void)state;
     const size_t n = SIZE_A;
     int64_t *x = checked_malloc(n * sizeof *x);
@@ -226,7 +234,8 @@ static void i64_overflow_between_thread_blocks_is_found_by_every_count(
  * (M-10) + (-30) = M-40; every combine above is then 20 + (M-40) or
  * + 0: the root is M-20, SB_OK, for every thread count. */
 static void i64_sum_that_overflows_only_left_to_right_succeeds_threaded(
-        void **state) {
+        void **state)
+{
     (void)state;
     const size_t n = SIZE_A;
     const size_t half = (size_t)1 << 20;
@@ -245,7 +254,8 @@ static void i64_sum_that_overflows_only_left_to_right_succeeds_threaded(
     free(x);
 }
 
-static void checked_integer_sums_do_not_depend_on_threads(void **state) {
+static void checked_integer_sums_do_not_depend_on_threads(void **state)
+{
     (void)state;
     int wrong = 0;
     const sb_reduction i64 = { .op = SB_SUM, .input = SB_I64 };
@@ -265,7 +275,8 @@ static void checked_integer_sums_do_not_depend_on_threads(void **state) {
 
 /* Sizes that leave ragged ends (an odd last leaf, odd levels) or fewer
  * leaves than threads. */
-static void odd_sizes_do_not_depend_on_threads(void **state) {
+static void odd_sizes_do_not_depend_on_threads(void **state)
+{
     (void)state;
     static const size_t odd[] = { 0, 1, 17, 33, 255, 4097, 65537, 1000003 };
     int wrong = 0;
@@ -309,7 +320,8 @@ typedef struct {
     int                  wrong;       /* written by this caller only */
 } caller_job;
 
-static void *concurrent_caller(void *arg) {
+static void *concurrent_caller(void *arg)
+{
     caller_job *job = arg;
     for (unsigned round = 0; round < ROUNDS; round++) {
         for (size_t k = 0; k < CONCURRENT_CASES; k++) {
@@ -331,7 +343,8 @@ static void *concurrent_caller(void *arg) {
     return NULL;
 }
 
-static void concurrent_callers_all_get_the_oracle_bits(void **state) {
+static void concurrent_callers_all_get_the_oracle_bits(void **state)
+{
     (void)state;
     static const struct {
         sb_reduction r;
@@ -382,7 +395,8 @@ static void concurrent_callers_all_get_the_oracle_bits(void **state) {
     assert_int_equal(wrong, 0);
 }
 
-int main(void) {
+int main(void)
+{
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(f32_and_f64_sums_do_not_depend_on_threads),
         cmocka_unit_test(f32_and_f64_products_do_not_depend_on_threads),

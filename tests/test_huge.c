@@ -32,6 +32,7 @@
 #include <sys/mman.h>
 #include <time.h>
 
+#include <CL/cl.h>
 #include "samebits.h"
 #include "support.h"
 
@@ -43,12 +44,14 @@ enum { PERIOD = 251 };           /* a prime: no power of two is a multiple */
 #define PERIOD_SUM UINT64_C(31375) /* 0 + 1 + ... + 250 */
 
 /* sum_{i < m} (i % 251) */
-static uint64_t pattern_sum(uint64_t m) {
+static uint64_t pattern_sum(uint64_t m)
+{
     const uint64_t r = m % PERIOD;
     return (m / PERIOD) * PERIOD_SUM + (r == 0 ? 0 : r * (r - 1) / 2);
 }
 
-static double seconds(void) {
+static double seconds(void)
+{
     struct timespec t;
     clock_gettime(CLOCK_MONOTONIC, &t);
     return (double)t.tv_sec + (double)t.tv_nsec * 1e-9;
@@ -58,7 +61,8 @@ static double seconds(void) {
  * one period written, then the filled part doubled (always a whole number
  * of periods, so the pattern stays aligned to i). */
 static void fill_periodic(unsigned char *x, size_t count, size_t size,
-                          const void *period) {
+                          const void *period)
+{
     const size_t total = count * size;
     size_t filled = PERIOD * size < total ? PERIOD * size : total;
     memcpy(x, period, filled);
@@ -69,7 +73,8 @@ static void fill_periodic(unsigned char *x, size_t count, size_t size,
     }
 }
 
-static void assert_untouched(const unsigned char *result) {
+static void assert_untouched(const unsigned char *result)
+{
     for (size_t i = 0; i < RESULT_BUFFER; i++)
         assert_int_equal(result[i], RESULT_SENTINEL);
 }
@@ -93,7 +98,8 @@ typedef struct {
  * allocated at once (Linux): a million page faults, one per 4 KiB, take
  * longer than the sums; without, untouched pages cost no memory. Huge pages
  * where the kernel allows them. */
-static unsigned char *map_zeroed(size_t size, bool populate) {
+static unsigned char *map_zeroed(size_t size, bool populate)
+{
     void *p = mmap(NULL, size, PROT_READ | PROT_WRITE,
                    MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE
                    | (populate ? MAP_POPULATE : 0), -1, 0);
@@ -105,7 +111,8 @@ static unsigned char *map_zeroed(size_t size, bool populate) {
     return p;
 }
 
-static int host_setup(void **state) {
+static int host_setup(void **state)
+{
     if (sizeof(size_t) < 8) {
         fprintf(stderr, "test_huge needs a 64-bit size_t\n");
         return -1;
@@ -127,7 +134,8 @@ static int host_setup(void **state) {
     return 0;
 }
 
-static int host_teardown(void **state) {
+static int host_teardown(void **state)
+{
     host_state *s = *state;
     munmap(s->x, HOST_N);
     munmap(s->mask, HOST_N);
@@ -137,7 +145,8 @@ static int host_teardown(void **state) {
 
 /* One host reduction, timed; threads 0 is sb_reduce_host(). */
 static sb_status host_run(const host_state *s, sb_reduction r, bool masked,
-                          unsigned threads, unsigned char *result) {
+                          unsigned threads, unsigned char *result)
+{
     memset(result, RESULT_SENTINEL, RESULT_BUFFER);
     const sb_host_options opts = { .threads = threads };
     const double t0 = seconds();
@@ -152,7 +161,8 @@ static sb_status host_run(const host_state *s, sb_reduction r, bool masked,
     return st;
 }
 
-static void u8_to_u64_sum_of_2p32_plus_17_elements_is_exact(void **state) {
+static void u8_to_u64_sum_of_2p32_plus_17_elements_is_exact(void **state)
+{
     const sb_reduction r = { SB_SUM, SB_U8, SB_U64, 0 };
     const uint64_t want = pattern_sum(HOST_N);
     unsigned char got[RESULT_BUFFER];
@@ -166,7 +176,8 @@ static void u8_to_u64_sum_of_2p32_plus_17_elements_is_exact(void **state) {
 
 /* The same sum into a signed accumulator (u8 -> i64: a conversion of its
  * own, and the checked signed step). */
-static void u8_to_i64_sum_is_exact(void **state) {
+static void u8_to_i64_sum_is_exact(void **state)
+{
     const sb_reduction r = { SB_SUM, SB_U8, SB_I64, 0 };
     const int64_t want = (int64_t)pattern_sum(HOST_N);
     unsigned char got[RESULT_BUFFER];
@@ -177,7 +188,8 @@ static void u8_to_i64_sum_is_exact(void **state) {
 
 /* The root's exact value S(n) > 2^32 - 1, so some step of the tree does
  * not fit u32, whatever the order. */
-static void u8_to_u32_checked_sum_overflows(void **state) {
+static void u8_to_u32_checked_sum_overflows(void **state)
+{
     const sb_reduction r = { SB_SUM, SB_U8, SB_U32, 0 };
     assert_true(pattern_sum(HOST_N) > UINT32_MAX);
     unsigned char got[RESULT_BUFFER];
@@ -185,7 +197,8 @@ static void u8_to_u32_checked_sum_overflows(void **state) {
     assert_untouched(got);
 }
 
-static void u8_to_u32_wrapping_sum_is_exact_modulo_2p32(void **state) {
+static void u8_to_u32_wrapping_sum_is_exact_modulo_2p32(void **state)
+{
     const sb_reduction r = { SB_SUM, SB_U8, SB_U32, SB_WRAP };
     const uint32_t want = (uint32_t)pattern_sum(HOST_N);
     unsigned char got[RESULT_BUFFER];
@@ -193,7 +206,8 @@ static void u8_to_u32_wrapping_sum_is_exact_modulo_2p32(void **state) {
     assert_memory_equal(got, &want, sizeof want);
 }
 
-static void u8_to_f64_sum_is_exact(void **state) {
+static void u8_to_f64_sum_is_exact(void **state)
+{
     const sb_reduction r = { SB_SUM, SB_U8, SB_F64, 0 };
     assert_true(pattern_sum(HOST_N) < (UINT64_C(1) << 53));
     const double want = (double)pattern_sum(HOST_N);
@@ -202,7 +216,8 @@ static void u8_to_f64_sum_is_exact(void **state) {
     assert_memory_equal(got, &want, sizeof want);
 }
 
-static void u8_min_max_any_without_mask(void **state) {
+static void u8_min_max_any_without_mask(void **state)
+{
     unsigned char got[RESULT_BUFFER];
     const sb_reduction mn = { SB_MIN, SB_U8, 0, 0 };
     assert_int_equal(host_run(*state, mn, false, 0, got), SB_OK);
@@ -222,7 +237,8 @@ typedef struct {
     uint64_t sum;
 } tail_answer;
 
-static tail_answer answer_for(const size_t *at, size_t count) {
+static tail_answer answer_for(const size_t *at, size_t count)
+{
     tail_answer a = { 255, 0, 0, 1, 0 };
     for (size_t k = 0; k < count; k++) {
         const unsigned v = (unsigned)(at[k] % PERIOD);
@@ -240,7 +256,8 @@ static tail_answer answer_for(const size_t *at, size_t count) {
 enum { OP_MIN = 1, OP_MAX = 2, OP_ANY = 4, OP_ALL = 8, OP_SUM = 16 };
 
 static void check_masked(const host_state *s, const size_t *at, size_t count,
-                         unsigned ops) {
+                         unsigned ops)
+{
     for (size_t k = 0; k < count; k++)
         s->mask[at[k]] = (unsigned char)(1 + k % 255);
     const tail_answer want = answer_for(at, count);
@@ -277,7 +294,8 @@ static void check_masked(const host_state *s, const size_t *at, size_t count,
 }
 
 /* Only the 17 elements at positions >= 2^32 take part: values 123..139. */
-static void masked_tail_beyond_2p32_min_max_sum(void **state) {
+static void masked_tail_beyond_2p32_min_max_sum(void **state)
+{
     size_t at[17];
     for (size_t k = 0; k < 17; k++)
         at[k] = ((size_t)1 << 32) + k;
@@ -286,7 +304,8 @@ static void masked_tail_beyond_2p32_min_max_sum(void **state) {
 
 /* The tail and one element just below 2^32 whose value is 0
  * (2^32 - 123 is a multiple of 251): min 0, all false. */
-static void masked_tail_and_a_zero_below_2p32_min_any_all(void **state) {
+static void masked_tail_and_a_zero_below_2p32_min_any_all(void **state)
+{
     size_t at[18];
     at[0] = ((size_t)1 << 32) - 123;
     assert_int_equal(at[0] % PERIOD, 0);
@@ -295,7 +314,8 @@ static void masked_tail_and_a_zero_below_2p32_min_any_all(void **state) {
     check_masked(*state, at, 18, OP_MIN | OP_ANY | OP_ALL);
 }
 
-static void all_zero_mask_gives_empty_and_start_values(void **state) {
+static void all_zero_mask_gives_empty_and_start_values(void **state)
+{
     unsigned char got[RESULT_BUFFER];
     const sb_reduction mx = { SB_MAX, SB_U8, 0, 0 };
     assert_int_equal(host_run(*state, mx, true, 0, got), SB_EMPTY);
@@ -320,7 +340,8 @@ typedef struct {
     cl_command_queue queue;
 } device_state;
 
-static int device_setup(void **state) {
+static int device_setup(void **state)
+{
     device_state *d = checked_malloc(sizeof *d);
     memset(d, 0, sizeof *d);
     const sb_options opts = { .flags = SB_OPT_NO_HOST };
@@ -353,7 +374,8 @@ static int device_setup(void **state) {
     return 0;
 }
 
-static int device_teardown(void **state) {
+static int device_teardown(void **state)
+{
     device_state *d = *state;
     clReleaseMemObject(d->buf);
     clReleaseCommandQueue(d->queue);
@@ -362,7 +384,8 @@ static int device_teardown(void **state) {
     return 0;
 }
 
-static unsigned char *map(const device_state *d, cl_map_flags flags) {
+static unsigned char *map(const device_state *d, cl_map_flags flags)
+{
     cl_int err = CL_SUCCESS;
     void *p = clEnqueueMapBuffer(d->queue, d->buf, CL_TRUE, flags, 0,
                                  d->bytes, 0, NULL, NULL, &err);
@@ -371,7 +394,8 @@ static unsigned char *map(const device_state *d, cl_map_flags flags) {
     return p;
 }
 
-static void unmap(const device_state *d, unsigned char *p) {
+static void unmap(const device_state *d, unsigned char *p)
+{
     cl_event done = NULL;
     assert_int_equal(clEnqueueUnmapMemObject(d->queue, d->buf, p, 0, NULL,
                                              &done), CL_SUCCESS);
@@ -382,7 +406,8 @@ static void unmap(const device_state *d, unsigned char *p) {
 /* Writes `count` elements of `size` bytes, element i = period[i % 251],
  * into the buffer. */
 static void fill_buffer(const device_state *d, size_t count, size_t size,
-                        const void *period) {
+                        const void *period)
+{
     const double t0 = seconds();
     unsigned char *p = map(d, CL_MAP_WRITE_INVALIDATE_REGION);
     fill_periodic(p, count, size, period);
@@ -395,7 +420,8 @@ static void fill_buffer(const device_state *d, size_t count, size_t size,
  * Returns the status; *result receives the device's bytes. */
 static sb_status device_and_host(const device_state *d, sb_reduction r,
                                  size_t offset, size_t n,
-                                 unsigned char *result) {
+                                 unsigned char *result)
+{
     unsigned char host[RESULT_BUFFER];
     memset(result, RESULT_SENTINEL, RESULT_BUFFER);
     memset(host, RESULT_SENTINEL, RESULT_BUFFER);
@@ -419,7 +445,8 @@ static sb_status device_and_host(const device_state *d, sb_reduction r,
 
 /* u8, x[i] = i % 251 over the whole buffer; the range ends at its last
  * byte. */
-static void device_u8_to_u64_sum_over_the_largest_buffer(void **state) {
+static void device_u8_to_u64_sum_over_the_largest_buffer(void **state)
+{
     device_state *d = *state;
     unsigned char period[PERIOD];
     for (int i = 0; i < PERIOD; i++)
@@ -443,7 +470,8 @@ static void device_u8_to_u64_sum_over_the_largest_buffer(void **state) {
  * the fold and the tree, the sum of a contiguous run (a period's suffix,
  * whole periods, a period's prefix), is at most 2 * 7875 in magnitude: the
  * checked sum succeeds, with the value (S(off + n) - S(off)) - 125 n. */
-static void device_i32_checked_sum_mixed_signs_is_exact(void **state) {
+static void device_i32_checked_sum_mixed_signs_is_exact(void **state)
+{
     device_state *d = *state;
     int32_t period[PERIOD];
     for (int i = 0; i < PERIOD; i++)
@@ -463,7 +491,8 @@ static void device_i32_checked_sum_mixed_signs_is_exact(void **state) {
 
 /* i32, x[i] = (i % 251) * 1024 >= 0: the root S * 1024 > 2^31 - 1, so the
  * checked i32 sum overflows (some step must), and the i64 sum is exact. */
-static void device_i32_checked_sum_overflows_and_i64_is_exact(void **state) {
+static void device_i32_checked_sum_overflows_and_i64_is_exact(void **state)
+{
     device_state *d = *state;
     int32_t period[PERIOD];
     for (int i = 0; i < PERIOD; i++)
@@ -483,7 +512,8 @@ static void device_i32_checked_sum_overflows_and_i64_is_exact(void **state) {
     assert_memory_equal(got, &want, sizeof want);
 }
 
-int main(void) {
+int main(void)
+{
     const struct CMUnitTest host_tests[] = {
         cmocka_unit_test(u8_to_u64_sum_of_2p32_plus_17_elements_is_exact),
         cmocka_unit_test(u8_to_i64_sum_is_exact),

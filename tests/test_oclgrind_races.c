@@ -48,7 +48,8 @@ static const char *log_path;
 
 typedef device_list suite;
 
-static void the_device_is_oclgrind(void **state) {
+static void the_device_is_oclgrind(void **state)
+{
     const suite *s = *state;
     for (size_t i = 0; i < s->count; i++) {
         if (!s->devices[i].oclgrind)
@@ -89,7 +90,8 @@ static const struct {
     { { SB_MIN, SB_I16, SB_I64, 0 }, FAMILY_LIMITS, MASK_NONE },
 };
 
-static void representative_reductions_run_clean(void **state) {
+static void representative_reductions_run_clean(void **state)
+{
     const suite *s = *state;
     keep_buffers();
     unsigned long wrong = 0;
@@ -137,7 +139,8 @@ static void representative_reductions_run_clean(void **state) {
 
 /* Runs after the group above has released the cl_context, so that Oclgrind
  * has written (and closed) everything. */
-static void oclgrind_logged_nothing(void **state) {
+static void oclgrind_logged_nothing(void **state)
+{
     (void)state;
     FILE *f = fopen(log_path, "rb");
     if (f == NULL)
@@ -156,7 +159,8 @@ static void oclgrind_logged_nothing(void **state) {
     assert_int_equal(size, 0);
 }
 
-int main(void) {
+int main(void)
+{
     /* Before any OpenCL call: Oclgrind reads these when a context is made. */
     setenv("SAMEBITS_DEVICE", "oclgrind", 0);
     setenv("OCLGRIND_DATA_RACES", "1", 0);

@@ -37,7 +37,8 @@ static const struct {
     { "sb_reduce_host", sb_reduce_host },
 };
 
-static bool all_sentinel(const unsigned char *bytes, size_t from) {
+static bool all_sentinel(const unsigned char *bytes, size_t from)
+{
     for (size_t i = from; i < RESULT_BUFFER; i++)
         if (bytes[i] != RESULT_SENTINEL)
             return false;
@@ -51,7 +52,8 @@ static bool all_sentinel(const unsigned char *bytes, size_t from) {
 static void expect_result(sb_reduction r, const void *x,
                           const unsigned char *mask, size_t n,
                           sb_status status, const void *expected,
-                          size_t size) {
+                          size_t size)
+{
     bool all_agree = true;
     for (size_t k = 0; k < sizeof implementations / sizeof *implementations;
          k++) {
@@ -83,19 +85,22 @@ static void expect_result(sb_reduction r, const void *x,
 
 static void expect_status(sb_reduction r, const void *x,
                           const unsigned char *mask, size_t n,
-                          sb_status status) {
+                          sb_status status)
+{
     expect_result(r, x, mask, n, status, NULL, 0);
 }
 
 static void expect_f32_bits(sb_reduction r, const void *x,
                             const unsigned char *mask, size_t n,
-                            uint32_t bits) {
+                            uint32_t bits)
+{
     expect_result(r, x, mask, n, SB_OK, &bits, sizeof bits);
 }
 
 static void expect_f64_bits(sb_reduction r, const void *x,
                             const unsigned char *mask, size_t n,
-                            uint64_t bits) {
+                            uint64_t bits)
+{
     expect_result(r, x, mask, n, SB_OK, &bits, sizeof bits);
 }
 
@@ -103,7 +108,8 @@ static void expect_f64_bits(sb_reduction r, const void *x,
  * any/all: one byte). */
 static void expect_integer(sb_reduction r, const void *x,
                            const unsigned char *mask, size_t n,
-                           int64_t value) {
+                           int64_t value)
+{
     const sb_type acc = r.accumulator == 0 ? r.input : r.accumulator;
     const size_t size = r.op == SB_ANY || r.op == SB_ALL ? 1 : type_size(acc);
     unsigned char bytes[8];
@@ -112,25 +118,29 @@ static void expect_integer(sb_reduction r, const void *x,
     expect_result(r, x, mask, n, SB_OK, bytes, size);
 }
 
-static float f32_from_bits(uint32_t bits) {
+static float f32_from_bits(uint32_t bits)
+{
     float f;
     memcpy(&f, &bits, sizeof f);
     return f;
 }
 
-static double f64_from_bits(uint64_t bits) {
+static double f64_from_bits(uint64_t bits)
+{
     double d;
     memcpy(&d, &bits, sizeof d);
     return d;
 }
 
-static uint32_t bits_of_f32(float f) {
+static uint32_t bits_of_f32(float f)
+{
     uint32_t bits;
     memcpy(&bits, &f, sizeof bits);
     return bits;
 }
 
-static uint64_t bits_of_f64(double d) {
+static uint64_t bits_of_f64(double d)
+{
     uint64_t bits;
     memcpy(&bits, &d, sizeof bits);
     return bits;
@@ -158,7 +168,8 @@ static const uint64_t F64_CANONICAL_NAN = UINT64_C(0x7FF8000000000000);
  * 0x433FFFFFFFFFFFFF, from the right 0x4340000000000001.
  * ---------------------------------------------------------------------- */
 
-static void sum_of_80_f32_follows_the_worked_example_tree(void **state) {
+static void sum_of_80_f32_follows_the_worked_example_tree(void **state)
+{
     (void)state;
     float x[80] = { 0 };
     x[0] = 16777216.0f;
@@ -179,7 +190,8 @@ static void sum_of_80_f32_follows_the_worked_example_tree(void **state) {
     assert_int_equal(bits_of_f32(right), UINT32_C(0x4B800001));
 }
 
-static void sum_of_80_f64_follows_the_worked_example_tree(void **state) {
+static void sum_of_80_f64_follows_the_worked_example_tree(void **state)
+{
     (void)state;
     double x[80] = { 0 };
     x[0] = 9007199254740992.0;             /* 2^53 */
@@ -196,7 +208,8 @@ static void sum_of_80_f64_follows_the_worked_example_tree(void **state) {
  * By position: L0 = x1..x15 = B, L1 = x16 + x17 = 2; root B+2 = 0x4B800001.
  * Were the leaf the first 16 taking-part elements (x1..x16), it would be
  * B+1 -> B, then B + 1 -> B: 0x4B800000. */
-static void a_mask_never_moves_a_leaf_boundary(void **state) {
+static void a_mask_never_moves_a_leaf_boundary(void **state)
+{
     (void)state;
     float x[18] = { 0 };
     unsigned char mask[18];
@@ -216,7 +229,8 @@ static void a_mask_never_moves_a_leaf_boundary(void **state) {
 
 /* A sum leaf starts at +0.0 and, in round-to-nearest, +0.0 + -0.0 = +0.0,
  * so every leaf of all -0.0 is +0.0, and so is the root. */
-static void sum_of_negative_zeros_is_positive_zero(void **state) {
+static void sum_of_negative_zeros_is_positive_zero(void **state)
+{
     (void)state;
     float xf[80];
     double xd[80];
@@ -243,7 +257,8 @@ static void sum_of_negative_zeros_is_positive_zero(void **state) {
  * leaf 2 whole: L0 = none, L1 = +0 + -0 = +0, L2 = +0; root +0.0.
  * (Starting a leaf from the identity -0.0 instead would give -0.0.) */
 static void sum_over_masked_and_negative_zero_leaves_is_positive_zero(
-        void **state) {
+        void **state)
+{
     (void)state;
     double x[48];
     unsigned char mask[48];
@@ -264,7 +279,8 @@ static void sum_over_masked_and_negative_zero_leaves_is_positive_zero(
 /* prod starts at 1: 1 * -0.0 = -0.0, and -0.0 * -0.0 = +0.0. One -0.0 in
  * 16 ones gives -0.0 (0x80000000); two, in separate leaves, give
  * (-0.0) * (-0.0) = +0.0. */
-static void prod_keeps_the_sign_of_zero(void **state) {
+static void prod_keeps_the_sign_of_zero(void **state)
+{
     (void)state;
     float x[32];
     for (size_t i = 0; i < 32; i++)
@@ -279,7 +295,8 @@ static void prod_keeps_the_sign_of_zero(void **state) {
 /* Within a leaf, a later element replaces the value only if strictly
  * smaller (larger); -0.0 < +0.0 is false, so the first zero stays:
  * min(+0, -0) = +0, min(-0, +0) = -0, max(-0, +0) = -0, max(+0, -0) = +0. */
-static void min_and_max_keep_the_first_of_equal_zeros_in_a_leaf(void **s) {
+static void min_and_max_keep_the_first_of_equal_zeros_in_a_leaf(void **s)
+{
     (void)s;
     const double pos_neg[2] = { 0.0, -0.0 };
     const double neg_pos[2] = { -0.0, 0.0 };
@@ -294,7 +311,8 @@ static void min_and_max_keep_the_first_of_equal_zeros_in_a_leaf(void **s) {
 
 /* Between leaves: min is r < l ? r : l. Leaf 0 all +0.0, leaf 1 all -0.0:
  * -0 < +0 is false, the left +0.0 stays. Swapped, -0.0 stays. */
-static void min_tree_combine_keeps_the_left_of_equal_zeros(void **state) {
+static void min_tree_combine_keeps_the_left_of_equal_zeros(void **state)
+{
     (void)state;
     float x[32];
     for (size_t i = 0; i < 32; i++)
@@ -310,7 +328,8 @@ static void min_tree_combine_keeps_the_left_of_equal_zeros(void **state) {
  * but masked out, leaf 1 all -0.0. combine(none, -0.0) = -0.0, whereas
  * with leaf 0 taking part the root is +0.0 (previous test). Same for max
  * with the signs swapped. */
-static void masked_out_leaf_is_none_not_zero_in_min_and_max(void **state) {
+static void masked_out_leaf_is_none_not_zero_in_min_and_max(void **state)
+{
     (void)state;
     float x[32];
     unsigned char mask[32];
@@ -331,7 +350,8 @@ static void masked_out_leaf_is_none_not_zero_in_min_and_max(void **state) {
  * out, leaf 1 starts with a NaN (so L1 = NaN). combine(none, NaN) = NaN,
  * the canonical NaN. Padding with +inf would give combine(+inf, NaN) =
  * (NaN < +inf ? NaN : +inf) = +inf. */
-static void masked_out_left_leaf_passes_a_nan_leaf_through_min(void **state) {
+static void masked_out_left_leaf_passes_a_nan_leaf_through_min(void **state)
+{
     (void)state;
     float x[32];
     unsigned char mask[32];
@@ -350,7 +370,8 @@ static void masked_out_left_leaf_passes_a_nan_leaf_through_min(void **state) {
 
 /* inf + -inf is a NaN (x86 makes it 0xFFF8...: sign set); the result is
  * the canonical 0x7FC00000 / 0x7FF8000000000000. */
-static void infinity_minus_infinity_is_the_canonical_nan(void **state) {
+static void infinity_minus_infinity_is_the_canonical_nan(void **state)
+{
     (void)state;
     const float xf[2] = { f32_from_bits(UINT32_C(0x7F800000)),
                           f32_from_bits(UINT32_C(0xFF800000)) };
@@ -371,7 +392,8 @@ static void infinity_minus_infinity_is_the_canonical_nan(void **state) {
 
 /* A NaN with a payload and its sign set, quiet or signalling, comes out as
  * the canonical quiet NaN, through sum, prod, min, and f32 -> f64. */
-static void nan_payloads_become_the_canonical_nan(void **state) {
+static void nan_payloads_become_the_canonical_nan(void **state)
+{
     (void)state;
     const double xd[3] = { 1.0, f64_from_bits(UINT64_C(0xFFF0000000000001)),
                            2.0 };
@@ -397,7 +419,8 @@ static void nan_payloads_become_the_canonical_nan(void **state) {
  * leaf never replaces v (NaN < v is false), so it is ignored.
  * min [NaN, 1, -5] = NaN; min [1, NaN, -5] = -5 (0xC0A00000);
  * max [NaN, 1, 7] = NaN;  max [1, NaN, 7] = 7 (0x40E00000). */
-static void nan_first_in_a_leaf_survives_and_later_is_ignored(void **state) {
+static void nan_first_in_a_leaf_survives_and_later_is_ignored(void **state)
+{
     (void)state;
     const float nan = f32_from_bits(UINT32_C(0x7FC00000));
     const float min_first[3] = { nan, 1.0f, -5.0f };
@@ -415,7 +438,8 @@ static void nan_first_in_a_leaf_survives_and_later_is_ignored(void **state) {
 /* Between leaves, min is r < l ? r : l: a NaN on the right never replaces
  * the left; a NaN on the left is never replaced.
  * L0 = 1, L1 = NaN: 1.0 (0x3FF0000000000000). L0 = NaN, L1 = 1: NaN. */
-static void nan_leaf_is_kept_only_on_the_left_of_a_combine(void **state) {
+static void nan_leaf_is_kept_only_on_the_left_of_a_combine(void **state)
+{
     (void)state;
     double x[32];
     const double nan = f64_from_bits(UINT64_C(0x7FF8000000000000));
@@ -440,7 +464,8 @@ static void nan_leaf_is_kept_only_on_the_left_of_a_combine(void **state) {
  * = M-10, then (M-10) + 20 = M+10 does not fit: SB_OVERFLOW. SB_WRAP
  * is order-free: the exact total M-20 fits, so it is the result. */
 static void i64_sum_overflowing_in_a_leaf_but_not_left_to_right_fails(
-        void **state) {
+        void **state)
+{
     (void)state;
     int64_t x[18] = { 0 };
     x[0] = -30;
@@ -458,7 +483,8 @@ static void i64_sum_overflowing_in_a_leaf_but_not_left_to_right_fails(
  * Level 1: L0+L1 = -30; L2+L3 = M+10: SB_OVERFLOW in the tree itself.
  * Left to right: -30, M-40, M-20: fits. */
 static void i64_sum_overflowing_between_leaves_but_not_left_to_right_fails(
-        void **state) {
+        void **state)
+{
     (void)state;
     int64_t x[64] = { 0 };
     x[0] = -30;
@@ -477,7 +503,8 @@ static void i64_sum_overflowing_between_leaves_but_not_left_to_right_fails(
  * Left to right: 20, then 20 + (M-10) = M+10 does not fit. Tree: L0 = 20;
  * L1 = (M-10) + (-30) = M-40; root 20 + (M-40) = M-20: fits, SB_OK. */
 static void i64_sum_overflowing_left_to_right_but_not_in_the_tree_succeeds(
-        void **state) {
+        void **state)
+{
     (void)state;
     int64_t x[18] = { 0 };
     x[15] = 20;
@@ -497,7 +524,8 @@ static void i64_sum_overflowing_left_to_right_but_not_in_the_tree_succeeds(
  * lies in [2^27, 2^28) where binary32 steps by 16: 267387645 / 16 =
  * 16711727.8 -> 16711728 * 16 = 267387648; biased exponent 127 + 27 =
  * 0x9A, fraction (267387648 - 2^27) / 16 = 0x7F0030: bits 0x4D7F0030. */
-static void u8_sum_widens_into_larger_accumulators(void **state) {
+static void u8_sum_widens_into_larger_accumulators(void **state)
+{
     (void)state;
     const size_t n = (size_t)1 << 20 | 3;
     uint8_t *x = checked_malloc(n);
@@ -526,7 +554,8 @@ static void u8_sum_widens_into_larger_accumulators(void **state) {
  * so A = u32 overflows (checked) while u64 holds it. Wrapped in u32:
  * 65535 * 2^20 mod 2^32 = (2^16 - 1) * 2^20 mod 2^32 = 2^32 - 2^20
  * (2^36 vanishes) = 4293918720. */
-static void u16_sum_overflows_u32_but_fits_u64(void **state) {
+static void u16_sum_overflows_u32_but_fits_u64(void **state)
+{
     (void)state;
     const size_t n = (size_t)1 << 20;
     uint16_t *x = checked_malloc(n * sizeof *x);
@@ -547,7 +576,8 @@ static void u16_sum_overflows_u32_but_fits_u64(void **state) {
 /* i8 in i8: 100 + 100 = 200 > 127: overflow; wrapped 200 - 256 = -56.
  * -128 + -1 = -129: overflow; wrapped 127. -128 * -1 = 128: overflow;
  * wrapped -128. 16 * 8 = 128: overflow; wrapped -128. In i32: 200. */
-static void i8_arithmetic_overflows_i8_and_wraps_on_request(void **state) {
+static void i8_arithmetic_overflows_i8_and_wraps_on_request(void **state)
+{
     (void)state;
     const int8_t hundreds[2] = { 100, 100 };
     const int8_t lowest_minus_one[2] = { -128, -1 };
@@ -573,7 +603,8 @@ static void i8_arithmetic_overflows_i8_and_wraps_on_request(void **state) {
 
 /* u64 prod: 2^32 * 2^32 = 2^64 does not fit; wrapped it is 0. i64 prod:
  * -2^62 * 2 = -2^63 = INT64_MIN fits exactly; * -1 then overflows. */
-static void u64_and_i64_prod_overflow_at_the_exact_boundary(void **state) {
+static void u64_and_i64_prod_overflow_at_the_exact_boundary(void **state)
+{
     (void)state;
     const uint64_t halves[2] = { UINT64_C(1) << 32, UINT64_C(1) << 32 };
     expect_status((sb_reduction){ .op = SB_PROD, .input = SB_U64 }, halves,
@@ -590,7 +621,8 @@ static void u64_and_i64_prod_overflow_at_the_exact_boundary(void **state) {
 }
 
 /* min, max, any, all never overflow, and SB_WRAP changes nothing there. */
-static void integer_min_max_ignore_the_wrap_flag(void **state) {
+static void integer_min_max_ignore_the_wrap_flag(void **state)
+{
     (void)state;
     const int8_t x[4] = { 5, -128, 127, 0 };
     expect_integer((sb_reduction){ .op = SB_MIN, .input = SB_I8 }, x, NULL, 4,
@@ -612,7 +644,8 @@ static void integer_min_max_ignore_the_wrap_flag(void **state) {
 
 /* min and max over no element (n = 0 with x NULL, or an all-zero mask)
  * return SB_EMPTY and write nothing, for every type. */
-static void min_and_max_over_nothing_are_empty(void **state) {
+static void min_and_max_over_nothing_are_empty(void **state)
+{
     (void)state;
     unsigned char zeros[8 * 40] = { 0 };
     unsigned char mask[40] = { 0 };
@@ -629,7 +662,8 @@ static void min_and_max_over_nothing_are_empty(void **state) {
 /* Over nothing: sum 0 (+0.0), prod 1, any 0, all 1, in the accumulator's
  * format: f32 +0.0 = 0x00000000, 1.0f = 0x3F800000; f64 1.0 =
  * 0x3FF0000000000000; integers 0 and 1 in their width. */
-static void sum_prod_any_all_over_nothing_give_their_start_values(void **s) {
+static void sum_prod_any_all_over_nothing_give_their_start_values(void **s)
+{
     (void)s;
     unsigned char zeros[8 * 40] = { 0 };
     unsigned char mask[40] = { 0 };
@@ -671,7 +705,8 @@ static void sum_prod_any_all_over_nothing_give_their_start_values(void **s) {
 
 /* any/all read x != 0: -0.0 is false, NaN is true. */
 static void any_and_all_treat_nan_as_true_and_negative_zero_as_false(
-        void **state) {
+        void **state)
+{
     (void)state;
     const double nan = f64_from_bits(UINT64_C(0xFFF8000000000123));
     const double zeros[2] = { -0.0, -0.0 };
@@ -717,7 +752,8 @@ static const char *const arithmetic_pairs[TYPE_COUNT] = {
     /* f64 */ "y.........y",
 };
 
-static bool pair_is_allowed(sb_op op, int input, int acc) {
+static bool pair_is_allowed(sb_op op, int input, int acc)
+{
     if (op == SB_ANY || op == SB_ALL)
         return acc == 0 || acc == input;
     return arithmetic_pairs[input - 1][acc] == 'y';
@@ -726,7 +762,8 @@ static bool pair_is_allowed(sb_op op, int input, int acc) {
 /* Checks the whole 10 x 11 table for `op` and `flags`: the oracle, the
  * library's sb_reduction_check(), sb_result_size() and sb_reduce_host()
  * (on three zero elements) all agree with `expect(input, acc)`. */
-static void check_pair_table(sb_op op, unsigned flags) {
+static void check_pair_table(sb_op op, unsigned flags)
+{
     unsigned char zeros[3 * 8] = { 0 };
     int wrong = 0;
     for (int input = 1; input <= TYPE_COUNT; input++) {
@@ -769,40 +806,48 @@ static void check_pair_table(sb_op op, unsigned flags) {
     assert_int_equal(wrong, 0);
 }
 
-static void sum_type_pairs_follow_the_table(void **state) {
+static void sum_type_pairs_follow_the_table(void **state)
+{
     (void)state;
     check_pair_table(SB_SUM, 0);
 }
-static void prod_type_pairs_follow_the_table(void **state) {
+static void prod_type_pairs_follow_the_table(void **state)
+{
     (void)state;
     check_pair_table(SB_PROD, 0);
 }
-static void min_type_pairs_follow_the_table(void **state) {
+static void min_type_pairs_follow_the_table(void **state)
+{
     (void)state;
     check_pair_table(SB_MIN, 0);
 }
-static void max_type_pairs_follow_the_table(void **state) {
+static void max_type_pairs_follow_the_table(void **state)
+{
     (void)state;
     check_pair_table(SB_MAX, 0);
 }
-static void any_takes_no_accumulator_but_its_input_type(void **state) {
+static void any_takes_no_accumulator_but_its_input_type(void **state)
+{
     (void)state;
     check_pair_table(SB_ANY, 0);
 }
-static void all_takes_no_accumulator_but_its_input_type(void **state) {
+static void all_takes_no_accumulator_but_its_input_type(void **state)
+{
     (void)state;
     check_pair_table(SB_ALL, 0);
 }
 
 /* SB_WRAP: the same table, minus every pair with a float accumulator
  * (including any/all over f32/f64, whose accumulator is the input). */
-static void wrap_is_refused_with_a_float_accumulator(void **state) {
+static void wrap_is_refused_with_a_float_accumulator(void **state)
+{
     (void)state;
     for (int op = SB_SUM; op <= SB_ALL; op++)
         check_pair_table((sb_op)op, SB_WRAP);
 }
 
-static void unknown_flag_bits_are_refused(void **state) {
+static void unknown_flag_bits_are_refused(void **state)
+{
     (void)state;
     const int32_t x[2] = { 1, 2 };
     const unsigned flags[] = { 2u, 4u, 0x80000000u, SB_WRAP | 2u };
@@ -815,7 +860,8 @@ static void unknown_flag_bits_are_refused(void **state) {
     }
 }
 
-static void unknown_op_or_type_is_refused(void **state) {
+static void unknown_op_or_type_is_refused(void **state)
+{
     (void)state;
     const int32_t x[2] = { 1, 2 };
     const sb_reduction bad[] = {
@@ -833,7 +879,8 @@ static void unknown_op_or_type_is_refused(void **state) {
     }
 }
 
-static void null_x_with_elements_is_refused(void **state) {
+static void null_x_with_elements_is_refused(void **state)
+{
     (void)state;
     const unsigned char mask[3] = { 1, 1, 1 };
     for (int op = SB_SUM; op <= SB_ALL; op++) {
@@ -844,7 +891,8 @@ static void null_x_with_elements_is_refused(void **state) {
 }
 
 /* NULL result is refused whatever else is given, even with n = 0. */
-static void null_result_is_refused(void **state) {
+static void null_result_is_refused(void **state)
+{
     (void)state;
     const double x[3] = { 1.0, 2.0, 3.0 };
     for (int op = SB_SUM; op <= SB_ALL; op++) {
@@ -860,7 +908,8 @@ static void null_result_is_refused(void **state) {
 
 /* Every failure leaves result untouched (the helper checks all 16 bytes of
  * a 0xAA-filled buffer): overflow, empty, refused pair, NULL x. */
-static void nothing_is_written_to_result_on_error(void **state) {
+static void nothing_is_written_to_result_on_error(void **state)
+{
     (void)state;
     const int8_t hundreds[2] = { 100, 100 };
     expect_status((sb_reduction){ .op = SB_SUM, .input = SB_I8 }, hundreds,
@@ -885,7 +934,8 @@ static void nothing_is_written_to_result_on_error(void **state) {
 static bool padded_subtree(sb_op op, const double *x,
                            const unsigned char *mask, size_t n,
                            size_t first_leaf, size_t leaf_count,
-                           double *value) {
+                           double *value)
+{
     if (leaf_count == 1) {
         bool has = false;
         double v = op == SB_PROD ? 1.0 : 0.0;
@@ -928,7 +978,8 @@ static bool padded_subtree(sb_op op, const double *x,
     return true;
 }
 
-static void oracle_equals_the_padded_perfect_tree_form(void **state) {
+static void oracle_equals_the_padded_perfect_tree_form(void **state)
+{
     (void)state;
     int wrong = 0;
     for (size_t n = 0; n <= 700; n += 1 + n / 8) {
@@ -985,7 +1036,8 @@ static void oracle_equals_the_padded_perfect_tree_form(void **state) {
     assert_int_equal(wrong, 0);
 }
 
-int main(void) {
+int main(void)
+{
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(sum_of_80_f32_follows_the_worked_example_tree),
         cmocka_unit_test(sum_of_80_f64_follows_the_worked_example_tree),

@@ -95,7 +95,8 @@ typedef struct {
 static uint64_t seed;
 
 static void report(const worker *w, unsigned step, const test_case *c,
-                   call_kind call, const char *what) {
+                   call_kind call, const char *what)
+{
     fprintf(stderr, "MISMATCH thread %u step %u %s: %s\n  ", w->index, step,
             call_names[call], what);
     print_case(stderr, c);
@@ -103,7 +104,8 @@ static void report(const worker *w, unsigned step, const test_case *c,
 
 /* One step: @return false on a mismatch (printed). */
 static bool one_step(worker *w, cl_command_queue own_queue, cl_mem record,
-                     unsigned step) {
+                     unsigned step)
+{
     uint64_t st = mix_seed(seed, (uint64_t)w->index * 1000 + step);
     const sb_reduction r = reductions[random_below(&st, COUNT(reductions))];
     const size_t n = sizes[random_below(&st, COUNT(sizes))];
@@ -240,7 +242,8 @@ static bool one_step(worker *w, cl_command_queue own_queue, cl_mem record,
     return ok;
 }
 
-static void *worker_main(void *arg) {
+static void *worker_main(void *arg)
+{
     worker *w = arg;
     cl_int err = CL_SUCCESS;
     cl_command_queue q = clCreateCommandQueue(w->dev->cl_ctx, w->dev->device,
@@ -266,7 +269,8 @@ static void *worker_main(void *arg) {
     return NULL;
 }
 
-static void threads_sharing_one_context_get_the_host_bits(void **state) {
+static void threads_sharing_one_context_get_the_host_bits(void **state)
+{
     (void)state;
     test_device *devices = NULL;
     const size_t count = open_devices(&devices);
@@ -325,7 +329,8 @@ static void threads_sharing_one_context_get_the_host_bits(void **state) {
     assert_int_equal(mismatches, 0);
 }
 
-int main(void) {
+int main(void)
+{
     seed = test_seed(0x74687265616473ull);
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(threads_sharing_one_context_get_the_host_bits),

@@ -55,7 +55,8 @@ static const int64_t specials_int[32] = {
     -0x5555555555555556, (int64_t)1 << 20, -((int64_t)1 << 31) + 1,
 };
 
-static void store_int(sb_type t, unsigned char *dst, int64_t v) {
+static void store_int(sb_type t, unsigned char *dst, int64_t v)
+{
     const uint64_t u = (uint64_t)v;
     switch (type_size(t)) {
     case 1: { const uint8_t b = (uint8_t)u;   memcpy(dst, &b, 1); break; }
@@ -81,7 +82,8 @@ static const int64_t tiny_int[8] = { 0, 1, -1, INT64_MIN, INT64_MAX, 2, -2, 0 };
 
 /* Integer limits, for the tiny table: INT64_MIN and INT64_MAX stand for
  * the element type's own minimum and maximum. */
-static int64_t type_limit(sb_type t, bool max) {
+static int64_t type_limit(sb_type t, bool max)
+{
     switch (t) {
     case SB_I8:  return max ? INT8_MAX : INT8_MIN;
     case SB_U8:  return max ? UINT8_MAX : 0;
@@ -97,7 +99,8 @@ static int64_t type_limit(sb_type t, bool max) {
 /* One element of type t from one byte: by table (encodings 1 and 3) or as
  * a small integer (encoding 2). */
 static void element_from_byte(sb_type t, unsigned encoding, uint8_t byte,
-                              unsigned char *dst) {
+                              unsigned char *dst)
+{
     if (encoding == 3) {
         if (t == SB_F32) {
             memcpy(dst, &tiny_f32[byte % 8], 4);
@@ -135,24 +138,28 @@ static void element_from_byte(sb_type t, unsigned encoding, uint8_t byte,
  * The reduction
  * ---------------------------------------------------------------------- */
 
-static sb_op decode_op(uint8_t b) {
+static sb_op decode_op(uint8_t b)
+{
     const unsigned v = b & 15u;
     if (v < 14)
         return (sb_op)(v % 6);
     return v == 14 ? (sb_op)(6 + (b >> 4)) : (sb_op)-1;
 }
 
-static sb_type invalid_type(uint8_t b) {
+static sb_type invalid_type(uint8_t b)
+{
     static const int values[4] = { 0, 11, 200, -1 };
     return (sb_type)values[(b >> 4) & 3u];
 }
 
-static sb_type decode_input(uint8_t b) {
+static sb_type decode_input(uint8_t b)
+{
     const unsigned v = b & 15u;
     return v < 15 ? (sb_type)(v % 10 + 1) : invalid_type(b);
 }
 
-static sb_type decode_accumulator(uint8_t b, sb_type input) {
+static sb_type decode_accumulator(uint8_t b, sb_type input)
+{
     const unsigned v = b & 15u;
     if (v < 4)
         return (sb_type)0;
@@ -171,7 +178,8 @@ static sb_type decode_accumulator(uint8_t b, sb_type input) {
     return count == 0 ? (sb_type)0 : allowed[b % count];
 }
 
-static unsigned decode_flags(uint8_t b) {
+static unsigned decode_flags(uint8_t b)
+{
     unsigned flags = b & 1u ? SB_WRAP : 0u;
     if ((b & 14u) == 14u)
         flags |= 1u << (1 + (b >> 4) % 31);
@@ -185,7 +193,8 @@ static unsigned decode_flags(uint8_t b) {
 /* Fills dst (count elements of `size` bytes) with the pattern's elements
  * repeated: copy the pattern once, then double the filled part. */
 static void repeat_fill(unsigned char *dst, size_t count, size_t size,
-                        const unsigned char *pattern, size_t pattern_count) {
+                        const unsigned char *pattern, size_t pattern_count)
+{
     const size_t total = count * size;
     size_t filled = pattern_count * size < total ? pattern_count * size : total;
     memcpy(dst, pattern, filled);
@@ -197,7 +206,8 @@ static void repeat_fill(unsigned char *dst, size_t count, size_t size,
 }
 
 static size_t decode_n(unsigned size_kind, unsigned N, size_t pattern,
-                       fuzz_limits limits) {
+                       fuzz_limits limits)
+{
     switch (size_kind) {
     case 5: return N % 4097u;
     case 6: return limits.medium_mod ? N % limits.medium_mod : 0;
@@ -213,7 +223,8 @@ static size_t decode_n(unsigned size_kind, unsigned N, size_t pattern,
 }
 
 static void fill_mask(fuzz_case *c, const uint8_t *mask_bytes,
-                      size_t mask_count, unsigned N) {
+                      size_t mask_count, unsigned N)
+{
     const size_t n = c->n;
     const uint8_t p = c->mask_param;
     switch (c->mask_kind) {
@@ -246,7 +257,8 @@ static void fill_mask(fuzz_case *c, const uint8_t *mask_bytes,
 }
 
 bool fuzz_decode(const uint8_t *data, size_t size, fuzz_limits limits,
-                 fuzz_case *c) {
+                 fuzz_case *c)
+{
     uint8_t h[FUZZ_HEADER] = { 0 };
     memcpy(h, data, size < FUZZ_HEADER ? size : FUZZ_HEADER);
     const uint8_t *payload = size > FUZZ_HEADER ? data + FUZZ_HEADER : NULL;
@@ -319,7 +331,8 @@ bool fuzz_decode(const uint8_t *data, size_t size, fuzz_limits limits,
     return true;
 }
 
-void fuzz_case_free(fuzz_case *c) {
+void fuzz_case_free(fuzz_case *c)
+{
     free(c->x);
     free(c->mask);
     c->x = NULL;
@@ -329,12 +342,14 @@ void fuzz_case_free(fuzz_case *c) {
 static const uint8_t *kept_data;
 static size_t kept_size;
 
-void fuzz_keep_input(const uint8_t *data, size_t size) {
+void fuzz_keep_input(const uint8_t *data, size_t size)
+{
     kept_data = data;
     kept_size = size;
 }
 
-void fuzz_write_input(FILE *log) {
+void fuzz_write_input(FILE *log)
+{
     uint64_t hash = UINT64_C(0xcbf29ce484222325);          /* FNV-1a */
     for (size_t i = 0; i < kept_size; i++)
         hash = (hash ^ kept_data[i]) * UINT64_C(0x100000001b3);
@@ -355,13 +370,15 @@ void fuzz_write_input(FILE *log) {
     fputc('\n', log);
 }
 
-void fuzz_print_bytes(FILE *out, const void *p, size_t size) {
+void fuzz_print_bytes(FILE *out, const void *p, size_t size)
+{
     const unsigned char *b = p;
     for (size_t i = 0; i < size; i++)
         fprintf(out, "%02x", b[i]);
 }
 
-void fuzz_case_print(FILE *out, const fuzz_case *c) {
+void fuzz_case_print(FILE *out, const fuzz_case *c)
+{
     static const char *const mask_kinds[4] = { "none", "bytes", "random",
                                                "leaves" };
     static const char *const encodings[4] = { "raw", "specials", "small",
@@ -397,7 +414,8 @@ void fuzz_case_print(FILE *out, const fuzz_case *c) {
  * The floating-point environment
  * ---------------------------------------------------------------------- */
 
-void fuzz_fpenv_set(fuzz_fpenv *e, unsigned mode) {
+void fuzz_fpenv_set(fuzz_fpenv *e, unsigned mode)
+{
     memset(e, 0, sizeof *e);
     e->mode = mode;
     e->saved_round = fegetround();
@@ -430,7 +448,8 @@ void fuzz_fpenv_set(fuzz_fpenv *e, unsigned mode) {
 #endif
 }
 
-bool fuzz_fpenv_check(const fuzz_fpenv *e, FILE *out) {
+bool fuzz_fpenv_check(const fuzz_fpenv *e, FILE *out)
+{
     const int round = fegetround();
     const int flags = fetestexcept(FE_ALL_EXCEPT);
     unsigned csr = 0;
@@ -445,7 +464,8 @@ bool fuzz_fpenv_check(const fuzz_fpenv *e, FILE *out) {
     return false;
 }
 
-void fuzz_fpenv_restore(const fuzz_fpenv *e) {
+void fuzz_fpenv_restore(const fuzz_fpenv *e)
+{
     fesetround(e->saved_round);
     feclearexcept(FE_ALL_EXCEPT);
 #ifdef FUZZ_HAVE_MXCSR

@@ -10,7 +10,7 @@
  *   byte 1  input     low 4 bits: 0..14 -> type (v % 10) + 1; 15 -> an
  *                     invalid type (0, 11, 200 or -1, by bits 4-5)
  *   byte 2  acc       low 4 bits: 0..3 -> 0 ("same"); 4..13 -> one of the
- *                     accumulators ORDER.md allows for the input (chosen by
+ *                     accumulators docs/order.md allows for the input (chosen by
  *                     the whole byte); 14 -> any type 1..10, valid pair or
  *                     not; 15 -> an invalid type
  *   byte 3  flags     bit 0 -> SB_WRAP; bits 1-3 all set -> an unknown flag

@@ -35,6 +35,7 @@
 #include <string.h>
 
 #include "fuzz_case.h"
+#include <CL/cl.h>
 #include "samebits.h"
 #include "support.h"
 
@@ -44,7 +45,8 @@ enum { CONTEXTS = 4 };
  * SAMEBITS_SANITIZE=address build) would report them at exit. samebits is
  * C and never calls operator new, so leaks through libstdc++ are theirs. */
 const char *__lsan_default_suppressions(void);
-const char *__lsan_default_suppressions(void) {
+const char *__lsan_default_suppressions(void)
+{
     return "leak:libstdc++.so\nleak:libpocl\nleak:libLLVM\n";
 }
 
@@ -57,12 +59,14 @@ static struct {
     sb_device_caps   caps;
 } dev;
 
-static void die(const char *what, int code) {
+static void die(const char *what, int code)
+{
     fprintf(stderr, "fuzz_device: %s failed (%d)\n", what, code);
     abort();
 }
 
-static void open_device(void) {
+static void open_device(void)
+{
     sb_options opts[CONTEXTS];
     memset(opts, 0, sizeof opts);
     opts[0].flags = SB_OPT_NO_HOST;
@@ -99,7 +103,8 @@ static void open_device(void) {
 /* A buffer of `front` + `count` + `back` elements of `size` bytes: `data`
  * in the middle, `pad` bytes around it. */
 static cl_mem upload(const void *data, size_t count, size_t size,
-                     size_t front, size_t back, unsigned char pad) {
+                     size_t front, size_t back, unsigned char pad)
+{
     const size_t bytes = (front + count + back) * size;
     unsigned char *staging = checked_malloc(bytes);
     memset(staging, pad, bytes);
@@ -116,7 +121,8 @@ static cl_mem upload(const void *data, size_t count, size_t size,
 }
 
 static void report(const char *what, sb_reduction r, sb_status s,
-                   const unsigned char *result) {
+                   const unsigned char *result)
+{
     fprintf(stderr, "  %-10s %-20s ", what, status_name(s));
     fuzz_print_bytes(stderr, result, RESULT_BUFFER);
     if (s == SB_OK && sb_result_size(r) != 0) {
@@ -126,7 +132,8 @@ static void report(const char *what, sb_reduction r, sb_status s,
     fputc('\n', stderr);
 }
 
-static void fail(const fuzz_case *c, unsigned which, const char *why) {
+static void fail(const fuzz_case *c, unsigned which, const char *why)
+{
     fprintf(stderr, "\nfuzz_device MISMATCH: %s\ncontext %u on %s\n", why,
             which, dev.caps.name);
     fuzz_case_print(stderr, c);
@@ -134,7 +141,8 @@ static void fail(const fuzz_case *c, unsigned which, const char *why) {
     abort();
 }
 
-static bool untouched(const unsigned char *p, size_t size) {
+static bool untouched(const unsigned char *p, size_t size)
+{
     for (size_t i = 0; i < size; i++)
         if (p[i] != RESULT_SENTINEL)
             return false;
@@ -142,11 +150,12 @@ static bool untouched(const unsigned char *p, size_t size) {
 }
 
 /* Whether the device refuses r's types (it must then say SB_UNSUPPORTED). */
-static bool refused(sb_reduction r) {
+static bool refused(sb_reduction r)
+{
     if (sb_reduction_check(r) != SB_OK)
         return false;
     const sb_type acc = r.accumulator == 0 ? r.input : r.accumulator;
-    return dev.caps.verdict[r.input] != SB_OK || dev.caps.verdict[acc] != SB_OK;
+    return dev.caps.type_status[r.input] != SB_OK || dev.caps.type_status[acc] != SB_OK;
 }
 
 /* sb_reduce_enqueue() into a record at byte `offset` of a sentinel-filled
@@ -154,7 +163,8 @@ static bool refused(sb_reduction r) {
 static void check_enqueue(const fuzz_case *c, unsigned which,
                           cl_command_queue queue, cl_mem x, size_t x_offset,
                           cl_mem mask, size_t mask_offset,
-                          sb_status host, const unsigned char *want) {
+                          sb_status host, const unsigned char *want)
+{
     enum { RECORD_BYTES = 64 };
     const size_t offset = 8 * (1 + c->offset % 4);
     unsigned char init[RECORD_BYTES];
@@ -217,7 +227,8 @@ static void check_enqueue(const fuzz_case *c, unsigned which,
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
-int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
     if (!dev.ready)
         open_device();
     const fuzz_limits limits = { 40000u, 90001u, 65537u, 0u };

@@ -25,7 +25,8 @@
 #include "support.h"
 
 static void report(const char *what, sb_reduction r, sb_status s,
-                   const unsigned char *result) {
+                   const unsigned char *result)
+{
     fprintf(stderr, "  %-10s %-20s ", what, status_name(s));
     fuzz_print_bytes(stderr, result, RESULT_BUFFER);
     if (s == SB_OK && oracle_result_size(r) != 0) {
@@ -35,7 +36,8 @@ static void report(const char *what, sb_reduction r, sb_status s,
     fputc('\n', stderr);
 }
 
-static void fail(const fuzz_case *c, const char *why) {
+static void fail(const fuzz_case *c, const char *why)
+{
     fprintf(stderr, "\nfuzz_host MISMATCH: %s\n", why);
     fuzz_case_print(stderr, c);
     fuzz_write_input(stderr);
@@ -44,7 +46,8 @@ static void fail(const fuzz_case *c, const char *why) {
 
 /* One call of the host path: threads 0 means sb_reduce_host(). */
 static sb_status run_host(const fuzz_case *c, unsigned threads,
-                          unsigned char *result, bool *env_ok) {
+                          unsigned char *result, bool *env_ok)
+{
     const void *x = c->null_x ? NULL : c->x;
     const unsigned char *mask = c->null_x ? NULL : c->mask;
     fuzz_fpenv env;
@@ -63,7 +66,8 @@ static sb_status run_host(const fuzz_case *c, unsigned threads,
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
-int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
     const fuzz_limits limits = FUZZ_HOST_LIMITS;
     fuzz_keep_input(data, size);
     fuzz_case c;

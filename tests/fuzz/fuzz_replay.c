@@ -12,7 +12,8 @@
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
-static int run_file(const char *path) {
+static int run_file(const char *path)
+{
     FILE *f = fopen(path, "rb");
     if (f == NULL) {
         fprintf(stderr, "fuzz_replay: cannot open %s\n", path);
@@ -48,12 +49,14 @@ static int run_file(const char *path) {
     return 0;
 }
 
-static int compare_names(const void *a, const void *b) {
+static int compare_names(const void *a, const void *b)
+{
     return strcmp(*(char *const *)a, *(char *const *)b);
 }
 
 /* @return the number of files run, or -1 on an error. */
-static long run_directory(const char *dir) {
+static long run_directory(const char *dir)
+{
     DIR *d = opendir(dir);
     if (d == NULL) {
         fprintf(stderr, "fuzz_replay: cannot open directory %s\n", dir);
@@ -97,7 +100,8 @@ static long run_directory(const char *dir) {
     return run;
 }
 
-int main(int argc, char **argv) {
+int main(int argc, char **argv)
+{
     long total = 0;
     for (int i = 1; i < argc; i++) {
         struct stat st;

@@ -13,8 +13,11 @@
 #                           parallel (POCL compiles each kernel on first use)
 #   check_oclgrind_quick    the --quick subset on the Oclgrind simulator
 #   cli_no_platform         info, check and demo with no OpenCL platform
-#   cli_reduce              samebits reduce on good and bad files
+#   cli_reduce              samebits reduce on good and bad files (text,
+#                           .npy, .npz, raw; detection), check --dump
 #   cli_bench               samebits bench: the report's shape, bad options
+#   cli_settings            SAMEBITS_DEVICE / --device / SAMEBITS_THREADS mean
+#                           one thing everywhere; exit statuses documented
 #
 # The device tests name their device with --device: where it is missing
 # they fail with "no OpenCL device matches", never pass silently.
@@ -97,9 +100,27 @@ add_executable(test_cli_reduce ${SB_GOLDEN_DIR}/test_cli_reduce.c)
 target_link_libraries(test_cli_reduce PRIVATE samebits::samebits PkgConfig::CMOCKA)
 target_compile_options(test_cli_reduce PRIVATE ${SB_TEST_WARNINGS} ${SB_TEST_FP_FLAGS})
 set_target_properties(test_cli_reduce PROPERTIES C_STANDARD 11 C_STANDARD_REQUIRED ON)
+# The test deflates .npz members with zlib, as np.savez_compressed does;
+# the command finds zlib the same way (tools/CMakeLists.txt), and without
+# it the test checks that a deflated member is refused, saying why.
+find_package(ZLIB)
+if(ZLIB_FOUND)
+  target_link_libraries(test_cli_reduce PRIVATE ZLIB::ZLIB)
+  target_compile_definitions(test_cli_reduce PRIVATE SB_TEST_HAVE_ZLIB=1)
+endif()
 add_test(NAME cli_reduce
-         COMMAND test_cli_reduce ${SB_CLI} ${CMAKE_CURRENT_BINARY_DIR}/cli-reduce-files)
+         COMMAND test_cli_reduce ${SB_CLI} ${CMAKE_CURRENT_BINARY_DIR}/cli-reduce-files
+                 ${SB_GOLDEN_FILE})
 set_tests_properties(cli_reduce PROPERTIES TIMEOUT 600)
+
+# One meaning for every setting (SAMEBITS_DEVICE, --device, SAMEBITS_THREADS)
+# and the command's contract (exit statuses, the corpus size) as the help
+# and the README give them.
+add_test(NAME cli_settings
+         COMMAND bash ${SB_GOLDEN_DIR}/cli_settings.sh ${SB_CLI}
+                 ${PROJECT_SOURCE_DIR}/README.md)
+set_tests_properties(cli_settings PROPERTIES TIMEOUT 600
+  ENVIRONMENT "POCL_CACHE_DIR=${SAMEBITS_POCL_CACHE_DIR};TMPDIR=${CMAKE_CURRENT_BINARY_DIR}")
 
 # samebits bench on POCL at the smallest size: the report's shape and its
 # bad options (speed is never asserted). Its first-call part builds in an

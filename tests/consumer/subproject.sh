@@ -1,0 +1,31 @@
+#!/usr/bin/env bash
+# tests/consumer/subproject.sh SOURCE_DIR WORK_DIR: samebits inside another
+# CMake project (add_subdirectory). With neither pkg-config (so no cmocka)
+# nor MPFR to be found:
+#   - it configures and builds the library alone: no test, no command;
+#   - it leaves the parent's CMAKE_BUILD_TYPE empty;
+#   - the parent's program links samebits::samebits and runs;
+#   - asked for the command (SAMEBITS_BUILD_TOOLS=ON), it builds it without
+#     MPFR, and `samebits demo` runs without its exactly rounded row.
+set -euo pipefail
+source=$1 work=$2 here=$(cd "$(dirname "$0")" && pwd)
+rm -rf "$work"
+no_deps=(-DCMAKE_DISABLE_FIND_PACKAGE_PkgConfig=ON -DCMAKE_DISABLE_FIND_PACKAGE_MPFR=ON)
+cmake -S "$here/subproject" -B "$work" -DSAMEBITS_SOURCE="$source" "${no_deps[@]}" >/dev/null
+grep -q '^CMAKE_BUILD_TYPE:STRING=$' "$work/CMakeCache.txt" \
+  || { echo "subproject: samebits wrote CMAKE_BUILD_TYPE into the parent's cache:"; grep '^CMAKE_BUILD_TYPE' "$work/CMakeCache.txt"; exit 1; }
+cmake --build "$work" -j2 >/dev/null
+tests=$(ctest --test-dir "$work" -N | sed -n 's/^Total Tests: //p')
+[ "${tests:-0}" = 0 ] || { echo "subproject: $tests tests registered in the parent"; exit 1; }
+[ ! -e "$work/samebits/tools/samebits" ] || { echo "subproject: the command was built"; exit 1; }
+[ ! -d "$work/samebits/tests" ] || { echo "subproject: the tests were configured"; exit 1; }
+"$work/parent_consumer"
+
+cmake "$work" -DSAMEBITS_BUILD_TOOLS=ON >/dev/null
+cmake --build "$work" -j2 >/dev/null
+out=$("$work/samebits/tools/samebits" demo --device host)
+if grep -q 'exactly rounded (MPFR)' <<<"$out" \
+   || ! grep -q 'built without MPFR' <<<"$out"; then
+  echo "subproject: demo without MPFR printed:"; echo "$out"; exit 1
+fi
+echo "subproject: library only, parent's cache untouched, no cmocka or MPFR needed; the command builds without MPFR"
