@@ -29,9 +29,10 @@
  * it returns. A program built with -ffast-math (which turns on
  * flush-to-zero) therefore still gets the promised bits.
  *
- * Language: C11 or C++ (any standard); the header is tested with gcc,
- * clang, g++ and clang++ under -Wall -Wextra -Werror, with the OpenCL
- * headers included before or after it.
+ * Language: C99 or later, or C++ (any standard); the header is tested with
+ * gcc, clang, g++ and clang++ under -Wall -Wextra -Werror (and -Wpedantic
+ * for C), with the OpenCL headers or the C++ bindings included before or
+ * after it.
  *
  * ABI: while the major version is 0, a minor release (0.2 -> 0.3) may
  * change public structs, and the shared library's SONAME changes with it
@@ -50,25 +51,28 @@
  * whose header then declares no device function. Written at build time. */
 #include "samebits_config.h"
 
+/* OpenCL handles. samebits.h does not include <CL/cl.h>: that would fix
+ * the OpenCL version (CL_TARGET_OPENCL_VERSION) for the whole program at
+ * the first include, and break a program that targets a later version or
+ * uses the C++ bindings (<CL/opencl.hpp>). A program includes the OpenCL
+ * headers it wants, before or after this one, with the version it wants.
+ * So the device API below names the handles by the structs that cl.h's
+ * typedefs point to, which every C and C++ standard accepts next to those
+ * typedefs: `struct _cl_mem *` is cl_mem, `struct _cl_context *`
+ * cl_context, `struct _cl_device_id *` cl_device_id, `struct
+ * _cl_command_queue *` cl_command_queue, `struct _cl_event *` cl_event,
+ * `struct _cl_platform_id *` cl_platform_id. OpenCL's scalar types appear
+ * as the fixed-width types they are (cl_int is int32_t, cl_uint uint32_t,
+ * cl_ulong uint64_t). The struct tags are declared here, at file scope (a
+ * tag seen first in a parameter list would be another type). */
 #if SAMEBITS_OPENCL
-/* The OpenCL handle types, declared exactly as <CL/cl.h> declares them.
- * samebits.h does not include <CL/cl.h> itself: that would fix the OpenCL
- * version (CL_TARGET_OPENCL_VERSION) for the whole program at the first
- * include, and break a program that targets a later version or uses the
- * C++ bindings (<CL/opencl.hpp>). So a program includes the OpenCL headers
- * it wants, before or after this one, with the version it wants; repeating
- * these typedefs is allowed in C11 and C++. OpenCL's scalar types appear
- * below as the fixed-width types they are (cl_int is int32_t, cl_uint
- * uint32_t, cl_ulong uint64_t). */
-#if !defined(__OPENCL_CL_H)
-typedef struct _cl_platform_id   *cl_platform_id;
-typedef struct _cl_device_id     *cl_device_id;
-typedef struct _cl_context       *cl_context;
-typedef struct _cl_command_queue *cl_command_queue;
-typedef struct _cl_mem           *cl_mem;
-typedef struct _cl_event         *cl_event;
+struct _cl_platform_id;
+struct _cl_device_id;
+struct _cl_context;
+struct _cl_command_queue;
+struct _cl_mem;
+struct _cl_event;
 #endif
-#endif /* SAMEBITS_OPENCL */
 
 #ifdef __cplusplus
 extern "C" {
@@ -361,8 +365,8 @@ typedef struct {
     unsigned       index;            /* N: this device's number */
     unsigned       platform_index;   /* P and D of "P:D" */
     unsigned       device_index;
-    cl_platform_id platform;
-    cl_device_id   device;
+    struct _cl_platform_id *platform;
+    struct _cl_device_id *device;
     int            is_simulator;     /* Oclgrind: slow, for tests; never
                                         the automatic choice while another
                                         device exists */
@@ -385,6 +389,9 @@ SB_API SB_NODISCARD sb_status sb_device_list(sb_device_entry *entries,
  *    a name: a case-insensitive part of the device's name or of its
  *           platform's name, vendor or version ("pocl", "oclgrind",
  *           "nvidia"); it must name exactly one device.
+ *  (The samebits command's --device also takes "host", "all", "devices"
+ *  and comma-separated lists; here "host" is refused with a detail that
+ *  says the host path needs no context.)
  *  NULL or "": the automatic choice: the first GPU, else the first CPU
  *  device (POCL), else the first other device, a simulator (Oclgrind)
  *  only when nothing else is there.
@@ -406,8 +413,9 @@ typedef struct sb_context sb_context;
  *  @return SB_OK; SB_INVALID_ARGUMENT for NULL handles, an `out` of NULL or
  *          invalid options; SB_OPENCL_ERROR if the device cannot be queried;
  *          SB_OUT_OF_MEMORY. *out is set only on SB_OK. */
-SB_API SB_NODISCARD sb_status sb_context_create(cl_context cl_ctx,
-        cl_device_id device, const sb_options *opts, sb_context **out);
+SB_API SB_NODISCARD sb_status sb_context_create(
+        struct _cl_context *cl_ctx, struct _cl_device_id *device,
+        const sb_options *opts, sb_context **out);
 
 /*! sb_context_create_select() :
  *  Makes a context, with its own cl_context, on the device `selector`
@@ -437,9 +445,9 @@ SB_API void sb_context_release(sb_context *ctx);
  *  queue: the one a NULL `queue` argument means. Not retained for the
  *  caller (retain them to keep them past sb_context_release()); NULL for
  *  a NULL context. */
-SB_API cl_device_id sb_context_device(const sb_context *ctx);
-SB_API cl_context sb_context_cl_context(const sb_context *ctx);
-SB_API cl_command_queue sb_context_queue(const sb_context *ctx);
+SB_API struct _cl_device_id *sb_context_device(const sb_context *ctx);
+SB_API struct _cl_context *sb_context_cl_context(const sb_context *ctx);
+SB_API struct _cl_command_queue *sb_context_queue(const sb_context *ctx);
 
 /*! sb_context_last_cl_error() :
  *  The cl_int of the last OpenCL call of this context that failed (0 if
@@ -489,7 +497,7 @@ typedef struct {
 /*! sb_device_report() :
  *  Fills *out for `device`. @return SB_OK; SB_INVALID_ARGUMENT for NULL;
  *  SB_OPENCL_ERROR if the device cannot be queried. */
-SB_API SB_NODISCARD sb_status sb_device_report(cl_device_id device,
+SB_API SB_NODISCARD sb_status sb_device_report(struct _cl_device_id *device,
         sb_device_caps *out);
 
 /*! sb_reduce() :
@@ -515,12 +523,17 @@ SB_API SB_NODISCARD sb_status sb_device_report(cl_device_id device,
  *          SB_UNSUPPORTED if the device cannot compute the input or
  *            accumulator type exactly (sb_device_report());
  *          SB_BUILD_ERROR (see sb_context_build_log()); SB_OPENCL_ERROR
- *          (see sb_context_last_cl_error()); SB_OUT_OF_MEMORY.
- *          sb_error_detail() says which. On any status but SB_OK, `result`
+ *          (see sb_context_last_cl_error(); 0 there when the device wrote
+ *          a record that holds no status); SB_OUT_OF_MEMORY.
+ *          sb_error_detail() says which. The detail of an overflow names
+ *          positions (counted from x_offset) when the host reduced the
+ *          range (n <= host_max_n), and none when the device did (the
+ *          record has no room for them). On any status but SB_OK, `result`
  *          is untouched. */
 SB_API SB_NODISCARD sb_status sb_reduce(sb_context *ctx,
-        cl_command_queue queue, sb_reduction r, cl_mem x, size_t x_offset,
-        cl_mem mask, size_t mask_offset, size_t n, void *result);
+        struct _cl_command_queue *queue, sb_reduction r, struct _cl_mem *x,
+        size_t x_offset, struct _cl_mem *mask, size_t mask_offset, size_t n,
+        void *result);
 
 /*! sb_device_result : the record sb_reduce_enqueue() writes into a device
  *  buffer, 16 bytes: `value` at byte 0, `status` at byte 8. `status` is
@@ -545,10 +558,10 @@ typedef struct {
  *          reported only in the record. On an error nothing is enqueued
  *          and *done is untouched. */
 SB_API SB_NODISCARD sb_status sb_reduce_enqueue(sb_context *ctx,
-        cl_command_queue queue, sb_reduction r, cl_mem x, size_t x_offset,
-        cl_mem mask, size_t mask_offset, size_t n, cl_mem result,
-        size_t result_offset, uint32_t num_wait, const cl_event *wait,
-        cl_event *done);
+        struct _cl_command_queue *queue, sb_reduction r, struct _cl_mem *x,
+        size_t x_offset, struct _cl_mem *mask, size_t mask_offset, size_t n,
+        struct _cl_mem *result, size_t result_offset, uint32_t num_wait,
+        struct _cl_event *const *wait, struct _cl_event **done);
 
 #endif /* SAMEBITS_OPENCL */
 

@@ -11,7 +11,7 @@ sb__cl_api sb__cl = {
 #undef SB_CL_INIT_
 };
 
-sb__mem_api sb__mem = { .calloc = calloc, .malloc = malloc };
+sb__mem_api sb__mem = { .calloc = calloc, .malloc = malloc, .realloc = realloc };
 
 /* The codes of OpenCL 1.0 to 3.0 (cl.h) and the ICD loader's. The numbers
  * are written out, not taken from cl.h, so that codes newer than the 1.2

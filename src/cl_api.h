@@ -36,6 +36,7 @@ extern sb__cl_api sb__cl;
 typedef struct {
     void *(*calloc)(size_t count, size_t size);
     void *(*malloc)(size_t size);
+    void *(*realloc)(void *p, size_t size);
 } sb__mem_api;
 
 extern sb__mem_api sb__mem;

@@ -61,21 +61,35 @@ static sb_status list_all(sb_device_entry **out, size_t *count)
     cl_platform_id *platforms = sb__mem.malloc(np * sizeof *platforms);
     SB_FAIL_IF(platforms == NULL, SB_OUT_OF_MEMORY,
                "cannot allocate the list of %u platforms", np);
-    err = SB_CL(clGetPlatformIDs)(np, platforms, &np);
+    /* The second call may find more than the first counted: keep the
+     * first count, the room there is. */
+    cl_uint got = 0;
+    err = SB_CL(clGetPlatformIDs)(np, platforms, &got);
     if (err != CL_SUCCESS) {
         free(platforms);
         return sb__cl_fail(NULL, err, "clGetPlatformIDs");
     }
+    np = got < np ? got : np;
     sb_device_entry *list = NULL;
     size_t used = 0;
     sb_status s = SB_OK;
     for (cl_uint pi = 0; pi < np && s == SB_OK; pi++) {
+        /* A platform with no device says CL_DEVICE_NOT_FOUND (rusticl with
+         * no driver enabled, Clover without a GPU). Any other failure is
+         * an error, not an empty platform: skipping it would renumber
+         * every later device, and N must mean one device everywhere. */
         cl_uint nd = 0;
-        if (SB_CL(clGetDeviceIDs)(platforms[pi], CL_DEVICE_TYPE_ALL, 0, NULL,
-                                  &nd) != CL_SUCCESS || nd == 0)
+        err = SB_CL(clGetDeviceIDs)(platforms[pi], CL_DEVICE_TYPE_ALL, 0, NULL,
+                                    &nd);
+        if (err == CL_DEVICE_NOT_FOUND || (err == CL_SUCCESS && nd == 0))
             continue;
+        if (err != CL_SUCCESS) {
+            s = sb__cl_fail(NULL, err, "clGetDeviceIDs");
+            break;
+        }
         cl_device_id *ids = sb__mem.malloc(nd * sizeof *ids);
-        sb_device_entry *grown = ids ? realloc(list, (used + nd) * sizeof *list)
+        sb_device_entry *grown = ids ? sb__mem.realloc(list, (used + nd)
+                                                             * sizeof *list)
                                      : NULL;
         if (grown == NULL) {
             free(ids);
@@ -83,9 +97,15 @@ static sb_status list_all(sb_device_entry **out, size_t *count)
             break;
         }
         list = grown;
-        if (SB_CL(clGetDeviceIDs)(platforms[pi], CL_DEVICE_TYPE_ALL, nd, ids,
-                                  &nd) != CL_SUCCESS)
-            nd = 0;
+        got = 0;
+        err = SB_CL(clGetDeviceIDs)(platforms[pi], CL_DEVICE_TYPE_ALL, nd, ids,
+                                    &got);
+        if (err != CL_SUCCESS) {
+            free(ids);
+            s = sb__cl_fail(NULL, err, "clGetDeviceIDs");
+            break;
+        }
+        nd = got < nd ? got : nd;
         for (cl_uint di = 0; di < nd; di++) {
             char name[256];
             device_name(ids[di], name, sizeof name);
@@ -136,17 +156,22 @@ static void describe(const sb_device_entry *all, size_t n, const int *pick,
 {
     size_t used = strlen(buf);
     int first = 1;
-    for (size_t i = 0; i < n && used + 1 < size; i++) {
+    for (size_t i = 0; i < n; i++) {
         if (pick != NULL && !pick[i])
             continue;
-        char name[128], platform[128];
+        char name[128], platform[128], item[300];
         device_name(all[i].device, name, sizeof name);
         platform_text(all[i].platform, CL_PLATFORM_NAME, platform,
                       sizeof platform);
-        const int w = snprintf(buf + used, size - used, "%s%zu %s (%s)",
-                               first ? "" : ", ", i, name, platform);
+        snprintf(item, sizeof item, "%s%zu %s (%s)", first ? "" : ", ", i,
+                 name, platform);
         first = 0;
-        used = w > 0 && (size_t)w < size - used ? used + (size_t)w : size - 1;
+        if (used + strlen(item) + 4 >= size) {   /* no room: say so */
+            snprintf(buf + used, size - used, "...");
+            return;
+        }
+        memcpy(buf + used, item, strlen(item) + 1);
+        used += strlen(item);
     }
 }
 
@@ -160,14 +185,15 @@ static int all_digits(const char *s, size_t len)
     return 1;
 }
 
-/* "123" within [0, limit) into *out; 0 if not. */
+/* "123" within [0, limit) into *out; 0 if not (however many digits). */
 static int parse_index(const char *s, size_t len, size_t limit, size_t *out)
 {
     size_t v = 0;
     for (size_t i = 0; i < len; i++) {
-        if (v > limit)
+        const size_t digit = (size_t)(s[i] - '0');
+        if (v > (limit - digit) / 10)   /* v * 10 + digit >= limit */
             return 0;
-        v = v * 10 + (size_t)(s[i] - '0');
+        v = v * 10 + digit;
     }
     if (v >= limit)
         return 0;
@@ -208,7 +234,7 @@ static sb_status choose(const char *label, const char *sel,
                         const sb_device_entry *all, size_t n,
                         sb_device_entry *out)
 {
-    char detail[1024];
+    char detail[1000];
     const int automatic = sel == NULL || *sel == '\0';
     if (n == 0 && automatic)
         return sb__fail(SB_UNSUPPORTED, "there is no OpenCL device here (no "
@@ -225,6 +251,11 @@ static sb_status choose(const char *label, const char *sel,
         *out = all[best];
         return SB_OK;
     }
+    /* The samebits command's --device adds "host", "all" and "devices";
+     * here they name no device, and saying so beats "matches no device". */
+    if (strcmp(sel, "host") == 0)
+        return sb__fail(SB_UNSUPPORTED, "%s'host' is not a device: the host "
+                        "path needs no context (sb_reduce_host())", label);
     const size_t len = strlen(sel);
     const char *colon = strchr(sel, ':');
     if (all_digits(sel, len)) {
@@ -254,7 +285,7 @@ static sb_status choose(const char *label, const char *sel,
         describe(all, n, NULL, detail, sizeof detail);
         return sb__fail(SB_UNSUPPORTED, "%s", detail);
     }
-    int *pick = calloc(n, sizeof *pick);
+    int *pick = sb__mem.calloc(n, sizeof *pick);
     SB_FAIL_IF(pick == NULL, SB_OUT_OF_MEMORY, "cannot allocate %zu flags", n);
     size_t matches = 0, last = 0;
     for (size_t i = 0; i < n; i++)

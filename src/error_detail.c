@@ -5,7 +5,7 @@
 #include <stdio.h>
 #include "error_detail.h"
 
-enum { SB_DETAIL_MAX = 512 };
+enum { SB_DETAIL_MAX = 1024 };
 
 static _Thread_local char detail[SB_DETAIL_MAX];
 

@@ -9,6 +9,7 @@
  * overflow inside, so the walk costs about one more pass over the data,
  * and only on this error path. */
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include "host_engine.h"
 
@@ -19,6 +20,9 @@ typedef struct {
     const unsigned char *mask;
     size_t               n;
     size_t               leaves;
+    unsigned char       *converted;   /* a block in the accumulator type, on
+                                         the heap: the walk recurses, and a
+                                         caller's thread stack may be small */
     bool                 found;
 } locator;
 
@@ -88,15 +92,14 @@ static sb__node subtree(locator *c, size_t first, size_t span)
         return none;
     if (span == 1)
         return leaf(c, first);
-    if (span == SB_BLOCK_LEAVES) {
-        _Alignas(64) unsigned char converted[SB_BLOCK_SIZE * sizeof(double)];
+    if (span == SB_BLOCK_LEAVES && c->converted != NULL) {
         const size_t start = first * SB_LEAF_SIZE;
         const size_t count = c->n - start < SB_BLOCK_SIZE ? c->n - start
                                                           : SB_BLOCK_SIZE;
         const void *x = c->x + start * c->plan->input_size;
         if (c->plan->acc != c->plan->input) {
-            sb__convert(c->plan->input, c->plan->acc, x, converted, count);
-            x = converted;
+            sb__convert(c->plan->input, c->plan->acc, x, c->converted, count);
+            x = c->converted;
         }
         sb__node node;
         bool overflow = false;
@@ -133,8 +136,12 @@ sb_status sb__overflow_explain(const sb__plan *plan, const void *x,
     size_t span = 1;
     while (span < c.leaves)
         span <<= 1;
+    /* Without the buffer whole blocks are walked leaf by leaf: slower, the
+     * same answer. */
+    c.converted = malloc(SB_BLOCK_SIZE * sizeof(double));
     if (c.kernel != NULL)
         subtree(&c, 0, span);
+    free(c.converted);
     if (!c.found)   /* cannot happen: the fast path saw an overflow */
         return sb__fail(SB_OVERFLOW, "the checked %s %s overflows in tree "
                         "order", sb_type_name(plan->acc), sb_op_name(plan->op));

@@ -408,6 +408,15 @@ static void *w_malloc(size_t size)
     return harness.real_mem.malloc(size);
 }
 
+static void *w_realloc(void *p, size_t size)
+{
+    if (++inj.mem_calls == harness.mem_fail_at) {
+        inj.mem_fired = true;
+        return NULL;
+    }
+    return harness.real_mem.realloc(p, size);
+}
+
 /* ------------------------------------------------------------------------
  * Installing, arming, tracing
  * ---------------------------------------------------------------------- */
@@ -423,6 +432,7 @@ void install_wrappers(void)
 #undef INSTALL_
     sb__mem.calloc = w_calloc;
     sb__mem.malloc = w_malloc;
+    sb__mem.realloc = w_realloc;
 }
 
 void remove_wrappers(void)

@@ -207,6 +207,16 @@ static void ambiguous_and_unknown_selectors_are_refused(void **state)
     assert_int_equal(sb_device_select("63:63", &e), SB_UNSUPPORTED);
     assert_detail_has("'63:63'");
     assert_int_equal(sb_device_select("1:", &e), SB_UNSUPPORTED);
+    /* Numbers too large for size_t do not wrap around to a device. */
+    assert_int_equal(sb_device_select("18446744073709551616:0", &e),
+                     SB_UNSUPPORTED);
+    assert_int_equal(sb_device_select("0:18446744073709551616", &e),
+                     SB_UNSUPPORTED);
+    assert_int_equal(sb_device_select("18446744073709551616", &e),
+                     SB_UNSUPPORTED);
+    /* The command's keyword is no device here, and says so. */
+    assert_int_equal(sb_device_select("host", &e), SB_UNSUPPORTED);
+    assert_detail_has("'host' is not a device");
     assert_memory_equal(&e, &before, sizeof e);
     assert_int_equal(sb_device_select(NULL, NULL), SB_INVALID_ARGUMENT);
     assert_detail_has("out is NULL");

@@ -127,6 +127,49 @@ static void overflow_deep_in_a_large_input_names_the_node(void **state)
     free(x);
 }
 
+/* The locator runs on the caller's thread, whose stack may be small (128
+ * KiB threads are common): a 2^20-element overflow on a 64 KiB stack. */
+typedef struct {
+    const int32_t *x;
+    size_t         n;
+    sb_status      status;
+    char           detail[256];
+} small_stack_call;
+
+static void *reduce_on_small_stack(void *p)
+{
+    small_stack_call *c = p;
+    const sb_reduction r = { .op = SB_SUM, .input = SB_I32 };
+    const sb_host_options one = { .threads = 1 };
+    int32_t sum;
+    c->status = sb_reduce_host_opts(r, c->x, NULL, c->n, &sum, &one);
+    snprintf(c->detail, sizeof c->detail, "%s", sb_error_detail());
+    return NULL;
+}
+
+static void the_overflow_walk_needs_little_stack(void **state)
+{
+    (void)state;
+    enum { N = 1 << 20 };
+    int32_t *x = checked_malloc(N * sizeof *x);
+    for (int i = 0; i < N; i++)
+        x[i] = i < N - 2 ? 0 : INT32_MAX;   /* the last leaf overflows */
+    small_stack_call call = { x, N, SB_OK, "" };
+    pthread_attr_t attr;
+    assert_int_equal(pthread_attr_init(&attr), 0);
+    assert_int_equal(pthread_attr_setstacksize(&attr, 64 * 1024), 0);
+    pthread_t t;
+    assert_int_equal(pthread_create(&t, &attr, reduce_on_small_stack, &call), 0);
+    pthread_join(t, NULL);
+    pthread_attr_destroy(&attr);
+    free(x);
+    assert_int_equal(call.status, SB_OVERFLOW);
+    char want[128];
+    snprintf(want, sizeof want, "at position %d, in the leaf of positions "
+             "%d..%d", N - 1, N - 16, N - 1);
+    assert_non_null(strstr(call.detail, want));
+}
+
 static void u64_overflow_names_no_wider_accumulator(void **state)
 {
     (void)state;
@@ -294,6 +337,7 @@ int main(void)
         cmocka_unit_test(overflow_inside_a_leaf_names_the_step),
         cmocka_unit_test(overflow_between_two_leaves_names_the_node),
         cmocka_unit_test(overflow_deep_in_a_large_input_names_the_node),
+        cmocka_unit_test(the_overflow_walk_needs_little_stack),
         cmocka_unit_test(u64_overflow_names_no_wider_accumulator),
         cmocka_unit_test(empty_and_refused_calls_say_why),
         cmocka_unit_test(the_detail_is_per_thread),

@@ -155,7 +155,10 @@ int cli_parse_format(const char *s);
  * SB_U8; a .npy may also hold booleans or i1, text holds integers 0..255.
  * `array` names the member of a .npz (NULL: its only one). A data .npy of
  * booleans reads as u8.
- * @return 0, or -1 with a one-line reason in `err`. */
+ * @return 0, or -1 with a one-line reason in `err`, or CLI_DATA_NEEDS_TYPE
+ *         (with its reason) when the file is text or raw and `type` is 0:
+ *         the command line lacks --type. */
+#define CLI_DATA_NEEDS_TYPE (-2)
 int cli_data_load(const char *path, cli_format format, sb_type type,
                   int mask, const char *array, cli_data *out, char *err,
                   size_t err_size);

@@ -106,9 +106,14 @@ static void print_text_setup(const char *cpu, unsigned threads,
                              const bench_device *devs, size_t dev_count)
 {
     printf("command: %s\n", cli_command_line());
+    /* Credit SAMEBITS_THREADS only when the library takes it. */
+    const char *env = getenv("SAMEBITS_THREADS");
+    unsigned parsed = 0;
+    const char *from = env == NULL || *env == '\0' ? ""
+                     : sb_threads_parse(env, &parsed) == SB_OK
+                     ? " (SAMEBITS_THREADS)" : " (SAMEBITS_THREADS ignored)";
     printf("cpu: %s; %u online CPUs; host-all = threads 0 = %u threads%s\n",
-           cpu, cli_online_cpus(), threads,
-           getenv("SAMEBITS_THREADS") != NULL ? " (SAMEBITS_THREADS)" : "");
+           cpu, cli_online_cpus(), threads, from);
     for (size_t i = 0; i < dev_count; i++) {
         char title[300];
         cli_device_title(devs[i].dev, title, sizeof title);

@@ -283,8 +283,9 @@ static void explain(sb_reduction r, sb_status s, const char *detail)
             cli_error("reduce", "overflow: %s (a wider accumulator, --acc %s, "
                       "or --wrap avoids it)", detail, sb_type_name(wider));
         else
-            cli_error("reduce", "overflow: %s (no wider accumulator exists "
-                      "for %s; --wrap computes modulo 2^%zu)", detail,
+            cli_error("reduce", "overflow: %s (%s is the widest accumulator "
+                      "for %s input; --wrap computes modulo 2^%zu)", detail,
+                      sb_type_name(r.accumulator ? r.accumulator : r.input),
                       sb_type_name(r.input),
                       8 * sb_type_size(r.accumulator ? r.accumulator
                                                      : r.input));
@@ -356,6 +357,25 @@ static sb_status reduce_on_device(const cli_device *d, sb_reduction r,
     sb_context_release(ctx);
     clReleaseContext(clctx);
     return s;
+}
+
+/* The library's verdict on the reduction, in the command's words.
+ * @return CLI_EXIT_OK, or CLI_EXIT_USAGE after the message. */
+static int check_reduction(sb_reduction r)
+{
+    if (sb_reduction_check(r) == SB_OK)
+        return CLI_EXIT_OK;
+    const sb_type acc = r.accumulator ? r.accumulator : r.input;
+    if ((r.op == SB_ANY || r.op == SB_ALL) && !(r.flags & SB_WRAP))
+        cli_error("reduce", "--op %s takes no --acc: it reads each element "
+                  "as true or false (%s)", sb_op_name(r.op), sb_error_detail());
+    else if ((r.flags & SB_WRAP) && (acc == SB_F32 || acc == SB_F64))
+        cli_error("reduce", "--wrap is for integer accumulators, not %s",
+                  sb_type_name(acc));
+    else
+        cli_error("reduce", "--acc %s: %s (samebits.h, sb_reduction)",
+                  sb_type_name(acc), sb_error_detail());
+    return CLI_EXIT_USAGE;
 }
 
 /* What `samebits reduce` did, for its one line and its --json record. */
@@ -451,35 +471,28 @@ int cmd_reduce(int argc, char **argv)
 
     int rc;
     cli_data x, mask;
+    memset(&x, 0, sizeof x);
     memset(&mask, 0, sizeof mask);
     char err[512] = "";
-    if (cli_data_load(a.file, a.format, a.r.input, 0, a.array, &x, err,
-                      sizeof err) != 0) {
+    /* With --type the reduction is known before any file is read: a bad
+     * --acc is the command line's error whatever the file holds. */
+    sb_reduction r = a.r;
+    if (r.input != 0 && (rc = check_reduction(r)) != CLI_EXIT_OK)
+        goto done;
+    const int loaded = cli_data_load(a.file, a.format, a.r.input, 0, a.array,
+                                     &x, err, sizeof err);
+    if (loaded != 0) {
         cli_error("reduce", "%s", err);
         cli_devices_free(&list);
-        return finish(&out, CLI_EXIT_INPUT);
+        return finish(&out, loaded == CLI_DATA_NEEDS_TYPE ? CLI_EXIT_USAGE
+                                                          : CLI_EXIT_INPUT);
     }
-    sb_reduction r = a.r;
     r.input = x.type;
     out.r = r;
     out.n = x.n;
     out.loaded = 1;
-    if (sb_reduction_check(r) != SB_OK) {
-        /* The library's sentence, in the command's words. */
-        const sb_type acc = r.accumulator ? r.accumulator : r.input;
-        if ((r.op == SB_ANY || r.op == SB_ALL) && !(r.flags & SB_WRAP))
-            cli_error("reduce", "--op %s takes no --acc: it reads each "
-                      "element as true or false (%s)", sb_op_name(r.op),
-                      sb_error_detail());
-        else if ((r.flags & SB_WRAP) && (acc == SB_F32 || acc == SB_F64))
-            cli_error("reduce", "--wrap is for integer accumulators, not %s",
-                      sb_type_name(acc));
-        else
-            cli_error("reduce", "--acc %s: %s (samebits.h, sb_reduction)",
-                      sb_type_name(acc), sb_error_detail());
-        rc = CLI_EXIT_USAGE;
+    if ((rc = check_reduction(r)) != CLI_EXIT_OK)
         goto done;
-    }
     if (a.mask_file != NULL) {
         if (cli_data_load(a.mask_file, a.mask_format, SB_U8, 1, a.mask_array,
                           &mask, err, sizeof err) != 0) {
@@ -515,6 +528,13 @@ int cmd_reduce(int argc, char **argv)
         out.bits[strcspn(out.bits, " ")] = '\0';   /* the bits without "ok" */
         if (!out.json)
             printf(a.bits ? "%s %s\n" : "%s\n", out.value, out.bits);
+        /* The answer for no element is the start value, as documented; a
+         * producer that wrote nothing should not pass unnoticed. */
+        if (x.n == 0)
+            fprintf(stderr, "samebits reduce: note: %s holds no element; "
+                    "the %s of nothing is %s\n",
+                    strcmp(a.file, "-") == 0 ? "standard input" : a.file,
+                    sb_op_name(r.op), out.value);
     } else {
         explain(r, out.status, why);
     }

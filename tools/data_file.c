@@ -427,9 +427,11 @@ static int load_text(const unsigned char *b, size_t size, const char *path,
                      sb_type type, const char *format_option, cli_data *d,
                      char *err, size_t err_size)
 {
-    if (type == 0)
-        return fail(err, err_size, "%s: text data needs --type (only .npy "
-                    "and .npz files say what they hold)", path);
+    if (type == 0) {
+        fail(err, err_size, "%s: text data needs --type (only .npy and .npz "
+             "files say what they hold)", path);
+        return CLI_DATA_NEEDS_TYPE;
+    }
     d->type = type;
     const size_t elem = sb_type_size(type);
     size_t n = 0, cap = 0, lineno = 0, data_lines = 0;
@@ -801,7 +803,8 @@ int cli_data_load(const char *path, cli_format format, sb_type type,
     }
     default:
         if (type == 0) {
-            rc = fail(err, err_size, "%s: raw data needs --type", name);
+            fail(err, err_size, "%s: raw data needs --type", name);
+            rc = CLI_DATA_NEEDS_TYPE;
             break;
         }
         out->type = type;

@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # tests/consumer/host_only.sh SOURCE_DIR WORK_DIR: the host-only flavour
-# (-DSAMEBITS_OPENCL=OFF) needs no OpenCL at all. The build runs with
-# OpenCL's CMake package disabled and with a poisoned CL/ include directory
-# first on the path (any #include <CL/...> is an #error), then:
+# (-DSAMEBITS_OPENCL=OFF) needs no OpenCL at all. The build, with its own
+# (host) tests, runs with OpenCL's CMake package disabled and with a
+# poisoned CL/ include directory first on the path (any #include <CL/...>
+# is an #error), its tests pass, then:
 #   - the library links no OpenCL loader and exports no device function;
 #   - the installed header says SAMEBITS_OPENCL 0 and declares no device
 #     API (a program calling sb_context_create_default does not compile);
@@ -15,9 +16,14 @@ for h in cl.h opencl.h cl_platform.h cl_version.h cl_ext.h; do
   echo "#error \"a host-only samebits must not include <CL/$h>\"" > "$work/poison/CL/$h"
 done
 no_opencl=(-DCMAKE_DISABLE_FIND_PACKAGE_OpenCL=ON "-DCMAKE_C_FLAGS=-I$work/poison")
-cmake -S "$source" -B "$work/build" -DSAMEBITS_OPENCL=OFF -DSAMEBITS_BUILD_TESTS=OFF \
+cmake -S "$source" -B "$work/build" -DSAMEBITS_OPENCL=OFF \
       -DCMAKE_BUILD_TYPE=Release "${no_opencl[@]}" >/dev/null
 cmake --build "$work/build" -j2 >/dev/null
+# Its own tests: the host ones, built with the poisoned CL/ too.
+ctest --test-dir "$work/build" --output-on-failure >"$work/ctest.log" 2>&1 \
+  || { cat "$work/ctest.log"; echo "host_only: its tests failed"; exit 1; }
+grep -q 'test_host_reduce .* Passed' "$work/ctest.log" \
+  || { cat "$work/ctest.log"; echo "host_only: the host tests did not run"; exit 1; }
 cmake --install "$work/build" --prefix "$work/prefix" >/dev/null
 lib=$(find "$work/prefix" -name 'libsamebits.so' | head -n 1)
 libdir=$(dirname "$lib")

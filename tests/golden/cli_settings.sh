@@ -56,6 +56,12 @@ grep -q "; 3 threads (.*from SAMEBITS_THREADS=3)" <<<"$line" || bad "SAMEBITS_TH
 line=$(SAMEBITS_THREADS=99999999999999999999 "$sb" info | grep '^host path')
 grep -q "; 256 threads" <<<"$line" || bad "SAMEBITS_THREADS=99999999999999999999: info says: $line"
 
+# bench credits SAMEBITS_THREADS only when the library takes it.
+line=$(SAMEBITS_THREADS=abc "$sb" bench --device host --sizes 10 --repeat 1 --no-latency 2>/dev/null | grep '^cpu:')
+grep -q "(SAMEBITS_THREADS ignored)" <<<"$line" || bad "SAMEBITS_THREADS=abc: bench says: $line"
+line=$(SAMEBITS_THREADS=1 "$sb" bench --device host --sizes 10 --repeat 1 --no-latency 2>/dev/null | grep '^cpu:')
+grep -q "= 1 threads (SAMEBITS_THREADS)$" <<<"$line" || bad "SAMEBITS_THREADS=1: bench says: $line"
+
 # The exit statuses, in --help and in the README, one line per status.
 help=$("$sb" --help)
 for code in "0  the value was printed" "1  no value" "2  a bad command line" \

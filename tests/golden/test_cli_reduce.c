@@ -591,6 +591,13 @@ static void json_records_every_outcome(void **state)
         "/dev/null");
     assert_json_outcome(&res, EXIT_DEVICE, "device-error",
                         "'no-such-device' matches no device");
+    /* Text without --type: the command line lacks it. */
+    run_piped(&res, "1\n", sizeof "1\n" - 1, "reduce --op sum --json");
+    assert_json_outcome(&res, EXIT_USAGE, "usage-error", "needs --type");
+    /* With --type, a refused --acc is found before the file is read. */
+    run(&res, "reduce --op sum --type f32 --acc i32 --json no-such-file");
+    assert_json_outcome(&res, EXIT_USAGE, "usage-error",
+                        "f32 -> i32 is not an exact widening");
     /* any/all take no accumulator: said so, not "inexact widening". */
     run_piped(&res, "1\n0\n", sizeof "1\n0\n" - 1, "reduce --op any --type f32 --acc f64 --json");
     assert_json_outcome(&res, EXIT_USAGE, "usage-error", "takes no --acc");
@@ -604,11 +611,30 @@ static void overflow_hints_name_only_accumulators_that_exist(void **state)
     run_piped(&res, "2147483647\n1\n", sizeof "2147483647\n1\n" - 1, "reduce --op sum --type i32");
     assert_fails_with(&res, EXIT_NO_VALUE, "--acc i64");
     run_piped(&res, "18446744073709551615\n1\n", sizeof "18446744073709551615\n1\n" - 1, "reduce --op sum --type u64");
-    assert_fails_with(&res, EXIT_NO_VALUE, "no wider accumulator exists");
+    assert_fails_with(&res, EXIT_NO_VALUE, "u64 is the widest accumulator "
+                      "for u64 input");
     assert_null(strstr(res.err, "--acc"));
+    run_piped(&res, "2147483647\n2147483647\n", sizeof "2147483647\n2147483647\n" - 1,
+              "reduce --op prod --type i32 --acc i64 --wrap");
+    assert_int_equal(res.status, 0);
+    run_piped(&res, "9223372036854775807\n1\n", sizeof "9223372036854775807\n1\n" - 1,
+              "reduce --op sum --type i64");
+    assert_fails_with(&res, EXIT_NO_VALUE, "i64 is the widest accumulator "
+                      "for i64 input");
     run_piped(&res, "9223372036854775807\n1\n", sizeof "9223372036854775807\n1\n" - 1,
               "reduce --op sum --type i32 --acc i64");
     assert_fails_with(&res, EXIT_INPUT, "out of range for i32");
+}
+
+static void an_empty_input_is_answered_with_a_note(void **state)
+{
+    (void)state;
+    run_result res;
+    run(&res, "reduce --op sum --type f64 --format raw /dev/null");
+    assert_int_equal(res.status, 0);
+    assert_string_equal(res.out, "0\n");
+    assert_non_null(strstr(res.err, "note: /dev/null holds no element; the "
+                           "sum of nothing is 0"));
 }
 
 static void input_beyond_the_largest_device_buffer_names_the_limit(void **state)
@@ -1556,6 +1582,7 @@ int main(int argc, char **argv)
         cmocka_unit_test(json_is_one_line_with_status_value_and_bits),
         cmocka_unit_test(json_records_every_outcome),
         cmocka_unit_test(overflow_hints_name_only_accumulators_that_exist),
+        cmocka_unit_test(an_empty_input_is_answered_with_a_note),
         cmocka_unit_test(input_beyond_the_largest_device_buffer_names_the_limit),
         cmocka_unit_test(a_device_gives_the_host_bits),
         cmocka_unit_test(checked_overflow_is_one_line_and_status_1),
