@@ -48,7 +48,7 @@ inline uint2 sb_pack(acc_t v)
 {
 #if SB_ACC_BITS == 64
     return as_uint2(v);
-#elif SB_ACC_FLOAT
+#elif SB_ACC_NATIVE_FLOAT
     return (uint2)(as_uint(v), 0u);
 #elif SB_ACC_BITS == 32
     return (uint2)((uint)v, 0u);
@@ -60,7 +60,7 @@ inline acc_t sb_unpack(uint2 w)
 {
 #if SB_ACC_BITS == 64
     return SB_AS_ACC(w);
-#elif SB_ACC_FLOAT
+#elif SB_ACC_NATIVE_FLOAT
     return as_float(w.x);
 #elif SB_ACC_BITS == 32
     return SB_AS_ACC(w.x);

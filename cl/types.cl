@@ -1,23 +1,38 @@
-/* types.cl: the element and accumulator types of one program, and the
- * arithmetic of docs/order.md on them: overflow-checked, wrapping and IEEE steps.
+/* types.cl: what one program computes, as the host defines it
+ * (src/device_programs.c builds one program per reduction: input type,
+ * accumulator, operation, integer mode and float modes), and the types
+ * and node flags every other file uses.
  *
- * The host builds one program per (input, accumulator) pair and defines:
- *   SB_IN_T, SB_ACC_T          OpenCL C type names (char, uint, double, ...)
- *   SB_IN_FLOAT, SB_ACC_FLOAT  1 for float/double
- *   SB_ACC_SIGNED, SB_ACC_BITS signedness and width of the accumulator
- *   SB_NEED_FP64               1 when either type is double
- * Defaults below let this file compile alone as f32 -> f32 (with the
- * shared constants below given too). */
+ * From the host, made from its own definitions so that nothing is kept
+ * twice (the .cl files have no defaults for them):
+ *   SB_IN_T, SB_ACC_T     OpenCL C storage types. A float type whose mode is
+ *                         not native is stored as its bits (uint, ulong),
+ *                         so that no float instruction ever sees it; any
+ *                         and all accumulate truths in a uint.
+ *   SB_IN_KIND,           what the values are: SB_KIND_INT, SB_KIND_F32,
+ *   SB_ACC_KIND           SB_KIND_F64
+ *   SB_ACC_SIGNED,        an integer accumulator's signedness and width
+ *   SB_ACC_BITS           (for floats, the storage width)
+ *   SB_F32_MODE,          how binary32 / binary64 arithmetic is done:
+ *   SB_F64_MODE           SB_MODE_NATIVE, SB_MODE_GUARDED, SB_MODE_SOFTWARE
+ *   SB_OP, SB_WRAP        the operation (SB_OP_SUM ... SB_OP_ALL) and the
+ *                         wrapping integer mode
+ *   SB_NEED_FP64          the program uses the device's doubles
+ *   SB_LEAF_SIZE, SB_MAX_LPI_LOG2, SB_STATUS_*, SB_RESULT_STATUS_OFFSET,
+ *   SB_SG_BACKEND         the order's leaf, the per-item limit, the status
+ *                         values and record layout, the sub-group back-end */
 #pragma OPENCL FP_CONTRACT OFF   /* OpenCL defaults to ON: no silent FMA */
 
-#ifndef SB_IN_T
-#define SB_IN_T       float
-#define SB_ACC_T      float
-#define SB_IN_FLOAT   1
-#define SB_ACC_FLOAT  1
-#define SB_ACC_SIGNED 1
-#define SB_ACC_BITS   32
-#define SB_NEED_FP64  0
+#if !defined(SB_IN_T) || !defined(SB_ACC_T) || !defined(SB_IN_KIND) || \
+    !defined(SB_ACC_KIND) || !defined(SB_ACC_BITS) || !defined(SB_OP) || \
+    !defined(SB_F32_MODE) || !defined(SB_F64_MODE) || \
+    !defined(SB_LEAF_SIZE) || !defined(SB_MAX_LPI_LOG2) || \
+    !defined(SB_STATUS_OK) || !defined(SB_STATUS_EMPTY) || \
+    !defined(SB_STATUS_OVERFLOW) || !defined(SB_RESULT_STATUS_OFFSET)
+#error "build with the host's -D options (src/device_programs.c)"
+#endif
+#if SB_LEAF_SIZE != 16
+#error "the fast folds load one leaf as one 16-element vector (vload16)"
 #endif
 
 #if SB_NEED_FP64
@@ -32,141 +47,29 @@ typedef SB_ACC_T acc_t;
 typedef SB_CAT(SB_IN_T, 16) in16_t;
 #define SB_AS_ACC(x) SB_CAT(as_, SB_ACC_T)(x)   /* reinterpret, never convert */
 
+/* The mode of the accumulator's and the input's arithmetic. */
+#if SB_ACC_KIND == SB_KIND_F32
+#define SB_ACC_MODE SB_F32_MODE
+#elif SB_ACC_KIND == SB_KIND_F64
+#define SB_ACC_MODE SB_F64_MODE
+#else
+#define SB_ACC_MODE SB_MODE_NATIVE
+#endif
+#if SB_IN_KIND == SB_KIND_F32
+#define SB_IN_MODE SB_F32_MODE
+#elif SB_IN_KIND == SB_KIND_F64
+#define SB_IN_MODE SB_F64_MODE
+#else
+#define SB_IN_MODE SB_MODE_NATIVE
+#endif
+
+/* acc_t is the hardware's float or double (else an integer, or bits). */
+#define SB_ACC_NATIVE_FLOAT (SB_ACC_KIND != SB_KIND_INT && \
+                             SB_ACC_MODE == SB_MODE_NATIVE)
+#define SB_IS_BOOLEAN (SB_OP == SB_OP_ANY || SB_OP == SB_OP_ALL)
+#define SB_CHECKED (SB_ACC_KIND == SB_KIND_INT && !SB_WRAP && \
+                    (SB_OP == SB_OP_SUM || SB_OP == SB_OP_PROD))
+
 /* A tree node: a value and flags. NONE: no flag set. */
 #define SB_HAS      1u   /* the node has a value (not none) */
 #define SB_OVERFLOW 2u   /* a checked step below this node overflowed */
-
-/* What the host defines from its own definitions (src/device_programs.c),
- * so that no value is kept twice: the leaf size, the per-item limit, the
- * status values of sb_status and where the result record's status word
- * is. Defaults would be a second copy that could drift, so there are none. */
-#if !defined(SB_LEAF_SIZE) || !defined(SB_MAX_LPI_LOG2) || \
-    !defined(SB_STATUS_OK) || !defined(SB_STATUS_EMPTY) || \
-    !defined(SB_STATUS_OVERFLOW) || !defined(SB_RESULT_STATUS_OFFSET)
-#error "build with the host's -D options (src/device_programs.c)"
-#endif
-#if SB_LEAF_SIZE != 16
-#error "the fast folds load one leaf as one 16-element vector (vload16)"
-#endif
-
-/* ---- checked integer steps: *ov |= the exact result does not fit -------- */
-
-#if !SB_ACC_FLOAT
-#if SB_ACC_BITS < 32
-/* 8/16-bit: the exact result of two such values fits an int. */
-inline acc_t sb_add_checked(acc_t a, acc_t b, uint *ov)
-{
-    const int r = (int)a + (int)b;
-    *ov |= (r != (int)(acc_t)r) ? SB_OVERFLOW : 0u;
-    return (acc_t)r;   /* only used when it fits */
-}
-/* mul24, not `*`: clang turns "widen, multiply, check the fit" into
- * llvm.umul.with.overflow.i8/i16, which some devices (Oclgrind 21.10)
- * cannot run. Both operands fit 24 bits, so mul24 is exact, and the
- * unsigned form holds the largest product, 65535^2. */
-inline acc_t sb_mul_checked(acc_t a, acc_t b, uint *ov)
-{
-#if SB_ACC_SIGNED
-    const int r = mul24((int)a, (int)b);
-    *ov |= (r != (int)(acc_t)r) ? SB_OVERFLOW : 0u;
-#else
-    const uint r = mul24((uint)a, (uint)b);
-    *ov |= (r != (uint)(acc_t)r) ? SB_OVERFLOW : 0u;
-#endif
-    return (acc_t)r;
-}
-#elif SB_ACC_SIGNED
-/* Signed 32/64-bit: add in unsigned arithmetic (no undefined overflow), and
- * overflow iff both operands have the sign the result lacks. */
-#if SB_ACC_BITS == 32
-typedef uint  uacc_t;
-#else
-typedef ulong uacc_t;
-#endif
-inline acc_t sb_add_checked(acc_t a, acc_t b, uint *ov)
-{
-    const acc_t r = SB_AS_ACC((uacc_t)a + (uacc_t)b);
-    *ov |= (((a ^ r) & (b ^ r)) < 0) ? SB_OVERFLOW : 0u;
-    return r;
-}
-inline acc_t sb_mul_checked(acc_t a, acc_t b, uint *ov)
-{
-    const acc_t lo = SB_AS_ACC((uacc_t)a * (uacc_t)b);
-    const acc_t hi = mul_hi(a, b);
-    /* The exact product fits iff the high half is the sign extension of
-     * the low half. */
-    *ov |= (hi != (lo >> (SB_ACC_BITS - 1))) ? SB_OVERFLOW : 0u;
-    return lo;
-}
-#else
-inline acc_t sb_add_checked(acc_t a, acc_t b, uint *ov)
-{
-    const acc_t r = a + b;
-    *ov |= (r < a) ? SB_OVERFLOW : 0u;
-    return r;
-}
-inline acc_t sb_mul_checked(acc_t a, acc_t b, uint *ov)
-{
-    *ov |= (mul_hi(a, b) != 0) ? SB_OVERFLOW : 0u;
-    return a * b;
-}
-#endif
-
-/* Wrapping: two's complement modulo 2^bits, computed unsigned. */
-#if SB_ACC_BITS == 8
-typedef uchar  uwrap_t;
-#elif SB_ACC_BITS == 16
-typedef ushort uwrap_t;
-#elif SB_ACC_BITS == 32
-typedef uint   uwrap_t;
-#else
-typedef ulong  uwrap_t;
-#endif
-
-/* sb_in_sum_window(e0, e1, e2, e3): whether the 64 elements all lie where
- * no sum of up to 64 of them, hence no partial of a four-leaf fold and its
- * tree, can overflow: [-2^(b-7), 2^(b-7)) for a signed b-bit accumulator,
- * [0, 2^(b-6)) for an unsigned one. There the checked sum's steps are plain
- * adds (sb_add_wrap, exact as nothing wraps), which vectorise; the leaf
- * kernels fall back to the checked steps otherwise. One unsigned compare
- * per element: x + 2^(b-7) (signed) or x (unsigned) below 2^(b-6). Only
- * for 32/64-bit accumulators: for 8/16 bits the window is too narrow to
- * matter. */
-#if SB_ACC_BITS >= 32
-#define SB_SUM_WINDOW_STEP SB_STEP_ADDW   /* see SB_IF_WINDOW, reduce.cl */
-#if SB_ACC_BITS == 32
-#define SB_UACC_NAME uint
-#else
-#define SB_UACC_NAME ulong
-#endif
-typedef SB_CAT(SB_UACC_NAME, 16) uacc16_t;
-#define SB_WINDOW_LANES(e)                                                    \
-    SB_CAT(as_, SB_CAT(SB_UACC_NAME, 16))(                                    \
-        SB_CAT(convert_, SB_CAT(SB_ACC_T, 16))(e))
-inline int sb_in_sum_window(in16_t e0, in16_t e1, in16_t e2, in16_t e3)
-{
-#if SB_ACC_SIGNED
-    const uacc16_t offset = (uacc16_t)((SB_UACC_NAME)1 << (SB_ACC_BITS - 7));
-#else
-    const uacc16_t offset = (uacc16_t)0;
-#endif
-    const uacc16_t t = (SB_WINDOW_LANES(e0) + offset) |
-                       (SB_WINDOW_LANES(e1) + offset) |
-                       (SB_WINDOW_LANES(e2) + offset) |
-                       (SB_WINDOW_LANES(e3) + offset);
-    return !any((t >> (SB_UACC_NAME)(SB_ACC_BITS - 6)) != (uacc16_t)0);
-}
-#else
-#define SB_SUM_WINDOW_STEP SB_STEP_NONE
-#endif
-
-inline acc_t sb_add_wrap(acc_t a, acc_t b)
-{
-    return SB_AS_ACC((uwrap_t)((uwrap_t)a + (uwrap_t)b));
-}
-inline acc_t sb_mul_wrap(acc_t a, acc_t b)
-{
-    /* Small types promote to int, where the product could overflow. */
-    return SB_AS_ACC((uwrap_t)((ulong)(uwrap_t)a * (ulong)(uwrap_t)b));
-}
-#endif /* !SB_ACC_FLOAT */

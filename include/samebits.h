@@ -320,11 +320,39 @@ SB_API unsigned sb_host_thread_count(const sb_host_options *opts);
  *          buffer, valid until the thread's next call. Never NULL. */
 SB_API const char *sb_cl_error_name(int32_t err);
 
+/*! How a device computes a float type (sb_device_caps.type_mode; forced
+ *  with sb_options.float_mode). Every mode gives the same bits; they
+ *  differ in speed.
+ *    SB_MODE_NATIVE    the hardware's IEEE arithmetic: the device keeps
+ *                      subnormals (CL_FP_DENORM) for the type;
+ *    SB_MODE_GUARDED   the device flushes subnormals (or the mode is
+ *                      forced): each addition or multiplication runs on
+ *                      the hardware where its result is provably the IEEE
+ *                      one (no subnormal operand or result can occur), and
+ *                      in exact integer code where a subnormal is
+ *                      involved; comparisons and any/all on bits. Ordinary
+ *                      data costs one integer check per element;
+ *    SB_MODE_SOFTWARE  f64 on a device without fp64 (or forced): IEEE
+ *                      binary64 in 64-bit integer arithmetic, every step.
+ *  Integer types are always native. */
+#define SB_MODE_NATIVE   0u
+#define SB_MODE_GUARDED  1u
+#define SB_MODE_SOFTWARE 2u
+
 /*! sb_options flags */
 #define SB_OPT_NO_HOST        1u  /* never reduce on the host, however small n */
-#define SB_OPT_ALLOW_INEXACT  2u  /* accept types the device cannot compute
-                                     exactly (e.g. f32 without subnormals):
-                                     the bits may then differ from the host */
+#define SB_OPT_ALLOW_INEXACT  2u  /* raw hardware speed instead of the same
+                                     bits: f32 and f64 in SB_MODE_NATIVE even
+                                     where the device flushes subnormals (the
+                                     bits may then differ from the host);
+                                     f64 without fp64 is still software */
+#define SB_OPT_FLUSH_SUBNORMALS 4u /* for tests, a device that really flushes:
+                                     builds the kernels with
+                                     -cl-denorms-are-zero (POCL then sets
+                                     flush-to-zero and denormals-are-zero in
+                                     its threads), and the context treats f32
+                                     and f64 as flushed (guarded mode;
+                                     sb_context_report() says so) */
 
 /*! Sub-group modes of sb_options.subgroups */
 #define SB_SUBGROUPS_AUTO      0u /* hardware shuffles where the device has
@@ -355,6 +383,13 @@ typedef struct {
     unsigned        subgroups;          /* SB_SUBGROUPS_* */
     unsigned        emulated_subgroup_size; /* 2 ... 64, a power of two
                                            <= work_group_size */
+    unsigned        float_mode;         /* 0: the mode each float type needs
+                                           (sb_device_report()); for tests,
+                                           SB_MODE_GUARDED: f32 and f64
+                                           guarded even where the hardware
+                                           keeps subnormals; SB_MODE_SOFTWARE:
+                                           f64 in software, f32 guarded.
+                                           Same bits, slower */
 } sb_options;
 
 /*! sb_device_entry : one OpenCL device, numbered as samebits numbers them
@@ -489,15 +524,28 @@ typedef struct {
     sb_status type_status[SB_F64 + 1]; /* per sb_type (index 0 unused):
                                        SB_OK when samebits computes the type
                                        exactly here, SB_UNSUPPORTED when it
-                                       refuses it */
-    char     type_reason[SB_F64 + 1][96]; /* why a type is refused; "" if
-                                       it is computed exactly */
+                                       refuses it (64-bit types without
+                                       64-bit integers: nothing else) */
+    unsigned type_mode[SB_F64 + 1]; /* SB_MODE_*: how (native for
+                                       integers) */
+    char     type_reason[SB_F64 + 1][96]; /* why a type is refused, or why
+                                       its mode is not native; "" if
+                                       native */
 } sb_device_caps;
 
 /*! sb_device_report() :
- *  Fills *out for `device`. @return SB_OK; SB_INVALID_ARGUMENT for NULL;
+ *  Fills *out for `device`: what it can do, and the mode each type takes
+ *  with default options. @return SB_OK; SB_INVALID_ARGUMENT for NULL;
  *  SB_OPENCL_ERROR if the device cannot be queried. */
 SB_API SB_NODISCARD sb_status sb_device_report(struct _cl_device_id *device,
+        sb_device_caps *out);
+
+/*! sb_context_report() :
+ *  The same for the context: its device as the context computes on it,
+ *  with its options applied (SB_OPT_FLUSH_SUBNORMALS, float_mode,
+ *  SB_OPT_ALLOW_INEXACT change the modes; the launch shape is the one the
+ *  options chose). @return SB_OK; SB_INVALID_ARGUMENT for NULL. */
+SB_API SB_NODISCARD sb_status sb_context_report(const sb_context *ctx,
         sb_device_caps *out);
 
 /*! sb_reduce() :
@@ -520,8 +568,9 @@ SB_API SB_NODISCARD sb_status sb_device_report(struct _cl_device_id *device,
  *          SB_INVALID_ARGUMENT for a bad reduction, NULL handles or result,
  *            a buffer or queue of another context, or a range outside a
  *            buffer (offset and n in elements, overflow-safe);
- *          SB_UNSUPPORTED if the device cannot compute the input or
- *            accumulator type exactly (sb_device_report());
+ *          SB_UNSUPPORTED if the device has no exact way for the input
+ *            or accumulator type (a 64-bit type without 64-bit integers:
+ *            sb_device_report());
  *          SB_BUILD_ERROR (see sb_context_build_log()); SB_OPENCL_ERROR
  *          (see sb_context_last_cl_error(); 0 there when the device wrote
  *          a record that holds no status); SB_OUT_OF_MEMORY.

@@ -18,9 +18,9 @@
 #define SB_MAX_PER_ITEM           (1u << SB_MAX_PER_ITEM_LOG2)
 #define SB_SCRATCH_SLOTS          64
 
-/* The kernel families of cl/reduce.cl, one per (operation, integer mode):
- * X(enum suffix, name). Each family has two kernels, sb_<name>_leaves and
- * sb_<name>_nodes; the names are built from this list and nowhere else. */
+/* The kernel families, one per (operation, integer mode): X(enum suffix,
+ * name). Each family is a program of its own (cl/ops.cl takes its
+ * operation from -DSB_OP), with the kernels sb_leaves and sb_nodes. */
 #define SB_KERNEL_FAMILY_LIST(X)                                          \
     X(SUM, sum) X(PROD, prod) X(SUMWRAP, sumwrap) X(PRODWRAP, prodwrap)   \
     X(MIN, min) X(MAX, max) X(ANY, any) X(ALL, all)
@@ -54,7 +54,8 @@ struct sb_context {
     sb_device_caps   caps;
     char             extensions[8192];
     pthread_mutex_t  lock;         /* guards everything below but the atomic */
-    cl_program       programs[SB_TYPE_COUNT + 1][SB_TYPE_COUNT + 1];
+    cl_program       programs[SB_TYPE_COUNT + 1][SB_TYPE_COUNT + 1]
+                             [SB_FAMILY_COUNT];
     cl_kernel        kernels[SB_TYPE_COUNT + 1][SB_TYPE_COUNT + 1]
                             [SB_FAMILY_COUNT][SB_PASS_COUNT];
     sb__scratch      scratch[SB_SCRATCH_SLOTS];
@@ -65,6 +66,15 @@ struct sb_context {
 sb_status sb__device_query(cl_device_id d, sb_device_caps *caps,
                            char *extensions, size_t ext_size, cl_int *err);
 
+/* Sets caps->type_status, type_mode and type_reason from what the device
+ * can do and the context's options: `flags` (SB_OPT_ALLOW_INEXACT), and
+ * `forced` (sb_options.float_mode: 0, SB_MODE_GUARDED, SB_MODE_SOFTWARE). */
+void sb__choose_modes(sb_device_caps *caps, unsigned flags, unsigned forced);
+
+/* The storage of a program's accumulator: its bytes per value in local
+ * memory and scratch buffers (any/all keep truths as a uint). */
+size_t sb__kernel_acc_size(const sb__plan *plan);
+
 /* Records a failed OpenCL call of `ctx` (may be NULL), sets the detail to
  * "<what> failed: CL_..." and maps it to a status. */
 sb_status sb__cl_fail(sb_context *ctx, cl_int err, const char *what);
@@ -73,6 +83,10 @@ sb_status sb__cl_fail(sb_context *ctx, cl_int err, const char *what);
  * Call with ctx->lock held. */
 sb_status sb__kernel_get(sb_context *ctx, const sb__plan *plan,
                          sb__kernel_pass pass, cl_kernel *out);
+
+/* Releases a program of a context: the last context that holds a program
+ * shared with others (device_programs.c) releases it. */
+void sb__program_release(cl_program p);
 
 /* Scratch buffers (ctx->lock held): take one of at least `size` bytes,
  * then give it back with the event of its last use (may be NULL when the

@@ -1,7 +1,11 @@
-/* device_caps.c: what a device can do for docs/order.md, and the launch shape
- * samebits uses on it. A type is "exact" only when the device keeps
- * subnormals (CL_FP_DENORM) for it and has it at all (fp64, 64-bit
- * integers); everything else is refused unless the caller accepts it. */
+/* device_caps.c: what a device can do for docs/order.md, the mode each
+ * float type takes there, and the launch shape samebits uses on it.
+ *
+ * Every type is computed exactly wherever a way exists: natively where
+ * the hardware follows the float rules (keeps subnormals: CL_FP_DENORM),
+ * guarded where it flushes them, in software for f64 without fp64 (cl/
+ * arith_float.cl). Only a 64-bit type on a device without 64-bit integers
+ * has no way, and is refused. */
 #include <stdio.h>
 #include <string.h>
 #include "device.h"
@@ -44,6 +48,48 @@ static void refuse(sb_device_caps *c, sb_type t, const char *why)
 {
     c->type_status[t] = SB_UNSUPPORTED;
     snprintf(c->type_reason[t], sizeof c->type_reason[t], "%s", why);
+}
+
+static void set_mode(sb_device_caps *c, sb_type t, unsigned mode,
+                     const char *why)
+{
+    c->type_mode[t] = mode;
+    snprintf(c->type_reason[t], sizeof c->type_reason[t], "%s", why);
+}
+
+void sb__choose_modes(sb_device_caps *c, unsigned flags, unsigned forced)
+{
+    const int inexact = (flags & SB_OPT_ALLOW_INEXACT) != 0;
+    for (int t = SB_I8; t <= SB_F64; t++) {
+        c->type_status[t] = SB_OK;
+        c->type_mode[t] = SB_MODE_NATIVE;
+        c->type_reason[t][0] = '\0';
+    }
+    if (forced != 0 && !inexact)
+        set_mode(c, SB_F32, SB_MODE_GUARDED, "guarded on request "
+                 "(sb_options.float_mode)");
+    else if (!c->f32_denormals && !inexact)
+        set_mode(c, SB_F32, SB_MODE_GUARDED, "f32 subnormals are flushed "
+                 "(no CL_FP_DENORM): exact code where one is involved");
+    if (!c->fp64 && !c->int64)
+        refuse(c, SB_F64, "no fp64 (cl_khr_fp64), and no 64-bit integers "
+               "for software f64");
+    else if (!c->fp64)
+        set_mode(c, SB_F64, SB_MODE_SOFTWARE, "no fp64 (cl_khr_fp64): IEEE "
+                 "binary64 in 64-bit integer arithmetic");
+    else if (forced == SB_MODE_SOFTWARE)
+        set_mode(c, SB_F64, SB_MODE_SOFTWARE, "software on request "
+                 "(sb_options.float_mode)");
+    else if (forced == SB_MODE_GUARDED && !inexact)
+        set_mode(c, SB_F64, SB_MODE_GUARDED, "guarded on request "
+                 "(sb_options.float_mode)");
+    else if (!c->f64_denormals && !inexact)
+        set_mode(c, SB_F64, SB_MODE_GUARDED, "f64 subnormals are flushed "
+                 "(no CL_FP_DENORM): exact code where one is involved");
+    if (!c->int64) {
+        refuse(c, SB_I64, "embedded profile without 64-bit integers");
+        refuse(c, SB_U64, "embedded profile without 64-bit integers");
+    }
 }
 
 static size_t floor_pow2(size_t v)
@@ -127,18 +173,7 @@ sb_status sb__device_query(cl_device_id d, sb_device_caps *c,
 #endif
     }
 
-    for (int t = SB_I8; t <= SB_F64; t++)
-        c->type_status[t] = SB_OK;
-    if (!c->f32_denormals)
-        refuse(c, SB_F32, "f32 subnormals are flushed (no CL_FP_DENORM)");
-    if (!c->fp64)
-        refuse(c, SB_F64, "no fp64 (cl_khr_fp64)");
-    else if (!c->f64_denormals)
-        refuse(c, SB_F64, "f64 subnormals are flushed (no CL_FP_DENORM)");
-    if (!c->int64) {
-        refuse(c, SB_I64, "embedded profile without 64-bit integers");
-        refuse(c, SB_U64, "embedded profile without 64-bit integers");
-    }
+    sb__choose_modes(c, 0, 0);
 
     /* The default launch shape. GPUs want many work-items in flight; a CPU
      * device (POCL) runs a work-group as a loop on one core, so it wants

@@ -42,9 +42,14 @@ static sb_status resolve_options(const sb_options *in, const sb_device_caps *cap
     memset(&o, 0, sizeof o);
     if (in != NULL)
         o = *in;
-    SB_FAIL_IF(o.flags & ~(SB_OPT_NO_HOST | SB_OPT_ALLOW_INEXACT),
+    SB_FAIL_IF(o.flags & ~(SB_OPT_NO_HOST | SB_OPT_ALLOW_INEXACT
+                           | SB_OPT_FLUSH_SUBNORMALS),
                SB_INVALID_ARGUMENT, "opts->flags = 0x%x has bits that are "
                "not SB_OPT_* flags", o.flags);
+    SB_FAIL_IF(o.float_mode != 0 && o.float_mode != SB_MODE_GUARDED
+               && o.float_mode != SB_MODE_SOFTWARE, SB_INVALID_ARGUMENT,
+               "opts->float_mode = %u: it must be 0, SB_MODE_GUARDED or "
+               "SB_MODE_SOFTWARE", o.float_mode);
     if (o.host_max_n == 0)
         o.host_max_n = SB_DEFAULT_HOST_MAX_N;
     if (o.work_group_size == 0)
@@ -120,6 +125,17 @@ sb_status sb_context_create(cl_context cl_ctx, cl_device_id device,
     if (s == SB_OK)
         s = resolve_options(opts, &ctx->caps, &ctx->opts);
     if (s == SB_OK) {
+        /* The device as this context computes on it: a test's flushing
+         * device, forced modes. */
+        if (ctx->opts.flags & SB_OPT_FLUSH_SUBNORMALS) {
+            ctx->caps.f32_denormals = 0;
+            ctx->caps.f64_denormals = 0;
+        }
+        sb__choose_modes(&ctx->caps, ctx->opts.flags, ctx->opts.float_mode);
+        ctx->caps.work_group_size = ctx->opts.work_group_size;
+        ctx->caps.leaves_per_item = ctx->opts.leaves_per_item;
+    }
+    if (s == SB_OK) {
         ctx->own_queue = SB_CL(clCreateCommandQueue)(cl_ctx, device, 0, &err);
         if (ctx->own_queue == NULL)
             s = sb__cl_fail(NULL, err, "clCreateCommandQueue");
@@ -157,12 +173,13 @@ void sb_context_release(sb_context *ctx)
     }
     for (int a = 0; a <= SB_TYPE_COUNT; a++)
         for (int b = 0; b <= SB_TYPE_COUNT; b++) {
-            for (int f = 0; f < SB_FAMILY_COUNT; f++)
+            for (int f = 0; f < SB_FAMILY_COUNT; f++) {
                 for (int p = 0; p < SB_PASS_COUNT; p++)
                     if (ctx->kernels[a][b][f][p])
                         SB_CL(clReleaseKernel)(ctx->kernels[a][b][f][p]);
-            if (ctx->programs[a][b])
-                SB_CL(clReleaseProgram)(ctx->programs[a][b]);
+                if (ctx->programs[a][b][f])
+                    sb__program_release(ctx->programs[a][b][f]);
+            }
         }
     SB_CL(clReleaseCommandQueue)(ctx->own_queue);
     SB_CL(clReleaseContext)(ctx->cl_ctx);
@@ -181,6 +198,15 @@ cl_device_id sb_context_device(const sb_context *ctx)
 cl_context sb_context_cl_context(const sb_context *ctx)
 {
     return ctx ? ctx->cl_ctx : NULL;
+}
+
+sb_status sb_context_report(const sb_context *ctx, sb_device_caps *out)
+{
+    sb__detail_clear();
+    SB_FAIL_IF(ctx == NULL, SB_INVALID_ARGUMENT, "ctx is NULL");
+    SB_FAIL_IF(out == NULL, SB_INVALID_ARGUMENT, "out is NULL");
+    *out = ctx->caps;
+    return SB_OK;
 }
 
 cl_command_queue sb_context_queue(const sb_context *ctx)

@@ -1,10 +1,11 @@
 /* device_programs.c: the kernels of a context, built on first use: one
- * program per (input, accumulator) pair holds every operation, and its
- * kernels are named from SB_KERNEL_FAMILY_LIST (device.h). Everything the
- * kernels must agree on with the host (types, the leaf size, the status
- * values, the result record's layout, the per-item limit) reaches them as
- * -D options made from the host's own definitions, so no number is kept
- * twice. */
+ * program per reduction (input, accumulator, and the family of
+ * SB_KERNEL_FAMILY_LIST: operation and integer mode), with the context's
+ * float modes, holds the two kernels sb_leaves and sb_nodes. Everything
+ * the kernels must agree on with the host (types, kinds, modes, the
+ * operation, the leaf size, the status values, the result record's
+ * layout, the per-item limit) reaches them as -D options made from the
+ * host's own definitions, so no number is kept twice. */
 #include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -35,58 +36,204 @@ sb__kernel_family sb__kernel_family_of(const sb__plan *p)
     return SB_FAMILY_SUM;
 }
 
-static const char *const family_names[SB_FAMILY_COUNT] = {
-#define SB_FAMILY_NAME_(e, name) [SB_FAMILY_##e] = #name,
-    SB_KERNEL_FAMILY_LIST(SB_FAMILY_NAME_)
-#undef SB_FAMILY_NAME_
-};
-
 static const char *const pass_names[SB_PASS_COUNT] = {
-    [SB_PASS_LEAVES] = "leaves", [SB_PASS_NODES] = "nodes",
+    [SB_PASS_LEAVES] = "sb_leaves", [SB_PASS_NODES] = "sb_nodes",
 };
 
-/* Build options: the types, the shared constants, the sub-group back-end,
- * and nothing that would relax IEEE arithmetic: never
- * -cl-fast-relaxed-math, -cl-mad-enable, -cl-unsafe-math-optimizations,
- * -cl-finite-math-only or -cl-denorms-are-zero (docs/order.md). */
+size_t sb__kernel_acc_size(const sb__plan *plan)
+{
+    return plan->op == SB_ANY || plan->op == SB_ALL ? sizeof(cl_uint)
+                                                    : sb_type_size(plan->acc);
+}
+
+/* What the kernels know of a type: an integer, binary32 or binary64. */
+enum { KIND_INT, KIND_F32, KIND_F64 };
+
+static int kind_of(sb_type t)
+{
+    return t == SB_F32 ? KIND_F32 : t == SB_F64 ? KIND_F64 : KIND_INT;
+}
+
+/* The OpenCL C type a value of `t` is stored in: a float type that is not
+ * native travels as its bits, so that no float instruction ever touches
+ * it where the hardware would flush it. */
+static const char *storage_name(const sb_device_caps *c, sb_type t)
+{
+    if (t == SB_F32 && c->type_mode[SB_F32] != SB_MODE_NATIVE)
+        return "uint";
+    if (t == SB_F64 && c->type_mode[SB_F64] != SB_MODE_NATIVE)
+        return "ulong";
+    return sb__type_cl_name(t);
+}
+
+/* Build options: the types, the modes, the operation, the shared
+ * constants, the sub-group back-end, and nothing that would relax IEEE
+ * arithmetic: never -cl-fast-relaxed-math, -cl-mad-enable,
+ * -cl-unsafe-math-optimizations or -cl-finite-math-only; and
+ * -cl-denorms-are-zero only for the test device that must really flush
+ * (SB_OPT_FLUSH_SUBNORMALS), whose context is guarded accordingly. */
 static void build_options(const sb_context *ctx, const sb__plan *plan,
                           char *buf, size_t size)
 {
-    const int backend = ctx->caps.subgroup_backend;
+    const sb_device_caps *c = &ctx->caps;
+    const int backend = c->subgroup_backend;
     const char *std = "";
     if (backend == SB_SUBGROUP_BACKEND_KHR || backend == SB_SUBGROUP_BACKEND_INTEL)
-        std = strstr(ctx->caps.version, "OpenCL 3") ? "-cl-std=CL3.0 " : "-cl-std=CL2.0 ";
+        std = strstr(c->version, "OpenCL 3") ? "-cl-std=CL3.0 " : "-cl-std=CL2.0 ";
+    const int boolean = plan->op == SB_ANY || plan->op == SB_ALL;
+    const int f64_hw = c->type_mode[SB_F64] != SB_MODE_SOFTWARE
+                    && (plan->input == SB_F64 || plan->acc == SB_F64);
     snprintf(buf, size,
-             "%s-DSB_IN_T=%s -DSB_ACC_T=%s -DSB_IN_FLOAT=%d -DSB_ACC_FLOAT=%d "
-             "-DSB_ACC_SIGNED=%d -DSB_ACC_BITS=%d -DSB_NEED_FP64=%d "
-             "-DSB_SG_BACKEND=%d -DSB_LEAF_SIZE=%d -DSB_MAX_LPI_LOG2=%d "
-             "-DSB_STATUS_OK=%d -DSB_STATUS_EMPTY=%d -DSB_STATUS_OVERFLOW=%d "
+             "%s%s-DSB_IN_T=%s -DSB_ACC_T=%s -DSB_IN_KIND=%d -DSB_ACC_KIND=%d "
+             "-DSB_ACC_SIGNED=%d -DSB_ACC_BITS=%d -DSB_KIND_INT=%d "
+             "-DSB_KIND_F32=%d -DSB_KIND_F64=%d -DSB_F32_MODE=%u "
+             "-DSB_F64_MODE=%u -DSB_MODE_NATIVE=%u -DSB_MODE_GUARDED=%u "
+             "-DSB_MODE_SOFTWARE=%u -DSB_OP=%d -DSB_OP_SUM=%d -DSB_OP_PROD=%d "
+             "-DSB_OP_MIN=%d -DSB_OP_MAX=%d -DSB_OP_ANY=%d -DSB_OP_ALL=%d "
+             "-DSB_WRAP=%d -DSB_NEED_FP64=%d -DSB_SG_BACKEND=%d "
+             "-DSB_LEAF_SIZE=%d -DSB_MAX_LPI_LOG2=%d -DSB_STATUS_OK=%d "
+             "-DSB_STATUS_EMPTY=%d -DSB_STATUS_OVERFLOW=%d "
              "-DSB_RESULT_STATUS_OFFSET=%d",
-             std, sb__type_cl_name(plan->input), sb__type_cl_name(plan->acc),
-             sb__type_is_float(plan->input), sb__type_is_float(plan->acc),
-             sb__type_is_signed(plan->acc), (int)sb_type_size(plan->acc) * 8,
-             plan->input == SB_F64 || plan->acc == SB_F64, backend,
-             SB_LEAF_SIZE, SB_MAX_PER_ITEM_LOG2, SB_OK, SB_EMPTY, SB_OVERFLOW,
+             std, (ctx->opts.flags & SB_OPT_FLUSH_SUBNORMALS)
+                  ? "-cl-denorms-are-zero " : "",
+             storage_name(c, plan->input),
+             boolean ? "uint" : storage_name(c, plan->acc),
+             kind_of(plan->input), boolean ? KIND_INT : kind_of(plan->acc),
+             boolean ? 0 : sb__type_is_signed(plan->acc),
+             boolean ? 32 : (int)sb_type_size(plan->acc) * 8,
+             KIND_INT, KIND_F32, KIND_F64, c->type_mode[SB_F32],
+             c->type_mode[SB_F64], SB_MODE_NATIVE, SB_MODE_GUARDED,
+             SB_MODE_SOFTWARE, (int)plan->op, SB_SUM, SB_PROD, SB_MIN, SB_MAX,
+             SB_ANY, SB_ALL, plan->wrap, f64_hw, backend, SB_LEAF_SIZE,
+             SB_MAX_PER_ITEM_LOG2, SB_OK, SB_EMPTY, SB_OVERFLOW,
              (int)offsetof(sb_device_result, status));
+}
+
+/* ---- programs shared between contexts ---------------------------------------
+ *
+ * A program depends on the cl_context, the device and its build options
+ * only, so sb_contexts made on one cl_context (the shapes of `samebits
+ * check`, a program's contexts with other launch options) share it
+ * instead of building it again: on a device without a kernel cache that
+ * is most of a first call. The registry counts the sb_contexts that hold
+ * each program and releases it with the last one, so it keeps nothing
+ * alive that no context uses (and frees itself when empty). */
+
+typedef struct {
+    cl_context   cl_ctx;
+    cl_device_id device;
+    char        *options;
+    cl_program   program;
+    unsigned     holders;
+} shared_program;
+
+static pthread_mutex_t shared_lock = PTHREAD_MUTEX_INITIALIZER;
+static shared_program *shared;
+static size_t shared_count, shared_cap;
+
+/* A program another context built for the same key, now held once more;
+ * NULL if there is none. */
+static cl_program shared_take(cl_context c, cl_device_id d, const char *options)
+{
+    cl_program p = NULL;
+    pthread_mutex_lock(&shared_lock);
+    for (size_t i = 0; i < shared_count && p == NULL; i++)
+        if (shared[i].cl_ctx == c && shared[i].device == d
+            && strcmp(shared[i].options, options) == 0) {
+            shared[i].holders++;
+            p = shared[i].program;
+        }
+    pthread_mutex_unlock(&shared_lock);
+    return p;
+}
+
+/* Offers a program this context built: *p becomes the program to use,
+ * which is another context's if one was built meanwhile (the new one is
+ * then released). @return SB_OK, or SB_OUT_OF_MEMORY (the program is
+ * released): like every allocation of the library, the registry's may
+ * fail, and then the call fails, whole. */
+static sb_status shared_offer(cl_context c, cl_device_id d,
+                              const char *options, cl_program *p)
+{
+    pthread_mutex_lock(&shared_lock);
+    for (size_t i = 0; i < shared_count; i++)
+        if (shared[i].cl_ctx == c && shared[i].device == d
+            && strcmp(shared[i].options, options) == 0) {
+            shared[i].holders++;
+            const cl_program existing = shared[i].program;
+            pthread_mutex_unlock(&shared_lock);
+            SB_CL(clReleaseProgram)(*p);
+            *p = existing;
+            return SB_OK;
+        }
+    char *copy = NULL;
+    if (shared_count == shared_cap) {
+        const size_t cap = shared_cap ? 2 * shared_cap : 16;
+        shared_program *grown = sb__mem.realloc(shared, cap * sizeof *grown);
+        if (grown != NULL) {
+            shared = grown;
+            shared_cap = cap;
+        }
+    }
+    if (shared_count < shared_cap)
+        copy = sb__mem.malloc(strlen(options) + 1);
+    if (copy == NULL) {
+        pthread_mutex_unlock(&shared_lock);
+        SB_CL(clReleaseProgram)(*p);
+        return sb__fail(SB_OUT_OF_MEMORY, "cannot allocate the program "
+                        "registry's entry");
+    }
+    strcpy(copy, options);
+    shared[shared_count++] = (shared_program){ c, d, copy, *p, 1 };
+    pthread_mutex_unlock(&shared_lock);
+    return SB_OK;
+}
+
+void sb__program_release(cl_program p)
+{
+    pthread_mutex_lock(&shared_lock);
+    for (size_t i = 0; i < shared_count; i++)
+        if (shared[i].program == p) {
+            if (--shared[i].holders > 0) {
+                pthread_mutex_unlock(&shared_lock);
+                return;                     /* another context still uses it */
+            }
+            free(shared[i].options);
+            shared[i] = shared[--shared_count];
+            break;
+        }
+    if (shared_count == 0) {                /* nothing left: no memory kept */
+        free(shared);
+        shared = NULL;
+        shared_cap = 0;
+    }
+    pthread_mutex_unlock(&shared_lock);
+    SB_CL(clReleaseProgram)(p);
 }
 
 static sb_status program_get(sb_context *ctx, const sb__plan *plan,
                              cl_program *out)
 {
-    cl_program *slot = &ctx->programs[plan->input][plan->acc];
+    cl_program *slot = &ctx->programs[plan->input][plan->acc]
+                                     [sb__kernel_family_of(plan)];
     if (*slot != NULL) {
         *out = *slot;
+        return SB_OK;
+    }
+    char options[1400];
+    build_options(ctx, plan, options, sizeof options);
+    cl_program prog = shared_take(ctx->cl_ctx, ctx->device, options);
+    if (prog != NULL) {
+        *slot = prog;
+        *out = prog;
         return SB_OK;
     }
     cl_int err = CL_SUCCESS;
     const char *src = sb__cl_source;
     const size_t len = sb__cl_source_size;
-    cl_program prog = SB_CL(clCreateProgramWithSource)(ctx->cl_ctx, 1, &src,
-                                                       &len, &err);
+    prog = SB_CL(clCreateProgramWithSource)(ctx->cl_ctx, 1, &src, &len, &err);
     SB_RETURN_IF(prog == NULL,
                  sb__cl_fail(ctx, err, "clCreateProgramWithSource"));
-    char options[768];
-    build_options(ctx, plan, options, sizeof options);
     err = SB_CL(clBuildProgram)(prog, 1, &ctx->device, options, NULL, NULL);
     if (err != CL_SUCCESS) {
         size_t log_size = 0;
@@ -110,6 +257,9 @@ static sb_status program_get(sb_context *ctx, const sb__plan *plan,
                         sb_type_name(plan->input), sb_type_name(plan->acc),
                         ctx->caps.name, sb_cl_error_name(err));
     }
+    const sb_status offered = shared_offer(ctx->cl_ctx, ctx->device, options,
+                                           &prog);
+    SB_RETURN_IF(offered != SB_OK, offered);
     *slot = prog;
     *out = prog;
     return SB_OK;
@@ -124,11 +274,8 @@ sb_status sb__kernel_get(sb_context *ctx, const sb__plan *plan,
         cl_program prog;
         const sb_status s = program_get(ctx, plan, &prog);
         SB_RETURN_IF(s != SB_OK, s);
-        char name[32];
-        snprintf(name, sizeof name, "sb_%s_%s", family_names[family],
-                 pass_names[pass]);
         cl_int err = CL_SUCCESS;
-        *slot = SB_CL(clCreateKernel)(prog, name, &err);
+        *slot = SB_CL(clCreateKernel)(prog, pass_names[pass], &err);
         SB_RETURN_IF(*slot == NULL, sb__cl_fail(ctx, err, "clCreateKernel"));
     }
     *out = *slot;

@@ -96,14 +96,14 @@ static sb_status check_call(sb_context *ctx, cl_command_queue queue,
                                           1, "mask bytes");
         SB_RETURN_IF(sm != SB_OK, sm);
     }
-    if (!(ctx->opts.flags & SB_OPT_ALLOW_INEXACT)) {
-        const sb_type t = ctx->caps.type_status[out->plan.input] != SB_OK
-                        ? out->plan.input : out->plan.acc;
-        SB_FAIL_IF(ctx->caps.type_status[t] != SB_OK, SB_UNSUPPORTED,
-                   "%s on %s: %s (sb_device_report(); SB_OPT_ALLOW_INEXACT "
-                   "accepts the hardware's bits)", sb_type_name(t),
-                   ctx->caps.name, ctx->caps.type_reason[t]);
-    }
+    /* Every type has an exact way on every device (native, guarded or
+     * software: cl/arith_float.cl) but a 64-bit type where there are no
+     * 64-bit integers. */
+    const sb_type t = ctx->caps.type_status[out->plan.input] != SB_OK
+                    ? out->plan.input : out->plan.acc;
+    SB_FAIL_IF(ctx->caps.type_status[t] != SB_OK, SB_UNSUPPORTED,
+               "%s on %s: %s (sb_device_report())", sb_type_name(t),
+               ctx->caps.name, ctx->caps.type_reason[t]);
     return SB_OK;
 }
 
@@ -130,7 +130,7 @@ static sb_status enqueue_chain(sb_context *ctx, const checked_call *c,
                                const cl_event *wait, cl_event *done)
 {
     const sb_options *o = &ctx->opts;
-    const size_t acc = sb_type_size(c->plan.acc);
+    const size_t acc = sb__kernel_acc_size(&c->plan);   /* bytes per node */
     const cl_uint sg = o->subgroups == SB_SUBGROUPS_AUTO ? 0u
                      : o->subgroups == SB_SUBGROUPS_OFF ? 1u
                      : (cl_uint)o->emulated_subgroup_size;
