@@ -32,6 +32,10 @@
  * everything on the device, and a plain read kernel as its baseline. */
 typedef struct {
     const cli_device *dev;
+    char              label[16];   /* "dev1", or "dev1g" (guarded), "dev1s"
+                                      (software f64), "dev1f" (flushing) */
+    unsigned          mode_flags;  /* SB_OPT_FLUSH_SUBNORMALS or 0 */
+    unsigned          float_mode;  /* sb_options.float_mode */
     cl_context        cl_ctx;
     cl_command_queue  queue;       /* for the read kernel */
     sb_context       *sb;          /* SB_OPT_NO_HOST */
@@ -41,13 +45,19 @@ typedef struct {
     cl_program        read_program;
     cl_mem            read_out;
     size_t            read_global;
-    sb_device_caps    caps;
+    sb_device_caps    caps;        /* as the contexts compute: their modes */
 } bench_device;
 
-/* Opens `d` for the bench: both samebits contexts, a queue, the read and
- * empty kernels. Returns 0, or -1 after a message; bench_device_close()
- * releases what was made either way. */
-int bench_device_open(bench_device *b, const cli_device *d);
+/* The float modes of --float-modes: one bench column per device and mode. */
+typedef enum {
+    BENCH_MODE_AUTO, BENCH_MODE_GUARDED, BENCH_MODE_SOFTWARE,
+    BENCH_MODE_FLUSHING, BENCH_MODE_COUNT
+} bench_mode;
+
+/* Opens `d` for the bench in `mode`: both samebits contexts, a queue, the
+ * read and empty kernels. Returns 0, or -1 after a message;
+ * bench_device_close() releases what was made either way. */
+int bench_device_open(bench_device *b, const cli_device *d, bench_mode mode);
 void bench_device_close(bench_device *b);
 
 /* Sum and min: floats in [1, 2), i32 in [-8, 7] (no overflow at any n).

@@ -51,10 +51,15 @@ static const char *read_kernel_source =
     "}\n"
     "__kernel void bench_nothing(void) {}\n";
 
-int bench_device_open(bench_device *b, const cli_device *d)
+int bench_device_open(bench_device *b, const cli_device *d, bench_mode mode)
 {
+    static const char suffix[BENCH_MODE_COUNT] = { 0, 'g', 's', 'f' };
     memset(b, 0, sizeof *b);
     b->dev = d;
+    snprintf(b->label, sizeof b->label, "dev%u%c", d->index, suffix[mode]);
+    b->float_mode = mode == BENCH_MODE_GUARDED ? SB_MODE_GUARDED
+                  : mode == BENCH_MODE_SOFTWARE ? SB_MODE_SOFTWARE : 0;
+    b->mode_flags = mode == BENCH_MODE_FLUSHING ? SB_OPT_FLUSH_SUBNORMALS : 0;
     cl_int err = CL_SUCCESS;
     sb_status s = sb_device_report(d->device, &b->caps);
     if (s != SB_OK) {
@@ -68,13 +73,17 @@ int bench_device_open(bench_device *b, const cli_device *d)
         cli_error("bench", "device %u: %s", d->index, cli_cl_error_name(err));
         return -1;
     }
-    const sb_options no_host = { .flags = SB_OPT_NO_HOST };
+    const sb_options no_host = { .flags = SB_OPT_NO_HOST | b->mode_flags,
+                                 .float_mode = b->float_mode };
+    const sb_options defaults = { .flags = b->mode_flags,
+                                  .float_mode = b->float_mode };
     s = sb_context_create(b->cl_ctx, d->device, &no_host, &b->sb);
     if (s == SB_OK)
-        s = sb_context_create(b->cl_ctx, d->device, NULL, &b->sb_default);
+        s = sb_context_create(b->cl_ctx, d->device, &defaults, &b->sb_default);
+    if (s == SB_OK)
+        s = sb_context_report(b->sb, &b->caps);   /* the modes it computes in */
     if (s != SB_OK) {
-        cli_error("bench", "device %u: sb_context_create: %s", d->index,
-                  sb_status_string(s));
+        cli_error("bench", "device %u: %s", d->index, sb_error_detail());
         return -1;
     }
     cl_uint units = 1;

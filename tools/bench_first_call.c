@@ -145,6 +145,10 @@ int bench_first_call(int json, const bench_device *devs, size_t dev_count)
                "cold run filled)\n  %-6s %-6s %10s %12s %12s\n", "target",
                "cache", "context", "first call", "second call");
     for (size_t i = 0; i < dev_count; i++) {
+        /* The first call in the device's own mode; the child process opens
+         * the device as a program would. */
+        if (devs[i].mode_flags != 0 || devs[i].float_mode != 0)
+            continue;
         char dir[] = "/tmp/samebits-bench-cache-XXXXXX";
         if (mkdtemp(dir) == NULL) {
             cli_error("bench", "mkdtemp: cannot make a cache directory");

@@ -150,7 +150,7 @@ int bench_latency(int json, bench_device *devs, size_t dev_count)
     for (size_t i = 0; i < dev_count; i++) {
         bench_device *b = &devs[i];
         char target[16];
-        snprintf(target, sizeof target, "dev%u", b->dev->index);
+        snprintf(target, sizeof target, "%s", b->label);
         cl_int err = CL_SUCCESS;
         cl_mem buf = clCreateBuffer(b->cl_ctx,
                                     CL_MEM_READ_ONLY | CL_MEM_COPY_HOST_PTR,

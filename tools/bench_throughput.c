@@ -383,6 +383,17 @@ static void print_text_row(const bench_input *in, unsigned log2n,
 /* ---- the part ------------------------------------------------------------------- */
 
 /* The methods, in column order, and the ratios between them. */
+/* The index of the samebits method of device column `b` among the first
+ * `count` methods. */
+static size_t methods_of_device(const bench_method *methods, size_t count,
+                                const bench_device *b)
+{
+    for (size_t k = 0; k < count; k++)
+        if (methods[k].kind == METHOD_DEVICE && methods[k].device == b)
+            return k;
+    return 0;
+}
+
 static void make_methods(bench_device *devs, size_t dev_count,
                          bench_method *methods, size_t *method_count,
                          bench_ratio *ratios, size_t *ratio_count)
@@ -402,27 +413,39 @@ static void make_methods(bench_device *devs, size_t dev_count,
     ratios[q++] = (bench_ratio){ "host_all_over_read_all", "hostall/readall",
                                  METHOD_HOST_ALL, METHOD_READ_ALL };
     for (size_t i = 0; i < dev_count; i++) {
-        const unsigned d = devs[i].dev->index;
+        const char *d = devs[i].label;
         methods[m] = (bench_method){ .kind = METHOD_DEVICE, .device = &devs[i],
                                      .device_slot = i };
-        snprintf(methods[m].name, sizeof methods[m].name, "dev%u", d);
+        snprintf(methods[m].name, sizeof methods[m].name, "%s", d);
         m++;
         methods[m] = (bench_method){ .kind = METHOD_DEVICE_READ,
                                      .device = &devs[i], .device_slot = i };
-        snprintf(methods[m].name, sizeof methods[m].name, "dev%u-read", d);
+        snprintf(methods[m].name, sizeof methods[m].name, "%s-read", d);
         m++;
         bench_ratio *r = &ratios[q++];
-        snprintf(r->name, sizeof r->name, "dev%u_over_dev%u_read", d, d);
-        snprintf(r->title, sizeof r->title, "dev%u/read", d);
+        snprintf(r->name, sizeof r->name, "%s_over_%s_read", d, d);
+        snprintf(r->title, sizeof r->title, "%s/read", d);
         r->num = m - 2;
         r->den = m - 1;
+        /* Another mode of a device measured before: against that device's
+         * first column (the mode it needs), in the same run. */
+        for (size_t j = 0; j < i; j++)
+            if (devs[j].dev == devs[i].dev) {
+                r = &ratios[q++];
+                snprintf(r->name, sizeof r->name, "%s_over_%s", d,
+                         devs[j].label);
+                snprintf(r->title, sizeof r->title, "%s/%s", d, devs[j].label);
+                r->num = m - 2;
+                r->den = methods_of_device(methods, m, &devs[j]);
+                break;
+            }
         /* Against the machine's memory: meaningful only for a CPU device,
          * which reads the same memory as the host. */
         if (devs[i].caps.is_gpu)
             continue;
         r = &ratios[q++];
-        snprintf(r->name, sizeof r->name, "dev%u_over_read_all", d);
-        snprintf(r->title, sizeof r->title, "dev%u/readall", d);
+        snprintf(r->name, sizeof r->name, "%s_over_read_all", d);
+        snprintf(r->title, sizeof r->title, "%s/readall", d);
         r->num = m - 2;
         r->den = METHOD_READ_ALL;       /* host methods come first */
     }
@@ -497,7 +520,7 @@ int bench_throughput(const bench_throughput_plan *plan, bench_device *devs,
                      size_t dev_count, int no_platform)
 {
     bench_method methods[BENCH_MAX_METHODS];
-    bench_ratio ratios[2 + 2 * BENCH_MAX_DEVICES];
+    bench_ratio ratios[2 + 3 * BENCH_MAX_DEVICES];
     size_t method_count, ratio_count;
     make_methods(devs, dev_count, methods, &method_count, ratios, &ratio_count);
     if (!plan->json)

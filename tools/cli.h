@@ -115,6 +115,11 @@ void cli_json_string(FILE *out, const char *s);
 uint64_t cli_f64_bits(double v);
 uint32_t cli_f32_bits(float v);
 
+/* "native", "guarded", "software" for an SB_MODE_*; and back, for
+ * --float-mode: "auto" (0), "guarded", "software"; -1 if none. */
+const char *cli_mode_name(unsigned mode);
+int cli_parse_float_mode(const char *s);
+
 /* Parses "sum", ..., "all" / "i8", ..., "f64"; -1 if not a name. */
 int cli_parse_op(const char *s);
 int cli_parse_type(const char *s);

@@ -216,3 +216,20 @@ int cli_parse_type(const char *s)
             return t;
     return -1;
 }
+
+const char *cli_mode_name(unsigned mode)
+{
+    return mode == SB_MODE_GUARDED ? "guarded"
+         : mode == SB_MODE_SOFTWARE ? "software" : "native";
+}
+
+int cli_parse_float_mode(const char *s)
+{
+    if (strcmp(s, "auto") == 0)
+        return 0;
+    if (strcmp(s, "guarded") == 0)
+        return (int)SB_MODE_GUARDED;
+    if (strcmp(s, "software") == 0)
+        return (int)SB_MODE_SOFTWARE;
+    return -1;
+}

@@ -37,7 +37,7 @@ static void print_usage(FILE *out)
     fprintf(out,
             "usage: samebits bench [--device SEL] [--sizes S1,S2,...] [--repeat N]\n"
             "                      [--types T1,...] [--ops OP1,...] [--json]\n"
-            "                      [--no-latency]\n"
+            "                      [--float-modes M1,...] [--no-latency]\n"
             "\n"
             "1. GB/s of input read by sum, min and prod over f32, f64 and i32 at\n"
             "   n = 2^S elements (default sizes 20,24; S in %d..%d):\n"
@@ -66,7 +66,13 @@ static void print_usage(FILE *out)
             "  --device SEL  host, or devices (number of `samebits info`, P:D, a\n"
             "                part of a name, all); default every device but\n"
             "                simulators. --device host measures the host only.\n"
-            "  --types LIST  part 1 for these of f32,f64,i32 (default all three)\n"
+            "  --types LIST  part 1 for these of f32,f64,i32,i64 (default\n"
+            "                f32,f64,i32)\n"
+            "  --float-modes LIST  each device in each of these float modes:\n"
+            "                auto (default: what it needs), guarded (forced),\n"
+            "                software (f64 forced), flushing (as a device that\n"
+            "                really flushes subnormals); columns dev1, dev1g,\n"
+            "                dev1s, dev1f, and their ratio to the first in the run\n"
             "  --ops LIST    part 1 for these of sum,min,prod (default all three)\n"
             "  --json        one JSON object per line: the setup, each\n"
             "                measurement, each ratio, each latency\n"
@@ -93,10 +99,14 @@ static void print_json_setup(const char *cpu, unsigned threads,
     for (size_t i = 0; i < dev_count; i++) {
         char title[300];
         cli_device_title(devs[i].dev, title, sizeof title);
-        printf("%s{\"method\":\"dev%u\",\"name\":", i ? "," : "",
-               devs[i].dev->index);
+        printf("%s{\"method\":\"%s\",\"name\":", i ? "," : "",
+               devs[i].label);
         cli_json_string(stdout, title);
-        printf("}");
+        printf(",\"f32_mode\":\"%s\",\"f64_mode\":\"%s\"%s}",
+               cli_mode_name(devs[i].caps.type_mode[SB_F32]),
+               devs[i].caps.type_status[SB_F64] == SB_OK
+               ? cli_mode_name(devs[i].caps.type_mode[SB_F64]) : "refused",
+               devs[i].mode_flags ? ",\"flushing\":true" : "");
     }
     printf("]}\n");
 }
@@ -117,8 +127,14 @@ static void print_text_setup(const char *cpu, unsigned threads,
     for (size_t i = 0; i < dev_count; i++) {
         char title[300];
         cli_device_title(devs[i].dev, title, sizeof title);
-        printf("dev%u: %s; launch shape %zu x %u leaves\n", devs[i].dev->index,
-               title, devs[i].caps.work_group_size, devs[i].caps.leaves_per_item);
+        printf("%s: %s; launch shape %zu x %u leaves; f32 %s, f64 %s%s\n",
+               devs[i].label, title, devs[i].caps.work_group_size,
+               devs[i].caps.leaves_per_item,
+               cli_mode_name(devs[i].caps.type_mode[SB_F32]),
+               devs[i].caps.type_status[SB_F64] == SB_OK
+               ? cli_mode_name(devs[i].caps.type_mode[SB_F64]) : "refused",
+               devs[i].mode_flags ? " (a flushing device: -cl-denorms-are-zero)"
+                                  : "");
     }
 }
 
@@ -163,6 +179,19 @@ static size_t parse_list(const char *s, parse_item_fn parse,
     return count;
 }
 
+/* "auto", "guarded", "software", "flushing" (--float-modes); -1 if none. */
+static int parse_bench_mode(const char *s)
+{
+    static const char *const names[BENCH_MODE_COUNT] = {
+        [BENCH_MODE_AUTO] = "auto", [BENCH_MODE_GUARDED] = "guarded",
+        [BENCH_MODE_SOFTWARE] = "software", [BENCH_MODE_FLUSHING] = "flushing",
+    };
+    for (int m = 0; m < BENCH_MODE_COUNT; m++)
+        if (strcmp(s, names[m]) == 0)
+            return m;
+    return -1;
+}
+
 /* ---- the command ----------------------------------------------------------------- */
 
 static int run_bench(int argc, char **argv)
@@ -172,14 +201,17 @@ static int run_bench(int argc, char **argv)
     unsigned long repeat = BENCH_DEFAULT_REPEAT;
     int json = 0, latency = 1;
     const char *device_spec = NULL;
-    static const int all_types[] = { SB_F32, SB_F64, SB_I32 };
+    /* i64 is measured on request only (the baseline of software f64). */
+    static const int all_types[] = { SB_F32, SB_F64, SB_I32, SB_I64 };
     static const int all_ops[] = { SB_SUM, SB_MIN, SB_PROD };
-    enum { TYPES = sizeof all_types / sizeof *all_types,
+    enum { TYPES = sizeof all_types / sizeof *all_types, DEFAULT_TYPES = 3,
            OPS = sizeof all_ops / sizeof *all_ops };
     int types[TYPES], ops[OPS];
     memcpy(types, all_types, sizeof types);
     memcpy(ops, all_ops, sizeof ops);
-    size_t type_count = TYPES, op_count = OPS;
+    size_t type_count = DEFAULT_TYPES, op_count = OPS;
+    int modes[BENCH_MODE_COUNT] = { BENCH_MODE_AUTO };
+    size_t mode_count = 1;
 
     for (int i = 1; i < argc; i++) {
         const char *v;
@@ -217,7 +249,8 @@ static int run_bench(int argc, char **argv)
                                                   all_types, TYPES, types,
                                                   TYPES);
             if (type_count == 0) {
-                cli_error("bench", "--types wants one or more of f32,f64,i32, each once");
+                cli_error("bench", "--types wants one or more of f32,f64,i32,i64, "
+                          "each once");
                 return CLI_EXIT_USAGE;
             }
         } else if ((v = cli_option_value(argc, argv, &i, "--ops",
@@ -226,6 +259,15 @@ static int run_bench(int argc, char **argv)
                                                 OPS, ops, OPS);
             if (op_count == 0) {
                 cli_error("bench", "--ops wants one or more of sum,min,prod, each once");
+                return CLI_EXIT_USAGE;
+            }
+        } else if ((v = cli_option_value(argc, argv, &i, "--float-modes",
+                                         &missing)) != NULL || missing) {
+            mode_count = missing ? 0 : parse_list(v, parse_bench_mode, NULL, 0,
+                                                  modes, BENCH_MODE_COUNT);
+            if (mode_count == 0) {
+                cli_error("bench", "--float-modes wants one or more of "
+                          "auto,guarded,software,flushing, each once");
                 return CLI_EXIT_USAGE;
             }
         } else if ((v = cli_option_value(argc, argv, &i, "--repeat",
@@ -247,19 +289,21 @@ static int run_bench(int argc, char **argv)
     cli_selection sel;
     if (cli_select_or_all("bench", device_spec, 0, &list, &sel) != 0)
         return CLI_EXIT_DEVICE;
-    if (sel.count > BENCH_MAX_DEVICES)
-        sel.count = BENCH_MAX_DEVICES;
 
-    /* Whatever fails from here is a device or the library on it. */
+    /* Whatever fails from here is a device or the library on it. One
+     * column per device and float mode, the device's own mode first. */
     int rc = CLI_EXIT_DEVICE;
     bench_device devs[BENCH_MAX_DEVICES];
     size_t dev_count = 0;
-    for (size_t i = 0; i < sel.count; i++) {
-        fprintf(stderr, "bench: dev%u: building kernels\n",
-                sel.devices[i]->index);
-        if (bench_device_open(&devs[dev_count++], sel.devices[i]) != 0)
-            goto done;
-    }
+    for (size_t i = 0; i < sel.count; i++)
+        for (size_t k = 0; k < mode_count && dev_count < BENCH_MAX_DEVICES;
+             k++) {
+            fprintf(stderr, "bench: dev%u: building kernels\n",
+                    sel.devices[i]->index);
+            if (bench_device_open(&devs[dev_count++], sel.devices[i],
+                                  (bench_mode)modes[k]) != 0)
+                goto done;
+        }
 
     char cpu[256];
     cli_cpu_model(cpu, sizeof cpu);

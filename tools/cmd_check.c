@@ -65,6 +65,7 @@ static void print_usage(FILE *out)
     fprintf(out,
             "usage: samebits check [--device SEL]... [--quick] [--digest]\n"
             "                      [--filter GLOB,...] [--golden FILE]\n"
+            "                      [--float-mode M] [--flush-subnormals]\n"
             "       samebits check --list | --dump CASE-ID\n"
             "\n"
             "Runs the conformance corpus (docs/corpus.md: %s cases,\n"
@@ -80,6 +81,13 @@ static void print_usage(FILE *out)
             "                   nvidia); repeat or separate with commas. Default:\n"
             "                   host and every device (a simulator such as Oclgrind\n"
             "                   runs the --quick subset)\n"
+            "  --float-mode M   auto (default: what each device needs), guarded\n"
+            "                   (f32 and f64 guarded on every device) or software\n"
+            "                   (f64 in software, f32 guarded): the same bits,\n"
+            "                   through other kernels\n"
+            "  --flush-subnormals  the devices as ones that flush subnormals: the\n"
+            "                   kernels are built with -cl-denorms-are-zero (POCL\n"
+            "                   then really flushes) and run guarded\n"
             "  --quick          only the cases of up to 4097 elements (and a size\n"
             "                   sweep up to 65537)\n"
             "  --digest         print one line per case, `case-id result-bits\n"
@@ -240,6 +248,10 @@ static size_t device_shapes(const sb_device_caps *c, int quick, sb_options *o,
     return k;
 }
 
+/* The float modes and the test device of --float-mode and
+ * --flush-subnormals, for every device context. */
+static unsigned check_float_mode, check_flags;
+
 static int setup_device(check_target *t, const cli_device *d)
 {
     t->dev = d;
@@ -265,12 +277,17 @@ static int setup_device(check_target *t, const cli_device *d)
     const size_t count = device_shapes(&t->caps, t->quick, opts, names);
     for (size_t i = 0; i < count; i++) {
         check_shape *sh = &t->shapes[t->shape_count];
+        opts[i].flags |= check_flags;
+        opts[i].float_mode = check_float_mode;
         s = sb_context_create(t->cl_ctx, d->device, &opts[i], &sh->ctx);
         if (s != SB_OK) {
-            cli_error("check", "device %u, shape %s: sb_context_create: %s",
-                      d->index, names[i], sb_status_string(s));
+            cli_error("check", "device %u, shape %s: %s", d->index, names[i],
+                      sb_error_detail());
             return -1;
         }
+        /* The device as the contexts compute on it: their modes. */
+        if (i == 0 && sb_context_report(sh->ctx, &t->caps) != SB_OK)
+            return -1;
         snprintf(sh->name, sizeof sh->name, "%s", names[i]);
         t->shape_count++;
     }
@@ -410,6 +427,10 @@ static void print_table(FILE *out, check_target *targets, size_t count,
             if (t->caps.type_status[ty] != SB_OK)
                 fprintf(out, "         refuses %s: %s\n",
                         sb_type_name((sb_type)ty), t->caps.type_reason[ty]);
+            else if (t->caps.type_mode[ty] != SB_MODE_NATIVE)
+                fprintf(out, "         %s %s: %s\n", sb_type_name((sb_type)ty),
+                        cli_mode_name(t->caps.type_mode[ty]),
+                        t->caps.type_reason[ty]);
     }
     fprintf(out, "\n%-12s %6s", "family", "cases");
     for (size_t i = 0; i < count; i++)
@@ -553,6 +574,17 @@ static int parse_args(int argc, char **argv, check_args *a)
             a->digest = 1;
         } else if (strcmp(argv[i], "--list") == 0) {
             a->list = 1;
+        } else if (strcmp(argv[i], "--flush-subnormals") == 0) {
+            check_flags |= SB_OPT_FLUSH_SUBNORMALS;
+        } else if ((v = cli_option_value(argc, argv, &i, "--float-mode",
+                                         &missing)) != NULL || missing) {
+            const int m = missing ? -1 : cli_parse_float_mode(v);
+            if (m < 0) {
+                cli_error("check", "--float-mode wants auto, guarded or "
+                          "software");
+                return CLI_EXIT_USAGE;
+            }
+            check_float_mode = (unsigned)m;
         } else if ((v = cli_option_value(argc, argv, &i, "--device",
                                          &missing)) != NULL || missing) {
             if (missing || strlen(a->devices) + strlen(v) + 2 > sizeof a->devices) {
@@ -595,6 +627,8 @@ static int parse_args(int argc, char **argv, check_args *a)
 int cmd_check(int argc, char **argv)
 {
     check_args a;
+    check_float_mode = 0;
+    check_flags = 0;
     const int parsed = parse_args(argc, argv, &a);
     if (parsed >= 0)
         return parsed;

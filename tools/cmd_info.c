@@ -1,8 +1,8 @@
 /* cmd_info.c: `samebits info`: the host path, then every OpenCL platform
  * and device with what matters for the contract (docs/order.md): OpenCL
  * version, fp64, subnormals, sub-groups, work-group limits, the launch
- * shape samebits uses, and per type whether the device computes it
- * exactly or is refused, and why. With no OpenCL platform it says so and
+ * shape samebits uses, and per type the mode samebits computes it in
+ * (native, guarded, software) or why it is refused. With no OpenCL platform it says so and
  * still succeeds: the host path needs none. */
 #include "cli.h"
 
@@ -19,8 +19,10 @@ static void print_usage(FILE *out)
             "\n"
             "Lists the host path and every OpenCL platform and device: OpenCL\n"
             "version, fp64, f32/f64 subnormals, sub-groups, work-group limits,\n"
-            "the launch shape samebits uses, and per type whether samebits\n"
-            "computes it exactly there or refuses it (and why). A device's\n"
+            "the launch shape samebits uses, and per type how samebits computes\n"
+            "it exactly there: native (the hardware's IEEE arithmetic), guarded\n"
+            "(the hardware flushes subnormals: exact integer code where one is\n"
+            "involved) or software (f64 without fp64), or why it refuses it. A device's\n"
             "number N means that device everywhere: --device N of every\n"
             "command, SAMEBITS_DEVICE=N and sb_context_create_select(\"N\");\n"
             "so do P:D and a part of a name that names one device. It also\n"
@@ -96,15 +98,24 @@ static void print_device(const cli_device *d)
     printf("    %-20s work-groups of %zu items x %u leaves of 16 = %zu "
            "elements each\n", "launch shape", c.work_group_size,
            c.leaves_per_item, c.work_group_size * c.leaves_per_item * 16);
-    printf("    %-20s", "exact");
+    /* Per type: exact natively, exact guarded or in software, or refused. */
+    printf("    %-20s", "exact, native");
     int refused = 0;
     for (int t = SB_I8; t <= SB_F64; t++) {
-        if (c.type_status[t] == SB_OK)
-            printf(" %s", sb_type_name((sb_type)t));
-        else
+        if (c.type_status[t] != SB_OK)
             refused++;
+        else if (c.type_mode[t] == SB_MODE_NATIVE)
+            printf(" %s", sb_type_name((sb_type)t));
     }
-    printf("%s\n", refused == SB_F64 ? " none" : "");
+    printf("\n");
+    for (int t = SB_I8; t <= SB_F64; t++)
+        if (c.type_status[t] == SB_OK && c.type_mode[t] != SB_MODE_NATIVE) {
+            char label[32];
+            snprintf(label, sizeof label, "exact, %s",
+                     cli_mode_name(c.type_mode[t]));
+            printf("    %-20s %s: %s\n", label, sb_type_name((sb_type)t),
+                   c.type_reason[t]);
+        }
     if (refused == 0)
         printf("    %-20s none\n", "refused");
     for (int t = SB_I8; t <= SB_F64; t++)
