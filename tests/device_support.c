@@ -38,6 +38,26 @@ static void platform_string(cl_platform_id p, cl_platform_info what,
     buf[size - 1] = '\0';
 }
 
+/* The float modes every context of a run is opened with: the same suite,
+ * through the guarded or software kernels, or on POCL as a device that
+ * really flushes subnormals (tests/device_tests.cmake). */
+static void apply_test_modes(sb_options *o)
+{
+    const char *mode = getenv("SAMEBITS_TEST_FLOAT_MODE");
+    if (mode != NULL && strcmp(mode, "guarded") == 0)
+        o->float_mode = SB_MODE_GUARDED;
+    else if (mode != NULL && strcmp(mode, "software") == 0)
+        o->float_mode = SB_MODE_SOFTWARE;
+    else if (mode != NULL && *mode != '\0' && strcmp(mode, "auto") != 0) {
+        fprintf(stderr, "SAMEBITS_TEST_FLOAT_MODE=%s: auto, guarded or "
+                "software\n", mode);
+        exit(2);
+    }
+    const char *flush = getenv("SAMEBITS_TEST_FLUSH_SUBNORMALS");
+    if (flush != NULL && strcmp(flush, "1") == 0)
+        o->flags |= SB_OPT_FLUSH_SUBNORMALS;
+}
+
 static bool open_one(test_device *t, cl_platform_id p, cl_device_id d,
                      unsigned pi, unsigned di)
 {
@@ -134,6 +154,16 @@ size_t open_devices(test_device **out)
             if (t->caps.type_status[ty] != SB_OK)
                 printf("  refuses %s: %s\n", type_name((sb_type)ty),
                        t->caps.type_reason[ty]);
+            else if (t->caps.type_mode[ty] != SB_MODE_NATIVE)
+                printf("  %s in mode %u: %s\n", type_name((sb_type)ty),
+                       t->caps.type_mode[ty], t->caps.type_reason[ty]);
+        sb_options o;
+        memset(&o, 0, sizeof o);
+        apply_test_modes(&o);
+        if (o.float_mode != 0 || o.flags != 0)
+            printf("  every context: float_mode %u%s\n", o.float_mode,
+                   (o.flags & SB_OPT_FLUSH_SUBNORMALS)
+                   ? ", SB_OPT_FLUSH_SUBNORMALS (a flushing device)" : "");
     }
     fflush(stdout);
     *out = devices;
@@ -282,7 +312,8 @@ sb_status device_context_open(device_context *dc, const test_device *dev,
     dc->dev = dev;
     if (opts != NULL)
         dc->opts = *opts;
-    return sb_context_create(dev->cl_ctx, dev->device, opts, &dc->ctx);
+    apply_test_modes(&dc->opts);
+    return sb_context_create(dev->cl_ctx, dev->device, &dc->opts, &dc->ctx);
 }
 
 void device_context_close(device_context *dc)
@@ -294,16 +325,17 @@ void device_context_close(device_context *dc)
 void print_options(FILE *out, const sb_options *o)
 {
     static const char *const modes[] = { "auto", "off", "emulate" };
-    fprintf(out, "options: flags=%s%s%s host_max_n=%zu host.threads=%u "
+    fprintf(out, "options: flags=%s%s%s%s host_max_n=%zu host.threads=%u "
             "work_group_size=%zu leaves_per_item=%u tree_work_group_size=%zu"
             " nodes_per_item=%u subgroups=%s emulated_subgroup_size=%u "
-            "(0: default)",
+            "float_mode=%u (0: default)",
             o->flags & SB_OPT_NO_HOST ? "NO_HOST|" : "",
             o->flags & SB_OPT_ALLOW_INEXACT ? "ALLOW_INEXACT|" : "",
+            o->flags & SB_OPT_FLUSH_SUBNORMALS ? "FLUSH_SUBNORMALS|" : "",
             o->flags == 0 ? "0" : "", o->host_max_n, o->host.threads,
             o->work_group_size, o->leaves_per_item, o->tree_work_group_size,
             o->nodes_per_item, o->subgroups <= 2 ? modes[o->subgroups] : "?",
-            o->emulated_subgroup_size);
+            o->emulated_subgroup_size, o->float_mode);
 }
 
 /* ------------------------------------------------------------------------

@@ -35,6 +35,8 @@ sb_add_device_test(test_device_shapes 900)
 set_tests_properties(test_device_shapes PROPERTIES COST 200)
 sb_add_device_test(test_device_enqueue 900)
 sb_add_device_test(test_device_select 300)
+sb_add_device_test(test_device_modes 900)
+set_tests_properties(test_device_modes PROPERTIES COST 150)
 
 # Oclgrind with data-race, uninitialised-value and API checks: any
 # diagnostic it writes to its log fails the test (the program empties the

@@ -16,6 +16,8 @@ packages=(
   zlib1g-dev             # compressed .npz inputs (samebits reduce)
   ocl-icd-opencl-dev opencl-headers pocl-opencl-icd clinfo   # OpenCL
   oclgrind               # a second, independent OpenCL device for tests
+  mesa-opencl-icd        # rusticl: a third (RUSTICL_ENABLE=llvmpipe), with
+                         # flushed f32 subnormals and no fp64
   python3                # tests/golden/corpus_reference.py, tools/check_braces.py
 )
 missing=()

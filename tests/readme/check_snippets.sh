@@ -27,6 +27,9 @@ fi
 # lsan.supp). Then, the cache warm, with the leak check on: every leak is
 # reported. The TLS interceptor is off as in tools/reliability.sh.
 asan=abort_on_error=1:intercept_tls_get_addr=0
+# The platforms a sanitized program can load (not Mesa's Clover: see
+# tests/sanitizers/icd_vendors.sh).
+export OCL_ICD_VENDORS=$("$here/../sanitizers/icd_vendors.sh" "$work/icd-vendors")
 export LSAN_OPTIONS=suppressions=$here/../sanitizers/lsan.supp:print_suppressions=0
 export UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1
 for src in "${snippets[@]}"; do

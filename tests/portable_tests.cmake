@@ -1,0 +1,59 @@
+# tests/portable_tests.cmake: the devices that cannot compute every float
+# type natively, and the guarded and software modes forced on the ones
+# that can (include()d from tests/CMakeLists.txt when configured with
+# -DSAMEBITS_PORTABLE_TESTS=ON; .ci/run does, then runs ctest -L portable).
+# Behind an option, not in the README's test command: these rebuild every
+# float kernel in other modes (about ten minutes of two cores).
+#
+#   check_rusticl            the whole corpus on Mesa's rusticl (llvmpipe:
+#                            f32 subnormals not reported, no fp64: f32
+#                            guarded, f64 in software)
+#   check_pocl_flushing      the float cases on POCL as a device that really
+#                            flushes subnormals (-cl-denorms-are-zero), guarded
+#   check_pocl_software      the f64 cases with f64 forced into software
+#   check_oclgrind_*_quick   the same two modes forced on Oclgrind (--quick)
+#   <suite>_on_rusticl       the device tests on rusticl
+#   <suite>_on_flushing_pocl the device tests on the flushing POCL device
+#   test_oclgrind_races_<mode>  Oclgrind's race and uninitialised-memory
+#                            checks over the guarded and software kernels
+# Integer cases are left out of the mode runs: their kernels have no float
+# and are the same code in every mode.
+set(SB_RUSTICL_ENV "RUSTICL_ENABLE=llvmpipe;SAMEBITS_DEVICE=rusticl")
+set(SB_FLUSHING_ENV "SAMEBITS_DEVICE=pocl;SAMEBITS_TEST_FLUSH_SUBNORMALS=1")
+set(SB_FLOAT_CASES "*.f32.*,*.f64.*")
+
+function(sb_portable_test name timeout env)
+  set_tests_properties(${name} PROPERTIES TIMEOUT ${timeout} LABELS portable
+    ENVIRONMENT "POCL_CACHE_DIR=${SAMEBITS_POCL_CACHE_DIR};${env}")
+endfunction()
+
+add_test(NAME check_rusticl COMMAND ${SB_CLI} check --device rusticl)
+sb_portable_test(check_rusticl 1200 "RUSTICL_ENABLE=llvmpipe")
+add_test(NAME check_pocl_flushing
+         COMMAND ${SB_CLI} check --device pocl --flush-subnormals
+                 --filter ${SB_FLOAT_CASES})
+sb_portable_test(check_pocl_flushing 1200 "")
+add_test(NAME check_pocl_software
+         COMMAND ${SB_CLI} check --device pocl --float-mode software
+                 --filter "*.f64.*")
+sb_portable_test(check_pocl_software 1200 "")
+foreach(mode guarded software)
+  add_test(NAME check_oclgrind_${mode}_quick
+           COMMAND ${SB_CLI} check --device oclgrind --quick --float-mode ${mode}
+                   --filter ${SB_FLOAT_CASES})
+  sb_portable_test(check_oclgrind_${mode}_quick 1200 "")
+endforeach()
+
+foreach(suite test_device_reduce test_device_shapes test_device_enqueue
+              test_device_modes)
+  add_test(NAME ${suite}_on_rusticl COMMAND ${suite})
+  sb_portable_test(${suite}_on_rusticl 1200 "${SB_RUSTICL_ENV}")
+  add_test(NAME ${suite}_on_flushing_pocl COMMAND ${suite})
+  sb_portable_test(${suite}_on_flushing_pocl 1200 "${SB_FLUSHING_ENV}")
+endforeach()
+
+foreach(mode guarded software)
+  add_test(NAME test_oclgrind_races_${mode} COMMAND test_oclgrind_races)
+  sb_portable_test(test_oclgrind_races_${mode} 1200
+    "SAMEBITS_DEVICE=oclgrind;SAMEBITS_TEST_FLOAT_MODE=${mode};OCLGRIND_DATA_RACES=1;OCLGRIND_UNINITIALIZED=1;OCLGRIND_CHECK_API=1;OCLGRIND_LOG=${CMAKE_CURRENT_BINARY_DIR}/oclgrind-races-${mode}.log")
+endforeach()
