@@ -3,7 +3,7 @@
 # that can (include()d from tests/CMakeLists.txt when configured with
 # -DSAMEBITS_PORTABLE_TESTS=ON; .ci/run does, then runs ctest -L portable).
 # Behind an option, not in the README's test command: these rebuild every
-# float kernel in other modes (about ten minutes of two cores).
+# float kernel in other modes (about a quarter of an hour on two cores).
 #
 #   check_rusticl            the whole corpus on Mesa's rusticl (llvmpipe:
 #                            f32 subnormals not reported, no fp64: f32
