@@ -271,11 +271,27 @@ typedef struct {
     unsigned threads;   /* 0: SAMEBITS_THREADS if valid, else every online
                            CPU (sb_host_thread_count()). 1: the calling
                            thread only. Capped at 256. */
+    unsigned isa;       /* SB_ISA_*: the vector instruction set of the host
+                           folds. 0 (SB_ISA_AUTO): SAMEBITS_ISA if it names
+                           one this CPU runs, else the widest this CPU
+                           runs (sb_host_isa()). For tests and benchmarks:
+                           the bits never depend on it */
 } sb_host_options;
+
+/*! Instruction sets of the host path (sb_host_options.isa). The host
+ *  folds are compiled once per set and one is chosen at run time from the
+ *  CPU (the library is never built for the machine it is built on). */
+#define SB_ISA_AUTO     0u  /* SAMEBITS_ISA, else the widest the CPU runs */
+#define SB_ISA_BASELINE 1u  /* the compiler's baseline: SSE2 on x86-64 */
+#define SB_ISA_AVX2     2u  /* x86-64 with AVX2 */
+#define SB_ISA_AVX512   3u  /* x86-64 with AVX-512 F, BW, DQ and VL */
 
 /*! sb_reduce_host_opts() :
  *  sb_reduce_host() with explicit options; `opts` may be NULL (defaults).
- *  The bits never depend on `opts`. Same statuses as sb_reduce_host(). */
+ *  The bits never depend on `opts`. Same statuses as sb_reduce_host(),
+ *  and SB_INVALID_ARGUMENT for an opts->isa that is no SB_ISA_* value,
+ *  SB_UNSUPPORTED for one this build or CPU cannot run
+ *  (sb_host_isa_check()). */
 SB_API SB_NODISCARD sb_status sb_reduce_host_opts(sb_reduction r,
         const void *x, const unsigned char *mask, size_t n, void *result,
         const sb_host_options *opts);
@@ -302,6 +318,38 @@ SB_API SB_NODISCARD sb_status sb_threads_parse(const char *text,
  *  0, else SAMEBITS_THREADS if valid, else every online CPU. Small inputs
  *  run on the calling thread alone. */
 SB_API unsigned sb_host_thread_count(const sb_host_options *opts);
+
+/*! SAMEBITS_ISA (environment variable) :
+ *  The host path's instruction set when sb_host_options.isa is 0: "sse2"
+ *  (or "baseline"), "avx2" or "avx512", as sb_isa_parse() reads it. A set
+ *  this CPU cannot run, "auto" or anything else: ignored, the widest the
+ *  CPU runs is used (`samebits info` says which). For benchmarks and
+ *  tests; the bits never depend on it. */
+
+/*! sb_isa_name() : "auto", "sse2" ("baseline" off x86-64), "avx2",
+ *  "avx512"; "unknown" for any other value. Never NULL. */
+SB_API const char *sb_isa_name(unsigned isa);
+
+/*! sb_isa_parse() :
+ *  Reads one of sb_isa_name()'s names (and "baseline" for
+ *  SB_ISA_BASELINE). @return SB_OK with *isa set; SB_INVALID_ARGUMENT
+ *  (with a detail) for NULL or any other text, *isa untouched. */
+SB_API SB_NODISCARD sb_status sb_isa_parse(const char *text, unsigned *isa);
+
+/*! sb_host_isa_check() :
+ *  @return SB_OK if the host path can run `isa` here (SB_ISA_AUTO always
+ *          can); SB_UNSUPPORTED, with a detail, if this build has no such
+ *          copy (AVX2 and AVX-512 exist on x86-64 only) or this CPU (or
+ *          its operating system) cannot run it; SB_INVALID_ARGUMENT for a
+ *          value that is no SB_ISA_*. */
+SB_API SB_NODISCARD sb_status sb_host_isa_check(unsigned isa);
+
+/*! sb_host_isa() :
+ *  The instruction set sb_reduce_host_opts() uses with `opts` (NULL: the
+ *  defaults): opts->isa if set, else SAMEBITS_ISA if it names a set this
+ *  CPU runs, else the widest this CPU runs. Never SB_ISA_AUTO, except for
+ *  an opts->isa that sb_host_isa_check() refuses (then with its detail). */
+SB_API unsigned sb_host_isa(const sb_host_options *opts);
 
 /* ------------------------------------------------------------------------
  * OpenCL devices (absent from a host-only build: SAMEBITS_OPENCL == 0)

@@ -36,8 +36,20 @@ typedef struct {
     sb__combine_fn combine;
 } sb__kernel;
 
-/* The host kernel of a plan's (accumulator, op, wrap); NULL for any/all. */
-const sb__kernel *sb__host_kernel(const sb__plan *plan);
+/* The host kernel of a plan's (accumulator, op, wrap) in the copy of
+ * host_kernels.c built for `isa` (SB_ISA_BASELINE, SB_ISA_AVX2,
+ * SB_ISA_AVX512: one this CPU runs, see sb__isa_resolve()); NULL for
+ * any/all. */
+const sb__kernel *sb__host_kernel(const sb__plan *plan, unsigned isa);
+const sb__kernel *sb__host_kernel_baseline(const sb__plan *plan);
+const sb__kernel *sb__host_kernel_avx2(const sb__plan *plan);
+const sb__kernel *sb__host_kernel_avx512(const sb__plan *plan);
+
+/* The instruction set a call with `requested` (sb_host_options.isa) runs:
+ * SB_OK with *isa set (never SB_ISA_AUTO); SB_INVALID_ARGUMENT for a value
+ * that names none, SB_UNSUPPORTED for one this build or CPU cannot run
+ * (both with a detail). */
+sb_status sb__isa_resolve(unsigned requested, unsigned *isa);
 
 /* Converts `count` elements from `input` to `acc` (an allowed pair,
  * input != acc). */

@@ -44,11 +44,37 @@
 
 /* ---- explicit vectors for full float leaves ----------------------------- */
 
-/* Folding leaves side by side needs, per step, "element i of each of 4 (or
- * 2) leaves" in one register: a small transpose of consecutive loads. GCC's
- * auto-vectoriser does this poorly, so it is spelled out with portable
- * vector extensions (SSE, NEON, ...). Each lane still folds its own leaf
- * strictly left to right, so the bits are unchanged. */
+/* This file is compiled once per instruction set of the host path
+ * (src/host_isa.c picks one at run time): SB_HOST_ISA is SB_ISA_BASELINE
+ * (or unset), SB_ISA_AVX2 or SB_ISA_AVX512, and the build gives this copy
+ * the matching -m flags. Only the register width and the compiler's
+ * choices differ between copies: every leaf is the same left-to-right
+ * chain in each, so they give the same bits (tests/test_host_isa.c). */
+#if !defined(SB_HOST_ISA) || SB_HOST_ISA == SB_ISA_BASELINE
+#  define SB_KERNEL_LOOKUP sb__host_kernel_baseline
+#  define SB_VEC_BYTES 16
+#  define F32_LANES 4
+#  define F64_LANES 2
+#elif SB_HOST_ISA == SB_ISA_AVX2
+#  define SB_KERNEL_LOOKUP sb__host_kernel_avx2
+#  define SB_VEC_BYTES 32
+#  define F32_LANES 8
+#  define F64_LANES 4
+#elif SB_HOST_ISA == SB_ISA_AVX512
+#  define SB_KERNEL_LOOKUP sb__host_kernel_avx512
+#  define SB_VEC_BYTES 64
+#  define F32_LANES 16
+#  define F64_LANES 8
+#else
+#  error "SB_HOST_ISA: unknown instruction set"
+#endif
+
+/* Folding leaves side by side needs, per step, "element i of each of W
+ * leaves" in one register of W lanes: a W x W transpose of W consecutive
+ * loads (one from each leaf). GCC's auto-vectoriser does this poorly, so
+ * it is spelled out with the compilers' vector extensions. Each lane
+ * still folds its own leaf strictly left to right, so the bits are
+ * unchanged. */
 #if defined(__has_builtin)
 #  if __has_builtin(__builtin_shufflevector)
 #    define SB_HAVE_SHUFFLE 1
@@ -56,57 +82,114 @@
 #endif
 
 #ifdef SB_HAVE_SHUFFLE
-typedef float  sb_v4f __attribute__((vector_size(16)));
-typedef double sb_v2d __attribute__((vector_size(16)));
+typedef float  sb_vf __attribute__((vector_size(SB_VEC_BYTES)));
+typedef double sb_vd __attribute__((vector_size(SB_VEC_BYTES)));
+/* The same for loads from the input: any alignment, and allowed to alias
+ * the float data. Loaded straight into registers: a memcpy into an array
+ * of vectors was copied through the stack in 16-byte halves and read back
+ * 32 bytes at a time, which no CPU forwards (a third of AVX2's speed). */
+typedef float  sb_vf_in __attribute__((vector_size(SB_VEC_BYTES), aligned(4), may_alias));
+typedef double sb_vd_in __attribute__((vector_size(SB_VEC_BYTES), aligned(8), may_alias));
+
+#define SB_CAT(a, b)  SB_CAT_(a, b)
+#define SB_CAT_(a, b) a##b
+
+/* The transpose as log2(W) stages; stage g (1, 2, 4, ...) swaps bit g of
+ * the row number with bit g of the lane number, so all stages together
+ * swap the two. For rows a (bit g clear) and b = the row g further:
+ *   lane c of the new a: a[c] if bit g of c is clear, else b[c - g];
+ *   lane c of the new b: a[c + g] if bit g of c is clear, else b[c].
+ * (In __builtin_shufflevector's indices, lane c of b is W + c.) */
+#define SB_LO(W, g, c) (((c) & (g)) ? (W) + (c) - (g) : (c))
+#define SB_HI(W, g, c) (((c) & (g)) ? (W) + (c) : (c) + (g))
+#define SB_IDX2(F, W, g, o)  F(W, g, (o)), F(W, g, (o) + 1)
+#define SB_IDX4(F, W, g, o)  SB_IDX2(F, W, g, o), SB_IDX2(F, W, g, (o) + 2)
+#define SB_IDX8(F, W, g, o)  SB_IDX4(F, W, g, o), SB_IDX4(F, W, g, (o) + 4)
+#define SB_IDX16(F, W, g, o) SB_IDX8(F, W, g, o), SB_IDX8(F, W, g, (o) + 8)
+#define SB_STAGE(V, R, W, g)                                               \
+    for (int r_ = 0; r_ < (W); r_++)                                       \
+        if (!(r_ & (g))) {                                                 \
+            const V a_ = R[r_], b_ = R[r_ + (g)];                          \
+            R[r_] = __builtin_shufflevector(a_, b_,                        \
+                        SB_CAT(SB_IDX, W)(SB_LO, W, g, 0));                \
+            R[r_ + (g)] = __builtin_shufflevector(a_, b_,                  \
+                        SB_CAT(SB_IDX, W)(SB_HI, W, g, 0));                \
+        }
+#define SB_SWAPS_2_OF(V, R, W) SB_STAGE(V, R, W, 1)
+#define SB_SWAPS_4_OF(V, R, W) SB_SWAPS_2_OF(V, R, W) SB_STAGE(V, R, W, 2)
+#define SB_SWAPS_8_OF(V, R, W) SB_SWAPS_4_OF(V, R, W) SB_STAGE(V, R, W, 4)
+#define SB_SWAPS_16_OF(V, R, W) SB_SWAPS_8_OF(V, R, W) SB_STAGE(V, R, W, 8)
+
+/* The same transpose as log2(W) rounds of one perfect shuffle: rows r and
+ * r + W/2 interleaved lane by lane into rows 2r and 2r + 1 (x86's
+ * unpcklps/unpckhps at 128 bits). */
+#define SB_ILO(W, g, c) (((c) & 1) ? (W) + (c) / 2 : (c) / 2)
+#define SB_IHI(W, g, c) (((c) & 1) ? (W) + (W) / 2 + (c) / 2 : (W) / 2 + (c) / 2)
+#define SB_ROUND(V, R, W)                                                  \
+    {                                                                      \
+        V n_[W];                                                           \
+        for (int r_ = 0; r_ < (W) / 2; r_++) {                             \
+            n_[2 * r_] = __builtin_shufflevector(R[r_], R[r_ + (W) / 2],   \
+                        SB_CAT(SB_IDX, W)(SB_ILO, W, 0, 0));               \
+            n_[2 * r_ + 1] = __builtin_shufflevector(R[r_], R[r_ + (W) / 2], \
+                        SB_CAT(SB_IDX, W)(SB_IHI, W, 0, 0));               \
+        }                                                                  \
+        memcpy(R, n_, sizeof n_);                                          \
+    }
+#define SB_ROUNDS_2(V, R)  SB_ROUND(V, R, 2)
+#define SB_ROUNDS_4(V, R)  SB_ROUND(V, R, 4) SB_ROUND(V, R, 4)
+#define SB_ROUNDS_8(V, R)  SB_ROUND(V, R, 8) SB_ROUND(V, R, 8) SB_ROUND(V, R, 8)
+#define SB_ROUNDS_16(V, R) SB_ROUND(V, R, 16) SB_ROUND(V, R, 16) \
+                           SB_ROUND(V, R, 16) SB_ROUND(V, R, 16)
+/* Which of the two, by measurement (README: Performance): with 128-bit
+ * registers the rounds are x86's unpcklps/unpckhps, one instruction each,
+ * and twice as fast as the swaps; with 256 and 512 bits the rounds cross
+ * the 128-bit halves at every step, and the swaps (in-half shuffles, then
+ * one crossing per stage) are faster, up to 1.8x for AVX2's f64. */
+#if defined(SB_HOST_ISA) && SB_HOST_ISA != SB_ISA_BASELINE
+#  define SB_TRANSPOSE_BY_SWAPS 1
+#else
+#  define SB_TRANSPOSE_BY_SWAPS 0
+#endif
+#if SB_TRANSPOSE_BY_SWAPS
+#  define SB_TRANSPOSE(V, R, W) SB_CAT(SB_CAT(SB_SWAPS_, W), _OF)(V, R, W)
+#else
+#  define SB_TRANSPOSE(V, R, W) SB_CAT(SB_ROUNDS_, W)(V, R)
+#endif
 
 #define VLOAD(dst, src) memcpy(&(dst), (src), sizeof(dst))
 
-/* For 16 leaves: v[l] = v[l] OP x[16l] OP x[16l + 1] ... OP x[16l + 15]. */
-#define DEFINE_VFOLD_F32(NAME, OP)                                          \
-static inline void NAME(const float *x, float *v)                           \
-{                                                                           \
-    sb_v4f acc[4];                                                          \
-    for (int g = 0; g < 4; g++) VLOAD(acc[g], v + 4 * g);                   \
-    for (int i = 0; i < L; i += 4)                                          \
-        for (int g = 0; g < 4; g++) {                                       \
-            const float *p = x + g * 4 * L + i;                             \
-            sb_v4f r0, r1, r2, r3;                                          \
-            VLOAD(r0, p); VLOAD(r1, p + L);                                 \
-            VLOAD(r2, p + 2 * L); VLOAD(r3, p + 3 * L);                     \
-            const sb_v4f t0 = __builtin_shufflevector(r0, r1, 0, 4, 1, 5);  \
-            const sb_v4f t1 = __builtin_shufflevector(r0, r1, 2, 6, 3, 7);  \
-            const sb_v4f t2 = __builtin_shufflevector(r2, r3, 0, 4, 1, 5);  \
-            const sb_v4f t3 = __builtin_shufflevector(r2, r3, 2, 6, 3, 7);  \
-            acc[g] = acc[g] OP __builtin_shufflevector(t0, t2, 0, 1, 4, 5); \
-            acc[g] = acc[g] OP __builtin_shufflevector(t0, t2, 2, 3, 6, 7); \
-            acc[g] = acc[g] OP __builtin_shufflevector(t1, t3, 0, 1, 4, 5); \
-            acc[g] = acc[g] OP __builtin_shufflevector(t1, t3, 2, 3, 6, 7); \
-        }                                                                   \
-    for (int g = 0; g < 4; g++) memcpy(v + 4 * g, &acc[g], sizeof acc[g]);  \
-}
+/* Leaves folded side by side per call: at least 16, and at least two
+ * registers' worth, so that two or more independent chains of W lanes
+ * hide the latency of the adds. */
+#define LEAVES_PER_CALL(W) ((W) >= 8 ? 2 * (W) : 16)
 
-#define DEFINE_VFOLD_F64(NAME, OP)                                          \
-static inline void NAME(const double *x, double *v)                         \
+/* For LEAVES_PER_CALL(W) leaves: v[l] = v[l] OP x[16l] OP ... OP
+ * x[16l + 15], W leaves per register, GROUPS registers. */
+#define DEFINE_VFOLD(NAME, T, V, VIN, W, OP)                                \
+static inline void NAME(const T *x, T *v)                                   \
 {                                                                           \
-    sb_v2d acc[8];                                                          \
-    for (int g = 0; g < 8; g++) VLOAD(acc[g], v + 2 * g);                   \
-    for (int i = 0; i < L; i += 2)                                          \
-        for (int g = 0; g < 8; g++) {                                       \
-            const double *p = x + g * 2 * L + i;                            \
-            sb_v2d r0, r1;                                                  \
-            VLOAD(r0, p); VLOAD(r1, p + L);                                 \
-            acc[g] = acc[g] OP __builtin_shufflevector(r0, r1, 0, 2);       \
-            acc[g] = acc[g] OP __builtin_shufflevector(r0, r1, 1, 3);       \
+    enum { GROUPS = LEAVES_PER_CALL(W) / (W) };                             \
+    V acc[GROUPS];                                                          \
+    for (int g = 0; g < GROUPS; g++) VLOAD(acc[g], v + (W) * g);            \
+    for (int i = 0; i < L; i += (W))                                        \
+        for (int g = 0; g < GROUPS; g++) {                                  \
+            V r[W];                                                         \
+            for (int k = 0; k < (W); k++)                                   \
+                r[k] = *(const VIN *)(x + (g * (W) + k) * L + i);           \
+            SB_TRANSPOSE(V, r, W)                                           \
+            for (int k = 0; k < (W); k++) acc[g] = acc[g] OP r[k];          \
         }                                                                   \
-    for (int g = 0; g < 8; g++) memcpy(v + 2 * g, &acc[g], sizeof acc[g]);  \
+    for (int g = 0; g < GROUPS; g++)                                        \
+        memcpy(v + (W) * g, &acc[g], sizeof acc[g]);                        \
 }
 
 #define VOP_ADD +
 #define VOP_MUL *
-DEFINE_VFOLD_F32(vfold_f32_sum, VOP_ADD)
-DEFINE_VFOLD_F32(vfold_f32_prod, VOP_MUL)
-DEFINE_VFOLD_F64(vfold_f64_sum, VOP_ADD)
-DEFINE_VFOLD_F64(vfold_f64_prod, VOP_MUL)
+DEFINE_VFOLD(vfold_f32_sum,  float,  sb_vf, sb_vf_in, F32_LANES, VOP_ADD)
+DEFINE_VFOLD(vfold_f32_prod, float,  sb_vf, sb_vf_in, F32_LANES, VOP_MUL)
+DEFINE_VFOLD(vfold_f64_sum,  double, sb_vd, sb_vd_in, F64_LANES, VOP_ADD)
+DEFINE_VFOLD(vfold_f64_prod, double, sb_vd, sb_vd_in, F64_LANES, VOP_MUL)
 #endif /* SB_HAVE_SHUFFLE */
 
 /* The scalar form: 16 independent chains the CPU overlaps. */
@@ -258,13 +341,14 @@ static const sb__kernel NAME##_kernel = { NAME##_block, NAME##_combine };
 #ifdef SB_HAVE_SHUFFLE
 #  define FULL_VEC(tag) FULL_VEC_(tag)
 #  define FULL_VEC_(tag) VECTOR_FULL_FOLD_##tag
-#  define VECTOR_FULL_FOLD_f32_sum(x, v, STEP)  VFOLD_ALL(vfold_f32_sum, x, v)
-#  define VECTOR_FULL_FOLD_f32_prod(x, v, STEP) VFOLD_ALL(vfold_f32_prod, x, v)
-#  define VECTOR_FULL_FOLD_f64_sum(x, v, STEP)  VFOLD_ALL(vfold_f64_sum, x, v)
-#  define VECTOR_FULL_FOLD_f64_prod(x, v, STEP) VFOLD_ALL(vfold_f64_prod, x, v)
-/* Folds the NL leaves of a block, 16 at a time. */
-#  define VFOLD_ALL(fn, x, v) \
-    for (int g = 0; g < NL / 16; g++) fn((x) + g * 16 * L, (v) + g * 16);
+#  define VECTOR_FULL_FOLD_f32_sum(x, v, STEP)  VFOLD_ALL(vfold_f32_sum, F32_LANES, x, v)
+#  define VECTOR_FULL_FOLD_f32_prod(x, v, STEP) VFOLD_ALL(vfold_f32_prod, F32_LANES, x, v)
+#  define VECTOR_FULL_FOLD_f64_sum(x, v, STEP)  VFOLD_ALL(vfold_f64_sum, F64_LANES, x, v)
+#  define VECTOR_FULL_FOLD_f64_prod(x, v, STEP) VFOLD_ALL(vfold_f64_prod, F64_LANES, x, v)
+/* Folds the NL leaves of a block, LEAVES_PER_CALL at a time. */
+#  define VFOLD_ALL(fn, W, x, v)                                          \
+    for (int g = 0; g < NL / LEAVES_PER_CALL(W); g++)                     \
+        fn((x) + g * LEAVES_PER_CALL(W) * L, (v) + g * LEAVES_PER_CALL(W));
 #else
 #  define FULL_VEC(tag) SCALAR_FULL_FOLD
 #endif
@@ -380,7 +464,7 @@ SB_TYPE_LIST(SB_MINMAX_INSTANCE_)
 
 /* ---- lookup -------------------------------------------------------------- */
 
-const sb__kernel *sb__host_kernel(const sb__plan *plan)
+const sb__kernel *SB_KERNEL_LOOKUP(const sb__plan *plan)
 {
     switch (plan->op) {
     case SB_MIN:

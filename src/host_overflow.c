@@ -130,7 +130,9 @@ sb_status sb__overflow_explain(const sb__plan *plan, const void *x,
                                const unsigned char *mask, size_t n)
 {
     locator c = {
-        .plan = plan, .kernel = sb__host_kernel(plan), .x = x, .mask = mask,
+        /* Any copy of the folds gives the same nodes: the baseline. */
+        .plan = plan, .kernel = sb__host_kernel(plan, SB_ISA_BASELINE),
+        .x = x, .mask = mask,
         .n = n, .leaves = (n + SB_LEAF_SIZE - 1) / SB_LEAF_SIZE,
     };
     size_t span = 1;

@@ -190,9 +190,10 @@ static size_t round_up_pow2(size_t v)
 
 static sb__node reduce_tree(const sb__plan *plan, const unsigned char *x,
                             const unsigned char *mask, size_t n,
-                            unsigned requested_threads, bool *overflow)
+                            unsigned requested_threads, unsigned isa,
+                            bool *overflow)
 {
-    const sb__kernel *kernel = sb__host_kernel(plan);
+    const sb__kernel *kernel = sb__host_kernel(plan, isa);
     const size_t blocks = (n + SB_BLOCK_SIZE - 1) / SB_BLOCK_SIZE;
     /* Asking the system for its CPU count costs a file read: only when
      * threads can pay off. */
@@ -320,6 +321,9 @@ sb_status sb_reduce_host_opts(sb_reduction r, const void *x,
     SB_FAIL_IF(n > SIZE_MAX / plan.input_size, SB_INVALID_ARGUMENT,
                "n = %zu elements of %zu bytes exceed the address space",
                n, plan.input_size);
+    unsigned isa;
+    const sb_status isa_status = sb__isa_resolve(opts ? opts->isa : 0, &isa);
+    SB_RETURN_IF(isa_status != SB_OK, isa_status);
 
     /* Even any/all need it: under denormals-are-zero a subnormal would
      * compare equal to zero. */
@@ -333,7 +337,8 @@ sb_status sb_reduce_host_opts(sb_reduction r, const void *x,
     }
     bool overflow = false;
     const sb__node root = reduce_tree(&plan, x, mask, n,
-                                      opts ? opts->threads : 0, &overflow);
+                                      opts ? opts->threads : 0, isa,
+                                      &overflow);
     sb_status status = sb__finish(&plan, &root, overflow, result);
     if (status == SB_OVERFLOW)   /* the error path: say where */
         status = sb__overflow_explain(&plan, x, mask, n);
