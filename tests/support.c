@@ -531,7 +531,7 @@ const char *mask_name(mask_kind k)
 test_case make_case(uint64_t seed, sb_reduction r, size_t n, mask_kind mask,
                     data_family family)
 {
-    test_case c = { seed, 0, r, n, mask, family, 0, 0 };
+    test_case c = { seed, 0, r, n, mask, family, 0, 0, 0 };
     uint64_t h = seed;
     h = mix_seed(h, (uint64_t)r.op);
     h = mix_seed(h, (uint64_t)r.input);
@@ -550,13 +550,13 @@ void print_case(FILE *out, const test_case *c)
     fprintf(out,
             "case: seed=%" PRIu64 " case_seed=0x%016" PRIx64
             " op=%s input=%s accumulator=%s flags=%s n=%zu mask=%s"
-            " family=%s offset=%u threads=%u\n",
+            " family=%s offset=%u threads=%u isa=%s\n",
             c->seed, c->case_seed, op_name(c->r.op), type_name(c->r.input),
             type_name(c->r.accumulator),
             c->r.flags == 0 ? "checked"
                             : c->r.flags == SB_WRAP ? "wrap" : "?",
             c->n, mask_name(c->mask), family_name(c->family), c->offset,
-            c->threads);
+            c->threads, sb_isa_name(c->isa));
 }
 
 bool bits_equal(const void *a, const void *b, size_t size)
@@ -626,13 +626,14 @@ bool check_data_against_oracle(const test_case *c, const void *x,
     memset(second, RESULT_SENTINEL, sizeof second);
 
     const sb_status expected = oracle_reduce(c->r, x, mask, c->n, want);
-    const sb_host_options opts = { .threads = c->threads };
-    const sb_status got_first = c->threads == 0
+    const sb_host_options opts = { .threads = c->threads, .isa = c->isa };
+    const bool defaults = c->threads == 0 && c->isa == 0;
+    const sb_status got_first = defaults
         ? sb_reduce_host(c->r, x, mask, c->n, first)
         : sb_reduce_host_opts(c->r, x, mask, c->n, first, &opts);
     const sb_status got_second =
         sb_reduce_host_opts(c->r, x, mask, c->n, second,
-                            c->threads == 0 ? NULL : &opts);
+                            defaults ? NULL : &opts);
     if (oracle_status != NULL)
         *oracle_status = expected;
 

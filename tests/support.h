@@ -128,6 +128,7 @@ typedef struct {
     data_family  family;
     unsigned     offset;     /* elements x is placed after an aligned start */
     unsigned     threads;    /* sb_host_options.threads; 0: default */
+    unsigned     isa;        /* sb_host_options.isa; 0: default */
 } test_case;
 
 /*! make_case() : fills a test_case and derives its case_seed. */

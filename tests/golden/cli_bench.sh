@@ -32,10 +32,13 @@ want() {   # PATTERN COUNT: lines of the JSON report matching PATTERN
 for method in host-1thr host-all plain-loop read-1thr read-all "$dev" "$dev-read"; do
   want "\"kind\":\"measurement\".*\"method\":\"$method\"" 4
 done
-for ratio in host_1thr_over_plain_loop host_all_over_read_all \
+for ratio in host_1thr_over_plain_loop host_1thr_over_read_1thr host_all_over_read_all \
              "${dev}_over_${dev}_read" "${dev}_over_read_all"; do
   want "\"kind\":\"ratio\".*\"name\":\"$ratio\"" 4
 done
+# The host path's instruction set and the read baseline, named.
+want '"kind":"setup".*"host_isa":"[a-z0-9]*","host_isa_source":' 1
+want '"kind":"measurement".*"host_isa":"[a-z0-9]*","read":"[a-z0-9]*"' 28
 want '"op":"min"' 0
 want '"type":"f64"' 0
 want '"kind":"latency","target":"host".*"status":"ok"' 3
@@ -65,6 +68,23 @@ bad "--ops wants" --ops
 bad "--sizes wants" --sizes 3
 bad "--sizes wants" --sizes 10,12,10
 bad "--repeat wants" --repeat 0
+bad "--isa wants" --isa avx3
+bad "--isa wants" --isa
+# --isa takes each set this CPU runs (and names it in the setup); one it
+# cannot run is a usage error that says so.
+for isa in sse2 avx2 avx512; do
+  "$sb" bench --device host --sizes 10 --types f32 --ops sum --repeat 1 \
+        --no-latency --isa "$isa" >"$out/isa.out" 2>"$out/isa.err"
+  s=$?
+  if [ $s -eq 0 ]; then
+    grep -q "^host path: $isa (--isa)" "$out/isa.out" \
+      || { echo "FAIL: --isa $isa not in the setup"; cat "$out/isa.out"; fail=1; }
+  elif [ $s -ne 2 ] || ! grep -q "cannot run" "$out/isa.err"; then
+    echo "FAIL: --isa $isa: exit status $s"; cat "$out/isa.err"; fail=1
+  else
+    echo "(this CPU cannot run $isa: $(cat "$out/isa.err"))"
+  fi
+done
 
 if [ $fail -eq 0 ]; then echo "cli_bench: all passed"; fi
 exit $fail

@@ -6,8 +6,8 @@
 #     library's SAMEBITS_DEVICE=N and "P:D" reach the same device;
 #   - a name that matches several devices is refused the same way by
 #     --device and by SAMEBITS_DEVICE (exit 4, the devices listed);
-#   - SAMEBITS_THREADS is read by the library's parser: `info` says when
-#     it is ignored, and never credits an ignored value;
+#   - SAMEBITS_THREADS and SAMEBITS_ISA are read by the library's parsers:
+#     `info` and `bench` say when one is ignored, and never credit it;
 #   - `samebits --help` and the README give the exit statuses; check's
 #     help, its --list and the README give the same number of cases.
 set -u
@@ -55,6 +55,18 @@ line=$(SAMEBITS_THREADS=3 "$sb" info | grep '^host path')
 grep -q "; 3 threads (.*from SAMEBITS_THREADS=3)" <<<"$line" || bad "SAMEBITS_THREADS=3: info says: $line"
 line=$(SAMEBITS_THREADS=99999999999999999999 "$sb" info | grep '^host path')
 grep -q "; 256 threads" <<<"$line" || bad "SAMEBITS_THREADS=99999999999999999999: info says: $line"
+
+# SAMEBITS_ISA: the library's reading, in info and bench.
+line=$(SAMEBITS_ISA=bogus "$sb" info | grep 'instruction set')
+grep -q "SAMEBITS_ISA is IGNORED: 'bogus' is not an instruction set" <<<"$line" \
+  || bad "SAMEBITS_ISA=bogus: info says: $line"
+line=$(SAMEBITS_ISA=sse2 "$sb" info | grep 'instruction set')
+grep -q "instruction set sse2 (.*from SAMEBITS_ISA=sse2)" <<<"$line" \
+  || bad "SAMEBITS_ISA=sse2: info says: $line"
+line=$(SAMEBITS_ISA=sse2 "$sb" bench --device host --sizes 10 --repeat 1 --no-latency 2>/dev/null | grep '^host path:')
+grep -q "^host path: sse2 (SAMEBITS_ISA)" <<<"$line" || bad "SAMEBITS_ISA=sse2: bench says: $line"
+line=$(SAMEBITS_ISA=bogus "$sb" bench --device host --sizes 10 --repeat 1 --no-latency 2>/dev/null | grep '^host path:')
+grep -q "SAMEBITS_ISA ignored" <<<"$line" || bad "SAMEBITS_ISA=bogus: bench says: $line"
 
 # bench credits SAMEBITS_THREADS only when the library takes it.
 line=$(SAMEBITS_THREADS=abc "$sb" bench --device host --sizes 10 --repeat 1 --no-latency 2>/dev/null | grep '^cpu:')

@@ -16,7 +16,7 @@
 #   cli_reduce              samebits reduce on good and bad files (text,
 #                           .npy, .npz, raw; detection), check --dump
 #   cli_bench               samebits bench: the report's shape, bad options
-#   cli_settings            SAMEBITS_DEVICE / --device / SAMEBITS_THREADS mean
+#   cli_settings            SAMEBITS_DEVICE / --device / SAMEBITS_THREADS / SAMEBITS_ISA mean
 #                           one thing everywhere; exit statuses documented
 #
 # The device tests name their device with --device: where it is missing
