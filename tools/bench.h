@@ -60,7 +60,15 @@ typedef enum {
 int bench_device_open(bench_device *b, const cli_device *d, bench_mode mode);
 void bench_device_close(bench_device *b);
 
-/* Sum and min: floats in [1, 2), i32 in [-8, 7] (no overflow at any n).
+/* A buffer of `bytes` for the data, as numpy gives a large array: on
+ * Linux, 2 MiB-aligned and marked for transparent huge pages
+ * (MADV_HUGEPAGE), so that neither the host path nor the read baseline
+ * pays for TLB misses a numpy user would not see. NULL if out of memory;
+ * freed with bench_free_data(). */
+void *bench_alloc_data(size_t bytes);
+void bench_free_data(void *data, size_t bytes);
+
+/* Sum and min: floats in [1, 2), i32 and i64 in [-8, 7] (no overflow at any n).
  * Prod: +-1, so that products never overflow, underflow or go subnormal
  * (slow paths on some CPUs). Written before the clock starts. */
 void bench_fill(void *data, sb_type type, sb_op op, size_t n);
@@ -71,6 +79,21 @@ extern volatile double   bench_sink_f64;
 extern volatile float    bench_sink_f32;
 extern volatile int64_t  bench_sink_i64;
 extern volatile uint64_t bench_sink_u64;
+
+/* ---- the read baseline (tools/bench_read.c) ----------------------------------- */
+
+/* XOR of bytes [begin, end) of `data` (offsets multiples of 64, but the
+ * end). */
+typedef uint64_t (*bench_read_fn)(const unsigned char *data, size_t begin,
+                                  size_t end);
+typedef struct {
+    const char   *name;     /* "words", "avx2", "avx512" */
+    bench_read_fn fn;
+} bench_read_variant;
+
+/* The fastest read of `bytes` bytes of `data` on this CPU, by timing each
+ * variant it runs on them. */
+const bench_read_variant *bench_read_pick(const void *data, size_t bytes);
 
 /* ---- 1. throughput (tools/bench_throughput.c) --------------------------------- */
 
@@ -84,6 +107,7 @@ typedef struct {
     size_t     op_count;
     unsigned   repeat;        /* timed samples of each method */
     unsigned   threads;       /* host-all's threads (cli_default_threads) */
+    unsigned   isa;           /* the host methods' sb_host_options.isa */
     int        json;
 } bench_throughput_plan;
 

@@ -6,7 +6,13 @@
  *
  * Kept apart so that each part's file holds only its own measurement and
  * nothing is written twice. */
+#define _DEFAULT_SOURCE           /* MAP_ANONYMOUS, MADV_HUGEPAGE */
 #include "bench.h"
+
+#include <stdlib.h>
+#if defined(__linux__)
+#include <sys/mman.h>
+#endif
 
 #include <stdint.h>
 #include <string.h>
@@ -131,6 +137,35 @@ void bench_device_close(bench_device *b)
 
 /* ---- the data ------------------------------------------------------------------- */
 
+void *bench_alloc_data(size_t bytes)
+{
+#if defined(__linux__) && defined(MADV_HUGEPAGE)
+    const size_t huge = (size_t)2 << 20;
+    if (bytes >= huge) {
+        void *p = mmap(NULL, bytes, PROT_READ | PROT_WRITE,
+                       MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+        if (p == MAP_FAILED)
+            return NULL;
+        (void)madvise(p, bytes, MADV_HUGEPAGE);   /* a hint: may be refused */
+        return p;
+    }
+#endif
+    return malloc(bytes);
+}
+
+void bench_free_data(void *data, size_t bytes)
+{
+#if defined(__linux__) && defined(MADV_HUGEPAGE)
+    if (bytes >= ((size_t)2 << 20)) {
+        if (data != NULL)
+            munmap(data, bytes);
+        return;
+    }
+#endif
+    (void)bytes;
+    free(data);
+}
+
 void bench_fill(void *data, sb_type type, sb_op op, size_t n)
 {
     uint64_t state = 0x9E3779B97F4A7C15u;
@@ -144,6 +179,9 @@ void bench_fill(void *data, sb_type type, sb_op op, size_t n)
             ((double *)data)[i] = v;
         else if (type == SB_F32)
             ((float *)data)[i] = (float)v;
+        else if (type == SB_I64)
+            ((int64_t *)data)[i] = op == SB_PROD ? (int64_t)v
+                                                 : (int64_t)(state >> 60) - 8;
         else
             ((int32_t *)data)[i] = op == SB_PROD ? (int32_t)v
                                                  : (int32_t)(state >> 60) - 8;

@@ -1,8 +1,8 @@
 /* bench_throughput.c: part 1 of `samebits bench`: GB/s of input read by
  * sum, min and prod over f32, f64 and i32 at n = 2^s elements, in one
  * run: the host path on 1 thread and on threads = 0 (every CPU), a plain
- * left-to-right loop, a plain memory read on 1 thread and on as many
- * threads as the host path uses, and for each device sb_reduce() on data
+ * left-to-right loop, the fastest memory read this CPU has (tools/
+ * bench_read.c) on 1 thread and on as many threads as the host path uses, and for each device sb_reduce() on data
  * already in a cl_mem (SB_OPT_NO_HOST) next to a plain device read kernel
  * (built by bench_device_open(), tools/bench_common.c). The ratios say
  * what the fixed order costs against the loop a person would write and
@@ -38,6 +38,8 @@ typedef struct {
     sb_type       type;
     sb_op         op;
     unsigned      threads;         /* the "all threads" count */
+    unsigned      isa;             /* sb_host_options.isa of the host path */
+    const bench_read_variant *read; /* the fastest read of this buffer */
     cl_mem        dev_data[BENCH_MAX_DEVICES];
 } bench_input;
 
@@ -86,7 +88,7 @@ static void sink(sb_type type, const void *result)
 
 static int host_reduce(const bench_input *in, unsigned threads)
 {
-    const sb_host_options opts = { .threads = threads };
+    const sb_host_options opts = { .threads = threads, .isa = in->isa };
     unsigned char result[8];
     const sb_status s = sb_reduce_host_opts(reduction_of(in), in->data, NULL,
                                             in->n, result, &opts);
@@ -127,6 +129,21 @@ static int plain_loop(const bench_input *in)
         float v;
         PLAIN_LOOP(float, (const float *)in->data, in->n, in->op, v);
         bench_sink_f32 = v;
+    } else if (in->type == SB_I64) {
+        /* As below, in 64 bits: every element read (the i32 loop would
+         * read half the buffer). */
+        uint64_t v;
+        const int64_t *x = in->data;
+        if (in->op == SB_MIN) {
+            int64_t m = x[0];
+            for (size_t i = 1; i < in->n; i++)
+                if (x[i] < m)
+                    m = x[i];
+            v = (uint64_t)m;
+        } else {
+            PLAIN_LOOP(uint64_t, (const uint64_t *)in->data, in->n, in->op, v);
+        }
+        bench_sink_i64 = (int64_t)v;
     } else {
         /* Wrapping, as unsigned: the ±1 and [-8, 7] data never overflow
          * anyway, and a signed overflow would be undefined. */
@@ -146,30 +163,17 @@ static int plain_loop(const bench_input *in)
     return 0;
 }
 
-/* XOR of the 64-bit words in bytes [begin, end) of `data` (8-aligned
- * offsets). memcpy reads the data as words without breaking C's aliasing
- * rules; it compiles to plain (vectorised) loads. */
-static uint64_t xor_words(const unsigned char *data, size_t begin, size_t end)
-{
-    uint64_t acc = 0;
-    for (size_t off = begin; off < end; off += sizeof acc) {
-        uint64_t w;
-        memcpy(&w, data + off, sizeof w);
-        acc ^= w;
-    }
-    return acc;
-}
-
 typedef struct {
     const unsigned char *data;
     size_t begin, end;
+    bench_read_fn read;
     uint64_t result;
 } read_slice;
 
 static void *read_slice_run(void *arg)
 {
     read_slice *s = arg;
-    s->result = xor_words(s->data, s->begin, s->end);
+    s->result = s->read(s->data, s->begin, s->end);
     return NULL;
 }
 
@@ -186,6 +190,7 @@ static int read_all(const bench_input *in, unsigned threads)
     const size_t lines = in->bytes / 64;
     for (unsigned t = 0; t < t_count; t++) {
         slices[t].data = in->data;
+        slices[t].read = in->read->fn;
         slices[t].begin = lines * t / t_count * 64;
         slices[t].end = t + 1 == t_count ? in->bytes
                                          : lines * (t + 1) / t_count * 64;
@@ -330,13 +335,16 @@ static void print_json_row(const bench_input *in, unsigned log2n,
         printf("{\"kind\":\"measurement\",\"op\":\"%s\",\"type\":\"%s\","
                "\"log2n\":%u,\"n\":%zu,\"bytes\":%zu,\"method\":\"%s\","
                "\"threads\":%u,\"calls_per_sample\":%u,\"repeat\":%u,"
-               "\"gbps_best\":%.3f,\"gbps_median\":%.3f,\"seconds_best\":%.9f}\n",
+               "\"gbps_best\":%.3f,\"gbps_median\":%.3f,\"seconds_best\":%.9f,"
+               "\"host_isa\":\"%s\",\"read\":\"%s\"}\n",
                sb_op_name(in->op), sb_type_name(in->type), log2n, in->n,
                in->bytes, methods[m].name,
                methods[m].kind == METHOD_HOST_ALL
                    || methods[m].kind == METHOD_READ_ALL ? in->threads : 1u,
                res[m].calls, repeat, res[m].gbps_best, res[m].gbps_median,
-               res[m].seconds_best);
+               res[m].seconds_best,
+               sb_isa_name(sb_host_isa(&(sb_host_options){ .isa = in->isa })),
+               in->read->name);
     for (size_t q = 0; q < ratio_count; q++)
         printf("{\"kind\":\"ratio\",\"op\":\"%s\",\"type\":\"%s\",\"log2n\":%u,"
                "\"name\":\"%s\",\"value\":%.3f}\n", sb_op_name(in->op),
@@ -360,7 +368,7 @@ static void print_text_title(unsigned repeat, const bench_method *methods,
     printf("  |");
     for (size_t q = 0; q < ratio_count; q++)
         printf(" %s", ratios[q].title);
-    printf("\n");
+    printf("  | read\n");
 }
 
 static void print_text_row(const bench_input *in, unsigned log2n,
@@ -376,7 +384,7 @@ static void print_text_row(const bench_input *in, unsigned log2n,
     for (size_t q = 0; q < ratio_count; q++)
         printf(" %*.2f", (int)strlen(ratios[q].title),
                res[ratios[q].num].gbps_best / res[ratios[q].den].gbps_best);
-    printf("\n");
+    printf("  | %s\n", in->read->name);
     fflush(stdout);
 }
 
@@ -410,6 +418,8 @@ static void make_methods(bench_device *devs, size_t dev_count,
     }
     ratios[q++] = (bench_ratio){ "host_1thr_over_plain_loop", "host1/loop",
                                  METHOD_HOST_1, METHOD_LOOP };
+    ratios[q++] = (bench_ratio){ "host_1thr_over_read_1thr", "host1/read1",
+                                 METHOD_HOST_1, METHOD_READ_1 };
     ratios[q++] = (bench_ratio){ "host_all_over_read_all", "hostall/readall",
                                  METHOD_HOST_ALL, METHOD_READ_ALL };
     for (size_t i = 0; i < dev_count; i++) {
@@ -462,7 +472,7 @@ static int bench_size(const bench_throughput_plan *plan, sb_type type,
 {
     const size_t n = (size_t)1 << log2n;
     const size_t bytes = n * sb_type_size(type);
-    void *data = malloc(bytes);
+    void *data = bench_alloc_data(bytes);
     if (data == NULL) {
         cli_error("bench", "cannot allocate %zu bytes for %s at 2^%u", bytes,
                   sb_type_name(type), log2n);
@@ -470,7 +480,7 @@ static int bench_size(const bench_throughput_plan *plan, sb_type type,
     }
     int rc = 0;
     bench_input in = { .data = data, .n = n, .bytes = bytes, .type = type,
-                       .threads = plan->threads };
+                       .threads = plan->threads, .isa = plan->isa };
     int filled = -1;                   /* the op the data was filled for */
     for (size_t o = 0; o < plan->op_count && rc == 0; o++) {
         in.op = (sb_op)plan->ops[o];
@@ -482,6 +492,7 @@ static int bench_size(const bench_throughput_plan *plan, sb_type type,
         if (filled != data_kind) {
             filled = data_kind;
             bench_fill(data, type, in.op, n);
+            in.read = bench_read_pick(data, bytes);
             for (size_t i = 0; i < dev_count; i++) {
                 cl_int err = CL_SUCCESS;
                 if (in.dev_data[i] != NULL)
@@ -497,7 +508,7 @@ static int bench_size(const bench_throughput_plan *plan, sb_type type,
                 }
             }
         }
-        fprintf(stderr, ", measuring\n");
+        fprintf(stderr, ", measuring (read baseline: %s)\n", in.read->name);
         bench_result res[BENCH_MAX_METHODS];
         if (rc == 0)
             rc = measure_all(&in, methods, method_count, plan->repeat, res);
@@ -512,7 +523,7 @@ static int bench_size(const bench_throughput_plan *plan, sb_type type,
     for (size_t i = 0; i < dev_count; i++)
         if (in.dev_data[i] != NULL)
             clReleaseMemObject(in.dev_data[i]);
-    free(data);
+    bench_free_data(data, bytes);
     return rc;
 }
 
@@ -520,7 +531,7 @@ int bench_throughput(const bench_throughput_plan *plan, bench_device *devs,
                      size_t dev_count, int no_platform)
 {
     bench_method methods[BENCH_MAX_METHODS];
-    bench_ratio ratios[2 + 3 * BENCH_MAX_DEVICES];
+    bench_ratio ratios[3 + 3 * BENCH_MAX_DEVICES];
     size_t method_count, ratio_count;
     make_methods(devs, dev_count, methods, &method_count, ratios, &ratio_count);
     if (!plan->json)

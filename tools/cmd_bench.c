@@ -37,7 +37,7 @@ static void print_usage(FILE *out)
     fprintf(out,
             "usage: samebits bench [--device SEL] [--sizes S1,S2,...] [--repeat N]\n"
             "                      [--types T1,...] [--ops OP1,...] [--json]\n"
-            "                      [--float-modes M1,...] [--no-latency]\n"
+            "                      [--float-modes M1,...] [--isa I] [--no-latency]\n"
             "\n"
             "1. GB/s of input read by sum, min and prod over f32, f64 and i32 at\n"
             "   n = 2^S elements (default sizes 20,24; S in %d..%d):\n"
@@ -45,12 +45,14 @@ static void print_usage(FILE *out)
             "     host-all    sb_reduce_host_opts, threads = 0 (every CPU, or\n"
             "                 SAMEBITS_THREADS)\n"
             "     plain-loop  for (i = 0; i < n; i++) s = s OP x[i];  in the type\n"
-            "     read-1thr   plain memory read (XOR of 64-bit words), 1 thread\n"
+            "     read-1thr   the fastest memory read here, 1 thread: XOR of\n"
+            "                 64-bit words, or of AVX2 / AVX-512 registers, the\n"
+            "                 fastest on the buffer (column `read`)\n"
             "     read-all    the same on as many threads as host-all\n"
             "     devN        sb_reduce on device N, data in a cl_mem, computed\n"
             "                 on the device (SB_OPT_NO_HOST); result read back\n"
             "     devN-read   a plain read kernel on device N (XOR of words)\n"
-            "   and the ratios host1/loop, hostall/readall, devN/devN-read and\n"
+            "   and the ratios host1/loop, host1/read1, hostall/readall, devN/devN-read and\n"
             "   devN/readall (the device against the host's memory read).\n"
             "2. Microseconds per f32 sum call at n = 1, 1000, 100000: host path,\n"
             "   sb_reduce with its defaults (small n on the host) and forced onto\n"
@@ -74,6 +76,9 @@ static void print_usage(FILE *out)
             "                really flushes subnormals); columns dev1, dev1g,\n"
             "                dev1s, dev1f, and their ratio to the first in the run\n"
             "  --ops LIST    part 1 for these of sum,min,prod (default all three)\n"
+            "  --isa I       the host path's instruction set: auto (default:\n"
+            "                SAMEBITS_ISA, else the widest this CPU runs), sse2,\n"
+            "                avx2, avx512 (sb_host_options.isa)\n"
             "  --json        one JSON object per line: the setup, each\n"
             "                measurement, each ratio, each latency\n"
             "  --no-latency  skip parts 2 and 3\n"
@@ -85,7 +90,21 @@ static void print_usage(FILE *out)
 
 /* ---- the setup ------------------------------------------------------------------- */
 
-static void print_json_setup(const char *cpu, unsigned threads,
+/* Where the host path's instruction set comes from, for the setup. */
+static const char *isa_source(unsigned isa)
+{
+    if (isa != SB_ISA_AUTO)
+        return "--isa";
+    const char *env = getenv("SAMEBITS_ISA");
+    const unsigned taken = sb_host_isa(NULL);
+    unsigned parsed;
+    if (env != NULL && *env != '\0')
+        return sb_isa_parse(env, &parsed) == SB_OK && parsed == taken
+             ? "SAMEBITS_ISA" : "the widest this CPU runs; SAMEBITS_ISA ignored";
+    return "the widest this CPU runs";
+}
+
+static void print_json_setup(const char *cpu, unsigned threads, unsigned isa,
                              unsigned repeat, const bench_device *devs,
                              size_t dev_count)
 {
@@ -93,9 +112,12 @@ static void print_json_setup(const char *cpu, unsigned threads,
     cli_json_string(stdout, cli_command_line());
     printf(",\"samebits_version\":\"%s\",\"cpu\":", SAMEBITS_VERSION_STRING);
     cli_json_string(stdout, cpu);
-    printf(",\"online_cpus\":%u,\"threads_all\":%u,\"repeat\":%u,"
+    printf(",\"online_cpus\":%u,\"threads_all\":%u,\"host_isa\":\"%s\","
+           "\"host_isa_source\":\"%s\",\"repeat\":%u,"
            "\"warmup\":1,\"statistic\":\"best\",\"unit\":\"GB/s\",\"devices\":[",
-           cli_online_cpus(), threads, repeat);
+           cli_online_cpus(), threads,
+           sb_isa_name(sb_host_isa(&(sb_host_options){ .isa = isa })),
+           isa_source(isa), repeat);
     for (size_t i = 0; i < dev_count; i++) {
         char title[300];
         cli_device_title(devs[i].dev, title, sizeof title);
@@ -112,7 +134,7 @@ static void print_json_setup(const char *cpu, unsigned threads,
 }
 
 /* The text report's first lines: the command, the machine, the devices. */
-static void print_text_setup(const char *cpu, unsigned threads,
+static void print_text_setup(const char *cpu, unsigned threads, unsigned isa,
                              const bench_device *devs, size_t dev_count)
 {
     printf("command: %s\n", cli_command_line());
@@ -124,6 +146,9 @@ static void print_text_setup(const char *cpu, unsigned threads,
                      ? " (SAMEBITS_THREADS)" : " (SAMEBITS_THREADS ignored)";
     printf("cpu: %s; %u online CPUs; host-all = threads 0 = %u threads%s\n",
            cpu, cli_online_cpus(), threads, from);
+    printf("host path: %s (%s)\n",
+           sb_isa_name(sb_host_isa(&(sb_host_options){ .isa = isa })),
+           isa_source(isa));
     for (size_t i = 0; i < dev_count; i++) {
         char title[300];
         cli_device_title(devs[i].dev, title, sizeof title);
@@ -212,6 +237,7 @@ static int run_bench(int argc, char **argv)
     size_t type_count = DEFAULT_TYPES, op_count = OPS;
     int modes[BENCH_MODE_COUNT] = { BENCH_MODE_AUTO };
     size_t mode_count = 1;
+    unsigned isa = SB_ISA_AUTO;
 
     for (int i = 1; i < argc; i++) {
         const char *v;
@@ -270,6 +296,17 @@ static int run_bench(int argc, char **argv)
                           "auto,guarded,software,flushing, each once");
                 return CLI_EXIT_USAGE;
             }
+        } else if ((v = cli_option_value(argc, argv, &i, "--isa",
+                                         &missing)) != NULL || missing) {
+            if (missing || sb_isa_parse(v, &isa) != SB_OK) {
+                cli_error("bench", "--isa wants auto, %s, avx2 or avx512",
+                          sb_isa_name(SB_ISA_BASELINE));
+                return CLI_EXIT_USAGE;
+            }
+            if (sb_host_isa_check(isa) != SB_OK) {
+                cli_error("bench", "--isa %s: %s", v, sb_error_detail());
+                return CLI_EXIT_USAGE;
+            }
         } else if ((v = cli_option_value(argc, argv, &i, "--repeat",
                                          &missing)) != NULL || missing) {
             if (missing || cli_parse_uint(v, 1, BENCH_MAX_REPEAT,
@@ -312,12 +349,12 @@ static int run_bench(int argc, char **argv)
         .sizes = sizes, .size_count = size_count,
         .ops = ops, .op_count = op_count,
         .repeat = (unsigned)repeat, .threads = cli_default_threads(),
-        .json = json,
+        .isa = isa, .json = json,
     };
     if (json)
-        print_json_setup(cpu, plan.threads, plan.repeat, devs, dev_count);
+        print_json_setup(cpu, plan.threads, isa, plan.repeat, devs, dev_count);
     else
-        print_text_setup(cpu, plan.threads, devs, dev_count);
+        print_text_setup(cpu, plan.threads, isa, devs, dev_count);
     const int no_platform = list.platform_count == 0;
     if (bench_throughput(&plan, devs, dev_count, no_platform) != 0)
         goto done;

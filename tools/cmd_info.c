@@ -152,8 +152,31 @@ int cmd_info(int argc, char **argv)
             snprintf(threads_note, sizeof threads_note,
                      "; SAMEBITS_THREADS is IGNORED: %s", sb_error_detail());
     }
-    printf("host path: %s; %u threads (%u online CPUs%s); every type exact\n\n",
+    printf("host path: %s; %u threads (%u online CPUs%s); every type exact\n",
            cpu, sb_host_thread_count(NULL), cli_online_cpus(), threads_note);
+    /* The instruction set, and what the library makes of SAMEBITS_ISA. */
+    const unsigned isa = sb_host_isa(NULL);
+    char runs[64] = "";
+    for (unsigned k = SB_ISA_BASELINE; k <= SB_ISA_AVX512; k++)
+        if (sb_host_isa_check(k) == SB_OK)
+            snprintf(runs + strlen(runs), sizeof runs - strlen(runs), "%s%s",
+                     *runs ? ", " : "", sb_isa_name(k));
+    const char *isa_env = getenv("SAMEBITS_ISA");
+    char isa_note[320] = "";
+    unsigned asked = 0;
+    if (isa_env != NULL && *isa_env != '\0') {
+        if (sb_isa_parse(isa_env, &asked) != SB_OK)
+            snprintf(isa_note, sizeof isa_note,
+                     "; SAMEBITS_ISA is IGNORED: %s", sb_error_detail());
+        else if (asked != SB_ISA_AUTO && sb_host_isa_check(asked) != SB_OK)
+            snprintf(isa_note, sizeof isa_note,
+                     "; SAMEBITS_ISA is IGNORED: %s", sb_error_detail());
+        else if (asked != SB_ISA_AUTO)
+            snprintf(isa_note, sizeof isa_note, ", from SAMEBITS_ISA=%s",
+                     isa_env);
+    }
+    printf("           instruction set %s (this CPU runs %s%s)\n\n",
+           sb_isa_name(isa), runs, isa_note);
 
     cli_device_list list;
     cli_devices_load(&list);

@@ -1,0 +1,98 @@
+/* bench_read.c: the bench's memory-read baseline, as fast as this CPU
+ * reads: an XOR of the buffer in 64-bit words (what any x86-64 or other
+ * CPU runs, vectorised by the compiler for its baseline), and on x86-64
+ * the same with AVX2 and AVX-512 registers, four independent accumulators
+ * each. bench_read_pick() times every variant this CPU runs on the buffer
+ * and keeps the fastest, so the host path is held to the best read, not
+ * to a convenient one. */
+#include "bench.h"
+
+#include <string.h>
+
+static uint64_t xor_words(const unsigned char *data, size_t begin, size_t end)
+{
+    uint64_t acc = 0;
+    for (size_t off = begin; off < end; off += sizeof acc) {
+        uint64_t w;
+        memcpy(&w, data + off, sizeof w);   /* no aliasing questions */
+        acc ^= w;
+    }
+    return acc;
+}
+
+#if (defined(__x86_64__) || defined(_M_X64)) && defined(__GNUC__)
+#define BENCH_HAVE_WIDE_READS 1
+
+/* Bytes [begin, end) in four accumulators of BYTES-wide registers, then
+ * the tail in words. Slices are whole 64-byte lines (tools/
+ * bench_throughput.c), so only the last slice has a tail. */
+#define DEFINE_WIDE_XOR(NAME, TARGET, BYTES)                                \
+typedef uint64_t NAME##_v __attribute__((vector_size(BYTES)));              \
+__attribute__((target(TARGET)))                                             \
+static uint64_t NAME(const unsigned char *data, size_t begin, size_t end)   \
+{                                                                           \
+    NAME##_v a0 = { 0 }, a1 = { 0 }, a2 = { 0 }, a3 = { 0 };                \
+    size_t off = begin;                                                     \
+    for (; off + 4 * (BYTES) <= end; off += 4 * (BYTES)) {                  \
+        NAME##_v w0, w1, w2, w3;                                            \
+        memcpy(&w0, data + off, BYTES);                                     \
+        memcpy(&w1, data + off + (BYTES), BYTES);                           \
+        memcpy(&w2, data + off + 2 * (BYTES), BYTES);                       \
+        memcpy(&w3, data + off + 3 * (BYTES), BYTES);                       \
+        a0 ^= w0; a1 ^= w1; a2 ^= w2; a3 ^= w3;                             \
+    }                                                                       \
+    const NAME##_v a = a0 ^ a1 ^ a2 ^ a3;                                   \
+    uint64_t acc = 0;                                                       \
+    for (size_t k = 0; k < (BYTES) / 8; k++)                                \
+        acc ^= a[k];                                                        \
+    return acc ^ xor_words(data, off, end);                                 \
+}
+DEFINE_WIDE_XOR(xor_avx2, "avx2", 32)
+DEFINE_WIDE_XOR(xor_avx512, "avx512f", 64)
+#else
+#define BENCH_HAVE_WIDE_READS 0
+#endif
+
+static const bench_read_variant variants[] = {
+    { "words", xor_words },
+#if BENCH_HAVE_WIDE_READS
+    { "avx2", xor_avx2 },
+    { "avx512", xor_avx512 },
+#endif
+};
+
+static int runs_here(const bench_read_variant *v)
+{
+#if BENCH_HAVE_WIDE_READS
+    if (v->fn == xor_avx2)
+        return __builtin_cpu_supports("avx2");
+    if (v->fn == xor_avx512)
+        return __builtin_cpu_supports("avx512f");
+#endif
+    (void)v;
+    return 1;
+}
+
+const bench_read_variant *bench_read_pick(const void *data, size_t bytes)
+{
+    const bench_read_variant *best = &variants[0];
+    double best_s = 0.0;
+    for (size_t i = 0; i < sizeof variants / sizeof *variants; i++) {
+        if (!runs_here(&variants[i]))
+            continue;
+        /* Best of three calls (the first also brings the data in). */
+        double t = 0.0;
+        for (int k = 0; k < 3; k++) {
+            const double t0 = cli_now();
+            bench_sink_u64 = variants[i].fn(data, 0, bytes);
+            const double s = cli_now() - t0;
+            if (k == 0 || s < t)
+                t = s;
+        }
+        if (best_s == 0.0 || t < best_s) {
+            best = &variants[i];
+            best_s = t;
+        }
+    }
+    return best;
+}
