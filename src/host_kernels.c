@@ -184,6 +184,43 @@ static inline void NAME(const T *x, T *v)                                   \
         memcpy(v + (W) * g, &acc[g], sizeof acc[g]);                        \
 }
 
+/* The same for min and max: lane l starts from its leaf's first element
+ * and takes each later one that BETTER prefers (a strict compare, so NaN
+ * and equal values never replace it), one select per step. A compare
+ * gives a lane mask of all ones or zeros; the select is on the bits. */
+typedef int32_t sb_vi32 __attribute__((vector_size(SB_VEC_BYTES)));
+typedef int64_t sb_vi64 __attribute__((vector_size(SB_VEC_BYTES)));
+#define DEFINE_VPICK(NAME, T, V, VIN, VI, W, BETTER)                        \
+static inline void NAME(const T *x, T *v)                                   \
+{                                                                           \
+    enum { GROUPS = LEAVES_PER_CALL(W) / (W) };                             \
+    V acc[GROUPS];                                                          \
+    for (int i = 0; i < L; i += (W))                                        \
+        for (int g = 0; g < GROUPS; g++) {                                  \
+            V r[W];                                                         \
+            for (int k = 0; k < (W); k++)                                   \
+                r[k] = *(const VIN *)(x + (g * (W) + k) * L + i);           \
+            SB_TRANSPOSE(V, r, W)                                           \
+            int k0 = 0;                                                     \
+            if (i == 0) {                                                   \
+                acc[g] = r[0];                                              \
+                k0 = 1;                                                     \
+            }                                                               \
+            for (int k = k0; k < (W); k++) {                                \
+                const VI m = (VI)BETTER(r[k], acc[g]);                      \
+                acc[g] = (V)(((VI)r[k] & m) | ((VI)acc[g] & ~m));           \
+            }                                                               \
+        }                                                                   \
+    for (int g = 0; g < GROUPS; g++)                                        \
+        memcpy(v + (W) * g, &acc[g], sizeof acc[g]);                        \
+}
+#define VBETTER_MIN(e, v) ((e) < (v))
+#define VBETTER_MAX(e, v) ((e) > (v))
+DEFINE_VPICK(vpick_f32_min, float,  sb_vf, sb_vf_in, sb_vi32, F32_LANES, VBETTER_MIN)
+DEFINE_VPICK(vpick_f32_max, float,  sb_vf, sb_vf_in, sb_vi32, F32_LANES, VBETTER_MAX)
+DEFINE_VPICK(vpick_f64_min, double, sb_vd, sb_vd_in, sb_vi64, F64_LANES, VBETTER_MIN)
+DEFINE_VPICK(vpick_f64_max, double, sb_vd, sb_vd_in, sb_vi64, F64_LANES, VBETTER_MAX)
+
 #define VOP_ADD +
 #define VOP_MUL *
 DEFINE_VFOLD(vfold_f32_sum,  float,  sb_vf, sb_vf_in, F32_LANES, VOP_ADD)
@@ -290,7 +327,15 @@ static const sb__kernel NAME##_kernel = { NAME##_block, NAME##_combine };
 
 /* WHOLE: as in DEFINE_FOLD_KERNEL (integers: ORDER_FREE; floats keep the
  * order, for NaNs and signed zeros). */
-#define DEFINE_MINMAX_KERNEL(NAME, T, FIELD, BETTER, PICK, WHOLE)           \
+/* FULL(x, v, BETTER): each of the NL full unmasked leaves of x into v[]. */
+#define SCALAR_FULL_PICK(x, v, BETTER)                                      \
+    for (int l = 0; l < NL; l++) v[l] = x[l * L];                           \
+    for (int i = 1; i < L; i++)                                             \
+        for (int l = 0; l < NL; l++) {                                      \
+            const __typeof__(v[0]) e = x[l * L + i];                        \
+            v[l] = BETTER(e, v[l]) ? e : v[l];                              \
+        }
+#define DEFINE_MINMAX_KERNEL(NAME, T, FIELD, BETTER, PICK, FULL, WHOLE)     \
 static void NAME##_block(const void *xv, const unsigned char *mask,         \
                          size_t count, sb__node *out, bool *overflow)       \
 {                                                                           \
@@ -300,12 +345,7 @@ static void NAME##_block(const void *xv, const unsigned char *mask,         \
     (void)overflow;                                                         \
     TRY_WHOLE_BLOCK(T, FIELD, WHOLE)                                        \
     if (count == SB_BLOCK_SIZE && mask == NULL) {                           \
-        for (int l = 0; l < NL; l++) v[l] = x[l * L];                       \
-        for (int i = 1; i < L; i++)                                         \
-            for (int l = 0; l < NL; l++) {                                  \
-                const T e = x[l * L + i];                                   \
-                v[l] = BETTER(e, v[l]) ? e : v[l];                          \
-            }                                                               \
+        FULL(x, v, BETTER)                                                  \
         for (int l = 0; l < NL; l++) has[l] = true;                         \
     } else {                                                                \
         for (int l = 0; l < NL; l++) {                                      \
@@ -452,11 +492,21 @@ DEFINE_INT_KERNELS(u64, uint64_t, uint64_t, u64, 0)
 #define MINMAX_PAIR_0(tag, T)                                               \
     DEFINE_ORDER_FREE_WHOLE(tag##_min, T, PICK_MIN)                         \
     DEFINE_ORDER_FREE_WHOLE(tag##_max, T, PICK_MAX)                         \
-    DEFINE_MINMAX_KERNEL(tag##_min, T, tag, BETTER_MIN, PICK_MIN, tag##_min_whole) \
-    DEFINE_MINMAX_KERNEL(tag##_max, T, tag, BETTER_MAX, PICK_MAX, tag##_max_whole)
+    DEFINE_MINMAX_KERNEL(tag##_min, T, tag, BETTER_MIN, PICK_MIN, SCALAR_FULL_PICK, tag##_min_whole) \
+    DEFINE_MINMAX_KERNEL(tag##_max, T, tag, BETTER_MAX, PICK_MAX, SCALAR_FULL_PICK, tag##_max_whole)
 #define MINMAX_PAIR_1(tag, T)                                               \
-    DEFINE_MINMAX_KERNEL(tag##_min, T, tag, BETTER_MIN, PICK_MIN, NO_WHOLE) \
-    DEFINE_MINMAX_KERNEL(tag##_max, T, tag, BETTER_MAX, PICK_MAX, NO_WHOLE)
+    DEFINE_MINMAX_KERNEL(tag##_min, T, tag, BETTER_MIN, PICK_MIN, FULL_PICK(tag##_min), NO_WHOLE) \
+    DEFINE_MINMAX_KERNEL(tag##_max, T, tag, BETTER_MAX, PICK_MAX, FULL_PICK(tag##_max), NO_WHOLE)
+#ifdef SB_HAVE_SHUFFLE
+#  define FULL_PICK(tag) FULL_PICK_(tag)
+#  define FULL_PICK_(tag) VECTOR_FULL_PICK_##tag
+#  define VECTOR_FULL_PICK_f32_min(x, v, B) VFOLD_ALL(vpick_f32_min, F32_LANES, x, v)
+#  define VECTOR_FULL_PICK_f32_max(x, v, B) VFOLD_ALL(vpick_f32_max, F32_LANES, x, v)
+#  define VECTOR_FULL_PICK_f64_min(x, v, B) VFOLD_ALL(vpick_f64_min, F64_LANES, x, v)
+#  define VECTOR_FULL_PICK_f64_max(x, v, B) VFOLD_ALL(vpick_f64_max, F64_LANES, x, v)
+#else
+#  define FULL_PICK(tag) SCALAR_FULL_PICK
+#endif
 
 #define SB_MINMAX_INSTANCE_(e, tag, ctype, f, s, cl) MINMAX_PAIR_##f(tag, ctype)
 SB_TYPE_LIST(SB_MINMAX_INSTANCE_)

@@ -18,6 +18,7 @@
 #include <stdio.h>
 #include <cmocka.h>
 
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -266,6 +267,51 @@ static void threads_and_sets_together(void **state)
     assert_int_equal(wrong, 0);
 }
 
+/* min and max of whole blocks (the vector path) where the answer is a
+ * signed zero: only +0.0 and -0.0 (and, in half the cases, NaNs and
+ * larger values), so that which of two equal zeros a leaf keeps decides
+ * the bits. A compare that is not strict (<=) fails here. */
+static void min_and_max_keep_the_first_of_equal_zeros(void **state)
+{
+    (void)state;
+    enum { N = 3 * 4096 + 77 };
+    static const sb_op ops[] = { SB_MIN, SB_MAX };
+    static const sb_type types[] = { SB_F32, SB_F64 };
+    unsigned long wrong = 0, cases = 0;
+    uint64_t rng = mix_seed(seed, 77);
+    double *buffer = checked_malloc(N * sizeof(double));
+    for (size_t i = 0; i < COUNT(every_isa); i++) {
+        if (!runnable(every_isa[i]))
+            continue;
+        for (size_t o = 0; o < COUNT(ops); o++)
+            for (size_t t = 0; t < COUNT(types); t++)
+                for (int extra = 0; extra < 2; extra++) {
+                    for (size_t k = 0; k < N; k++) {
+                        const uint64_t u = splitmix64(&rng);
+                        double v = (u & 1) ? -0.0 : 0.0;
+                        if (extra && (u >> 1) % 97 == 0)
+                            v = NAN;
+                        else if (extra && (u >> 1) % 89 == 0)
+                            v = ops[o] == SB_MIN ? 1.0 : -1.0;
+                        if (types[t] == SB_F32)
+                            ((float *)buffer)[k] = (float)v;
+                        else
+                            buffer[k] = v;
+                    }
+                    const sb_reduction r = { .op = ops[o], .input = types[t] };
+                    test_case c = make_case(seed, r, N, MASK_NONE,
+                                            FAMILY_SIGNED_ZEROS);
+                    c.isa = every_isa[i];
+                    c.threads = 1;
+                    wrong += !check_data_against_oracle(&c, buffer, NULL, NULL);
+                    cases++;
+                }
+    }
+    free(buffer);
+    printf("%lu cases of equal zeros, %lu wrong\n", cases, wrong);
+    assert_int_equal(wrong, 0);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -275,6 +321,7 @@ int main(void)
         cmocka_unit_test(the_environment_variable),
         cmocka_unit_test(every_runnable_set_matches_the_oracle),
         cmocka_unit_test(threads_and_sets_together),
+        cmocka_unit_test(min_and_max_keep_the_first_of_equal_zeros),
     };
     seed = test_seed(20261201u);
     return cmocka_run_group_tests_name("host_isa", tests, NULL, NULL);
