@@ -164,6 +164,13 @@ typedef double sb_vd_in __attribute__((vector_size(SB_VEC_BYTES), aligned(8), ma
  * hide the latency of the adds. */
 #define LEAVES_PER_CALL(W) ((W) >= 8 ? 2 * (W) : 16)
 
+/* r[k] = element i + k of leaf g * W + (0 .. W-1) of x: W loads, one per
+ * leaf, transposed so that lane l of every r[k] belongs to leaf l. */
+#define LOAD_TRANSPOSED(V, VIN, W, r, x, g, i)                              \
+    for (int k = 0; k < (W); k++)                                           \
+        r[k] = *(const VIN *)((x) + ((g) * (W) + k) * L + (i));             \
+    SB_TRANSPOSE(V, r, W)
+
 /* For LEAVES_PER_CALL(W) leaves: v[l] = v[l] OP x[16l] OP ... OP
  * x[16l + 15], W leaves per register, GROUPS registers. */
 #define DEFINE_VFOLD(NAME, T, V, VIN, W, OP)                                \
@@ -175,9 +182,7 @@ static inline void NAME(const T *x, T *v)                                   \
     for (int i = 0; i < L; i += (W))                                        \
         for (int g = 0; g < GROUPS; g++) {                                  \
             V r[W];                                                         \
-            for (int k = 0; k < (W); k++)                                   \
-                r[k] = *(const VIN *)(x + (g * (W) + k) * L + i);           \
-            SB_TRANSPOSE(V, r, W)                                           \
+            LOAD_TRANSPOSED(V, VIN, W, r, x, g, i)                          \
             for (int k = 0; k < (W); k++) acc[g] = acc[g] OP r[k];          \
         }                                                                   \
     for (int g = 0; g < GROUPS; g++)                                        \
@@ -198,9 +203,7 @@ static inline void NAME(const T *x, T *v)                                   \
     for (int i = 0; i < L; i += (W))                                        \
         for (int g = 0; g < GROUPS; g++) {                                  \
             V r[W];                                                         \
-            for (int k = 0; k < (W); k++)                                   \
-                r[k] = *(const VIN *)(x + (g * (W) + k) * L + i);           \
-            SB_TRANSPOSE(V, r, W)                                           \
+            LOAD_TRANSPOSED(V, VIN, W, r, x, g, i)                          \
             int k0 = 0;                                                     \
             if (i == 0) {                                                   \
                 acc[g] = r[0];                                              \
