@@ -4,7 +4,10 @@
  *              from leaf (g * wg + p) * lpi (lpi and wg powers of two):
  *              1. it folds each leaf left to right (ops.cl: converted to
  *                 the accumulator, mask applied), four or eight full leaves
- *                 at a time where it can;
+ *                 at a time where it can; where the item's node cannot
+ *                 depend on the order (integer min and max, wrapping
+ *                 arithmetic, a checked sum in the item's window), a full
+ *                 item folds as vectors in any order instead (1');
  *              2. combines its leaves as an aligned subtree (a binary
  *                 counter, as the host path's);
  *              3. the work-group combines its work-items' nodes as an
@@ -234,6 +237,281 @@ inline void sb_eight_plain_leaves(const global in_t *x, ulong first,
 }
 #endif
 
+/* ---- 1'. items whose subtree does not depend on the order ------------------ */
+
+/* Integer min and max, wrapping sums and products, and a checked sum whose
+ * elements are too small for any partial of the item to overflow: the
+ * item's node is then the same value whatever the grouping (min and max
+ * pick a value, and equal integers are the same bits; wrapping arithmetic
+ * is associative and commutative; an exact sum that never overflows is
+ * the wrapping one), so a full, unmasked item folds its lpi leaves as
+ * 16-lane vectors, four independent ones, and reduces the lanes at the
+ * end: a read's loop with one vector op per load. The leaf-by-leaf fold
+ * extracted lanes for its sixteen chains (on POCL 0.5-0.65 of its read
+ * kernel for the i32 sum). */
+#if SB_WIDE_FOLDS_OK && SB_ACC_KIND == SB_KIND_INT && \
+    SB_IN_KIND == SB_KIND_INT && !SB_IS_BOOLEAN && \
+    (SB_OP == SB_OP_MIN || SB_OP == SB_OP_MAX || \
+     ((SB_OP == SB_OP_SUM || SB_OP == SB_OP_PROD) && SB_WRAP) || \
+     (SB_OP == SB_OP_SUM && SB_ACC_BITS >= 32))
+#define SB_ORDER_FREE_ITEMS 1
+#if SB_ACC_BITS == 8
+#define SB_UW_NAME uchar
+#elif SB_ACC_BITS == 16
+#define SB_UW_NAME ushort
+#elif SB_ACC_BITS == 32
+#define SB_UW_NAME uint
+#else
+#define SB_UW_NAME ulong
+#endif
+typedef SB_CAT(SB_ACC_T, 16) acc16_t;
+typedef SB_CAT(SB_UW_NAME, 16) uw16_t;
+#define SB_ACC16(e) SB_CAT(convert_, SB_CAT(SB_ACC_T, 16))(e)
+#define SB_UW16(a) SB_CAT(as_, SB_CAT(SB_UW_NAME, 16))(a)
+
+/* The vector op; sums and products in unsigned lanes, which wrap where
+ * signed ones would be undefined (C's conversion to unsigned is modular,
+ * so a signed element converts as its two's complement). */
+#if SB_OP == SB_OP_MIN || SB_OP == SB_OP_MAX
+#define SB_V_NAME SB_ACC_T
+#else
+#define SB_V_NAME SB_UW_NAME
+#endif
+#if SB_OP == SB_OP_MIN
+typedef acc16_t vacc16_t;
+#define SB_VLOAD(e) SB_ACC16(e)
+#define SB_VOP(a, b) min((a), (b))
+#define SB_TO_ACC(v) (v)
+#elif SB_OP == SB_OP_MAX
+typedef acc16_t vacc16_t;
+#define SB_VLOAD(e) SB_ACC16(e)
+#define SB_VOP(a, b) max((a), (b))
+#define SB_TO_ACC(v) (v)
+#elif SB_OP == SB_OP_SUM
+typedef uw16_t vacc16_t;
+#define SB_VLOAD(e) SB_CAT(convert_, SB_CAT(SB_UW_NAME, 16))(e)
+#define SB_VOP(a, b) ((a) + (b))
+#define SB_TO_ACC(v) SB_AS_ACC(v)
+#else
+typedef uw16_t vacc16_t;
+#define SB_VLOAD(e) SB_CAT(convert_, SB_CAT(SB_UW_NAME, 16))(e)
+#define SB_VOP(a, b) ((a) * (b))
+#define SB_TO_ACC(v) SB_AS_ACC(v)
+#endif
+
+/* The checked sum's window for `count` = 2^k elements: every element in
+ * [-2^(b-1-k), 2^(b-1-k)) (signed) or below 2^(b-k) (unsigned), so that no
+ * sum of up to 2^k of them leaves the accumulator's range. The OR of the
+ * offset lanes is below 2^(b-k) exactly when every lane is. */
+#define SB_ITEM_WINDOW (SB_OP == SB_OP_SUM && !SB_WRAP)
+
+/* Whether this item takes the order-free fold, and if so its node. The
+ * caller has checked that the item is full and unmasked. */
+inline int sb_order_free_item(const global in_t *x, ulong first, uint lpi,
+                              acc_t *v)
+{
+    const uint k = 31u - clz(lpi) + 4u;   /* log2(lpi * 16) */
+#if SB_ITEM_WINDOW
+    if (k + 2u > (uint)SB_ACC_BITS)
+        return 0;
+#if SB_ACC_SIGNED
+    const uw16_t offset = (uw16_t)((SB_UW_NAME)1 << (SB_ACC_BITS - 1 - k));
+#else
+    const uw16_t offset = (uw16_t)0;
+#endif
+    uw16_t window = (uw16_t)0;
+#define SB_WINDOW_ADD(a) window |= (a) + offset;
+#else
+#define SB_WINDOW_ADD(a)
+#endif
+    vacc16_t a0, a1, a2, a3;
+    uint l;
+    if (lpi >= 4) {
+        a0 = SB_VLOAD(vload16(0, x + first));
+        a1 = SB_VLOAD(vload16(0, x + first + 16));
+        a2 = SB_VLOAD(vload16(0, x + first + 32));
+        a3 = SB_VLOAD(vload16(0, x + first + 48));
+        SB_WINDOW_ADD(a0) SB_WINDOW_ADD(a1) SB_WINDOW_ADD(a2)
+        SB_WINDOW_ADD(a3)
+        for (l = 4; l < lpi; l += 4) {
+            const ulong at = first + (ulong)l * SB_LEAF_SIZE;
+            const vacc16_t b0 = SB_VLOAD(vload16(0, x + at));
+            const vacc16_t b1 = SB_VLOAD(vload16(0, x + at + 16));
+            const vacc16_t b2 = SB_VLOAD(vload16(0, x + at + 32));
+            const vacc16_t b3 = SB_VLOAD(vload16(0, x + at + 48));
+            SB_WINDOW_ADD(b0) SB_WINDOW_ADD(b1) SB_WINDOW_ADD(b2)
+            SB_WINDOW_ADD(b3)
+            a0 = SB_VOP(a0, b0);
+            a1 = SB_VOP(a1, b1);
+            a2 = SB_VOP(a2, b2);
+            a3 = SB_VOP(a3, b3);
+        }
+        a0 = SB_VOP(SB_VOP(a0, a1), SB_VOP(a2, a3));
+    } else {
+        a0 = SB_VLOAD(vload16(0, x + first));
+        SB_WINDOW_ADD(a0)
+        for (l = 1; l < lpi; l++) {
+            const vacc16_t b = SB_VLOAD(vload16(0, x + first + l * 16));
+            SB_WINDOW_ADD(b)
+            a0 = SB_VOP(a0, b);
+        }
+    }
+#undef SB_WINDOW_ADD
+#if SB_ITEM_WINDOW
+    {
+        const SB_CAT(SB_UW_NAME, 8) w8 = window.lo | window.hi;
+        const SB_CAT(SB_UW_NAME, 4) w4 = w8.lo | w8.hi;
+        const SB_CAT(SB_UW_NAME, 2) w2 = w4.lo | w4.hi;
+        if (((w2.x | w2.y) >> (SB_ACC_BITS - k)) != 0)
+            return 0;
+    }
+#endif
+    /* The lanes, halving; the last step on two lanes too, as a scalar op
+     * would promote small types to int (where a product can overflow). */
+    const SB_CAT(SB_V_NAME, 8) h8 = SB_VOP(a0.lo, a0.hi);
+    const SB_CAT(SB_V_NAME, 4) h4 = SB_VOP(h8.lo, h8.hi);
+    const SB_CAT(SB_V_NAME, 2) h2 = SB_VOP(h4.lo, h4.hi);
+    *v = SB_TO_ACC(SB_VOP(h2, h2.yx).x);
+    return 1;
+}
+#else
+#define SB_ORDER_FREE_ITEMS 0
+#endif
+
+/* ---- 1''. native floats: leaves side by side in vector lanes --------------- */
+
+/* On a CPU device each work-item's leaves fold one after another, and a
+ * leaf is a chain of dependent steps: the four- and eight-leaf folds
+ * above keep four chains in flight per call, about 12 GB/s of f32 per
+ * POCL thread in cache, which is the memory's speed here and below it on
+ * others. A native f32 (f64) sum, min or max of full, unmasked leaves
+ * instead loads W = 16 (8) leaves, transposes them in registers so that
+ * lane l of vector j is element j of leaf l, and folds all W leaves with
+ * one vector step per position: each lane is still its leaf's
+ * left-to-right chain, the same steps in the same order. The lanes then
+ * combine as their aligned subtree, even lane (left) with odd lane
+ * (right), level by level. The transpose is log2(W) stages; stage d pairs
+ * vectors i and i + d (i without bit d) and swaps bit d between the
+ * vector index and the lane index: lane c of the low result is A[c] where
+ * c lacks bit d, else B[c ^ d]; of the high one A[c ^ d], else B[c].
+ * Only where an item has W leaves or more (a CPU's shape; a GPU's four
+ * leaves per item keep their parallelism across items). SB_WIDE_FOLDS_OK
+ * keeps Oclgrind on the leaf-by-leaf folds, which it checks. */
+#if SB_ACC_NATIVE_FLOAT && SB_IN_KIND == SB_ACC_KIND && SB_WIDE_FOLDS_OK && \
+    (SB_OP == SB_OP_SUM || SB_OP == SB_OP_MIN || SB_OP == SB_OP_MAX)
+#define SB_LANE_LEAVES 1
+/* Every loop here unrolled, so that the W vectors stay in registers. */
+#define SB_UNROLL _Pragma("unroll")
+#define SB_T16_LO1 0, 16, 2, 18, 4, 20, 6, 22, 8, 24, 10, 26, 12, 28, 14, 30
+#define SB_T16_HI1 1, 17, 3, 19, 5, 21, 7, 23, 9, 25, 11, 27, 13, 29, 15, 31
+#define SB_T16_LO2 0, 1, 16, 17, 4, 5, 20, 21, 8, 9, 24, 25, 12, 13, 28, 29
+#define SB_T16_HI2 2, 3, 18, 19, 6, 7, 22, 23, 10, 11, 26, 27, 14, 15, 30, 31
+#define SB_T16_LO4 0, 1, 2, 3, 16, 17, 18, 19, 8, 9, 10, 11, 24, 25, 26, 27
+#define SB_T16_HI4 4, 5, 6, 7, 20, 21, 22, 23, 12, 13, 14, 15, 28, 29, 30, 31
+#define SB_T16_LO8 0, 1, 2, 3, 4, 5, 6, 7, 16, 17, 18, 19, 20, 21, 22, 23
+#define SB_T16_HI8 8, 9, 10, 11, 12, 13, 14, 15, 24, 25, 26, 27, 28, 29, 30, 31
+#define SB_T8_LO1 0, 8, 2, 10, 4, 12, 6, 14
+#define SB_T8_HI1 1, 9, 3, 11, 5, 13, 7, 15
+#define SB_T8_LO2 0, 1, 8, 9, 4, 5, 12, 13
+#define SB_T8_HI2 2, 3, 10, 11, 6, 7, 14, 15
+#define SB_T8_LO4 0, 1, 2, 3, 8, 9, 10, 11
+#define SB_T8_HI4 4, 5, 6, 7, 12, 13, 14, 15
+#if defined(__clang__)
+#define SB_SHUFFLE(W, A, B, M) __builtin_shufflevector((A), (B), M)
+#elif SB_ACC_KIND == SB_KIND_F32
+#define SB_SHUFFLE(W, A, B, M) shuffle2((A), (B), (uint16)(M))
+#else
+#define SB_SHUFFLE(W, A, B, M) shuffle2((A), (B), (ulong8)(M))
+#endif
+#define SB_SWAP_BIT(W, r, i, d)                                       \
+    {                                                                 \
+        const vecw_t lo_ = SB_SHUFFLE(W, r[i], r[i + d], SB_CAT(SB_CAT(SB_T, W), SB_CAT(_LO, d))); \
+        const vecw_t hi_ = SB_SHUFFLE(W, r[i], r[i + d], SB_CAT(SB_CAT(SB_T, W), SB_CAT(_HI, d))); \
+        r[i] = lo_;                                                   \
+        r[i + d] = hi_;                                               \
+    }
+
+/* The step on whole vectors, exactly sb_step() per lane: the right side
+ * only when strictly less (greater), so NaNs and signed zeros follow as
+ * there; and sb_first(). */
+#if SB_OP == SB_OP_SUM
+#define SB_VSTEP(a, b) ((a) + (b))
+#define SB_VFIRST(e) select((e), (vecw_t)SB_ACC_ZERO, (e) == (vecw_t)SB_ACC_ZERO)
+#elif SB_OP == SB_OP_MIN
+#define SB_VSTEP(a, b) select((a), (b), (b) < (a))
+#define SB_VFIRST(e) (e)
+#else
+#define SB_VSTEP(a, b) select((a), (b), (a) < (b))
+#define SB_VFIRST(e) (e)
+#endif
+
+#if SB_ACC_KIND == SB_KIND_F32
+#define SB_LANES 16
+#define SB_LANES_LOG2 4
+typedef float16 vecw_t;
+#define SB_VLOADW(p) vload16(0, (p))
+SB_FN_INLINE void sb_transpose_lanes(vecw_t *r)
+{
+    SB_UNROLL for (int i = 0; i < 16; i += 2) SB_SWAP_BIT(16, r, i, 1)
+    SB_UNROLL for (int i = 0; i < 16; i += 4) { SB_SWAP_BIT(16, r, i, 2) SB_SWAP_BIT(16, r, i + 1, 2) }
+    SB_UNROLL for (int i = 0; i < 16; i += 8) {
+        SB_SWAP_BIT(16, r, i, 4) SB_SWAP_BIT(16, r, i + 1, 4)
+        SB_SWAP_BIT(16, r, i + 2, 4) SB_SWAP_BIT(16, r, i + 3, 4)
+    }
+    SB_UNROLL for (int i = 0; i < 8; i++) SB_SWAP_BIT(16, r, i, 8)
+}
+/* The aligned subtree of the 16 lanes, a node of level 4. */
+inline acc_t sb_lane_tree(vecw_t a)
+{
+    const float8 b = SB_VSTEP(a.even, a.odd);
+    const float4 c = SB_VSTEP(b.even, b.odd);
+    const float2 d = SB_VSTEP(c.even, c.odd);
+    uint f = 0;
+    return sb_step(d.x, d.y, &f);
+}
+#else
+#define SB_LANES 8
+#define SB_LANES_LOG2 3
+typedef double8 vecw_t;
+#define SB_VLOADW(p) vload8(0, (p))
+SB_FN_INLINE void sb_transpose_lanes(vecw_t *r)
+{
+    SB_UNROLL for (int i = 0; i < 8; i += 2) SB_SWAP_BIT(8, r, i, 1)
+    SB_UNROLL for (int i = 0; i < 8; i += 4) { SB_SWAP_BIT(8, r, i, 2) SB_SWAP_BIT(8, r, i + 1, 2) }
+    SB_UNROLL for (int i = 0; i < 4; i++) SB_SWAP_BIT(8, r, i, 4)
+}
+inline acc_t sb_lane_tree(vecw_t a)
+{
+    const double4 b = SB_VSTEP(a.even, a.odd);
+    const double2 c = SB_VSTEP(b.even, b.odd);
+    uint f = 0;
+    return sb_step(c.x, c.y, &f);
+}
+#endif
+
+/* SB_LANES full, unmasked leaves from element `first`: their aligned
+ * subtree, a node of level SB_LANES_LOG2. Each leaf is loaded as
+ * 16 / SB_LANES row pieces; piece p of every leaf, transposed, gives
+ * positions p * SB_LANES ... of all of them. */
+SB_FN_INLINE acc_t sb_lane_leaves(const global in_t *x, ulong first)
+{
+    vecw_t a = (vecw_t)SB_ACC_ZERO;
+    SB_UNROLL for (int p = 0; p < SB_LEAF_SIZE / SB_LANES; p++) {
+        vecw_t r[SB_LANES];
+        SB_UNROLL for (int l = 0; l < SB_LANES; l++)
+            r[l] = SB_VLOADW(x + first + (ulong)l * SB_LEAF_SIZE +
+                             p * SB_LANES);
+        sb_transpose_lanes(r);
+        a = p == 0 ? SB_VFIRST(r[0]) : SB_VSTEP(a, r[0]);
+        SB_UNROLL for (int j = 1; j < SB_LANES; j++)
+            a = SB_VSTEP(a, r[j]);
+    }
+    return sb_lane_tree(a);
+}
+#else
+#define SB_LANE_LEAVES 0
+#endif
+
 /* ---- 3. the work-group ------------------------------------------------------- */
 
 /* The work-group tree over one node per work-item; see the file comment. */
@@ -327,10 +605,30 @@ kernel void sb_leaves(const global in_t *x, ulong x_off,
                       (first_leaf + lpi) * SB_LEAF_SIZE <= n &&
                       sb_leaves_are_plain(x, first_leaf * SB_LEAF_SIZE, lpi);
 #endif
-    for (uint l = 0; l < lpi && first_leaf + l < leaves; ) {
+    uint l = 0;
+#if SB_ORDER_FREE_ITEMS
+    {
+        acc_t whole;
+        if (!mask && (first_leaf + lpi) * SB_LEAF_SIZE <= n &&
+            sb_order_free_item(x, first_leaf * SB_LEAF_SIZE, lpi, &whole)) {
+            sb_push(sv, sf, sl, &top, whole, SB_HAS, 0);
+            l = lpi;   /* the item is one node: its leaves are done */
+        }
+    }
+#endif
+    for (; l < lpi && first_leaf + l < leaves; ) {
         const ulong first = (first_leaf + l) * SB_LEAF_SIZE;
         acc_t v;
         uint f;
+#if SB_LANE_LEAVES
+        if (!mask && l % SB_LANES == 0 && lpi - l >= SB_LANES &&
+            first + SB_LANES * SB_LEAF_SIZE <= n) {
+            sb_push(sv, sf, sl, &top, sb_lane_leaves(x, first), SB_HAS,
+                    SB_LANES_LOG2);
+            l += SB_LANES;
+            continue;
+        }
+#endif
         if (!mask && l % 8 == 0 && lpi - l >= 8 && first + 128 <= n) {
 #if SB_PLAIN_ITEMS
             if (plain)

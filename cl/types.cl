@@ -20,7 +20,10 @@
  *   SB_NEED_FP64          the program uses the device's doubles
  *   SB_LEAF_SIZE, SB_MAX_LPI_LOG2, SB_STATUS_*, SB_RESULT_STATUS_OFFSET,
  *   SB_SG_BACKEND         the order's leaf, the per-item limit, the status
- *                         values and record layout, the sub-group back-end */
+ *                         values and record layout, the sub-group back-end
+ *   SB_WIDE_FOLDS_OK      whether whole items may fold as vectors (in any
+ *                         order where that cannot change their node, or
+ *                         with leaves in vector lanes: reduce.cl) */
 #pragma OPENCL FP_CONTRACT OFF   /* OpenCL defaults to ON: no silent FMA */
 
 #if !defined(SB_IN_T) || !defined(SB_ACC_T) || !defined(SB_IN_KIND) || \
@@ -28,7 +31,8 @@
     !defined(SB_F32_MODE) || !defined(SB_F64_MODE) || \
     !defined(SB_LEAF_SIZE) || !defined(SB_MAX_LPI_LOG2) || \
     !defined(SB_STATUS_OK) || !defined(SB_STATUS_EMPTY) || \
-    !defined(SB_STATUS_OVERFLOW) || !defined(SB_RESULT_STATUS_OFFSET)
+    !defined(SB_STATUS_OVERFLOW) || !defined(SB_RESULT_STATUS_OFFSET) || \
+    !defined(SB_WIDE_FOLDS_OK)
 #error "build with the host's -D options (src/device_programs.c)"
 #endif
 #if SB_LEAF_SIZE != 16

@@ -380,6 +380,51 @@ static void checked_sums_at_the_edges_of_the_leaf_window(void **state)
     assert_int_equal(wrong, 0);
 }
 
+/* A full, unmasked work-item whose checked-sum elements all lie in the
+ * window of its lpi * 16 elements ([-2^(b-1-k), 2^(b-1-k)) signed, below
+ * 2^(b-k) unsigned, k = log2(lpi * 16)) is summed in any order, as vectors
+ * (cl/reduce.cl, sb_order_free_item); an element just outside sends the
+ * item back to the leaf-by-leaf fold. check_window_edges() with blocks of
+ * one item, for several leaves per item, the type-limit element at an
+ * item's first and last element and inside it; sizes of one item, of
+ * several (the tree above the items checked), and with a short last item
+ * (which never takes the vector fold). */
+static void checked_sums_at_the_edges_of_the_item_window(void **state)
+{
+    const suite *s = *state;
+    static const unsigned pocl_lpi[] = { 8, 32, 128 };
+    static const unsigned oclgrind_lpi[] = { 8 };
+    unsigned long wrong = 0;
+    for (size_t i = 0; i < s->all.count; i++) {
+        const test_device *d = &s->all.devices[i];
+        const unsigned *lpis = d->oclgrind ? oclgrind_lpi : pocl_lpi;
+        const size_t lpi_count = d->oclgrind ? COUNT(oclgrind_lpi)
+                                             : COUNT(pocl_lpi);
+        for (size_t j = 0; j < lpi_count; j++) {
+            const size_t block = (size_t)lpis[j] * 16;
+            const sb_options opts = { .flags = SB_OPT_NO_HOST,
+                                      .work_group_size = 4,
+                                      .leaves_per_item = lpis[j] };
+            device_context dc;
+            assert_int_equal(device_context_open(&dc, d, &opts), SB_OK);
+            const size_t sizes[] = { block, 3 * block, 2 * block + 17 };
+            const size_t places[] = { 0, block / 2 + 3, block - 1,
+                                      2 * block + 16 };
+            unsigned log2_block = 0;
+            while (((size_t)1 << log2_block) < block)
+                log2_block++;
+            const unsigned long here = check_window_edges(
+                log2_block, sizes, d->oclgrind ? 2 : COUNT(sizes), places,
+                COUNT(places), seed, device_agrees, &dc);
+            device_context_close(&dc);
+            printf("item window edges on %s, %u leaves per item: %lu wrong\n",
+                   d->name, lpis[j], here);
+            wrong += here;
+        }
+    }
+    assert_int_equal(wrong, 0);
+}
+
 /* The reductions the large-input and host-shortcut tests run. */
 static const struct {
     sb_reduction r;
@@ -477,6 +522,7 @@ int main(void)
     const struct CMUnitTest arithmetic[] = {
         cmocka_unit_test(checked_sums_match_the_oracle),
         cmocka_unit_test(checked_sums_at_the_edges_of_the_leaf_window),
+        cmocka_unit_test(checked_sums_at_the_edges_of_the_item_window),
         cmocka_unit_test(wrapping_sums_match_the_oracle),
         cmocka_unit_test(checked_products_match_the_oracle),
         cmocka_unit_test(wrapping_products_match_the_oracle),
