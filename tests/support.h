@@ -82,6 +82,25 @@ typedef enum {
 
 const char *family_name(data_family f);
 
+/* The families worth running per operation on the host, where every case
+ * is cheap: each one that can show something about it. As initialiser
+ * lists, for a static array in each test (`{ SUM_FAMILIES }`). */
+#define SUM_FAMILIES                                                  \
+    FAMILY_UNIFORM, FAMILY_HUGE_RANGE, FAMILY_CANCELLATION,           \
+    FAMILY_ALTERNATING, FAMILY_SUBNORMAL, FAMILY_SPECIALS,            \
+    FAMILY_NEGATIVE_ZERO, FAMILY_LIMITS, FAMILY_SUM_EDGE,             \
+    FAMILY_SIGNED_ZEROS
+#define PROD_FAMILIES                                                 \
+    FAMILY_UNIFORM, FAMILY_HUGE_RANGE, FAMILY_SUBNORMAL, FAMILY_SPECIALS, \
+    FAMILY_NEGATIVE_ZERO, FAMILY_LIMITS, FAMILY_PROD_EDGE,            \
+    FAMILY_SIGNED_ZEROS
+#define ORDER_FAMILIES   /* min and max */                            \
+    FAMILY_UNIFORM, FAMILY_HUGE_RANGE, FAMILY_SUBNORMAL, FAMILY_SPECIALS, \
+    FAMILY_NEGATIVE_ZERO, FAMILY_LIMITS, FAMILY_SIGNED_ZEROS
+#define BOOLEAN_FAMILIES /* any and all */                            \
+    FAMILY_UNIFORM, FAMILY_SUBNORMAL, FAMILY_SPECIALS, FAMILY_NEGATIVE_ZERO, \
+    FAMILY_LIMITS, FAMILY_SIGNED_ZEROS
+
 /*! fill_data() : writes `n` elements of type `input` at `x`, of family `f`.
  *  `acc` (the accumulator; 0: same as input) scales the edge families.
  *  Deterministic in `seed`. */

@@ -162,18 +162,9 @@ typedef struct {
     size_t             family_count;
 } op_row;
 
-static const data_family sum_families[] = {
-    FAMILY_UNIFORM, FAMILY_HUGE_RANGE, FAMILY_CANCELLATION,
-    FAMILY_ALTERNATING, FAMILY_SUBNORMAL, FAMILY_SPECIALS,
-    FAMILY_NEGATIVE_ZERO, FAMILY_LIMITS, FAMILY_SUM_EDGE,
-    FAMILY_SIGNED_ZEROS };
-static const data_family prod_families[] = {
-    FAMILY_UNIFORM, FAMILY_HUGE_RANGE, FAMILY_SUBNORMAL, FAMILY_SPECIALS,
-    FAMILY_NEGATIVE_ZERO, FAMILY_LIMITS, FAMILY_PROD_EDGE,
-    FAMILY_SIGNED_ZEROS };
-static const data_family order_families[] = {
-    FAMILY_UNIFORM, FAMILY_HUGE_RANGE, FAMILY_SUBNORMAL, FAMILY_SPECIALS,
-    FAMILY_NEGATIVE_ZERO, FAMILY_LIMITS, FAMILY_SIGNED_ZEROS };
+static const data_family sum_families[] = { SUM_FAMILIES };
+static const data_family prod_families[] = { PROD_FAMILIES };
+static const data_family order_families[] = { ORDER_FAMILIES };
 
 #define ROW(op, in, acc, flags, fam) \
     { { op, in, acc, flags }, fam, COUNT(fam) }

@@ -60,21 +60,10 @@ static const mask_kind masks[] = { MASK_NONE, MASK_RANDOM, MASK_EMPTY_LEAVES,
                                    MASK_ALTERNATE_LEAVES };
 
 /* The families worth running per op. */
-static const data_family sum_families[] = {
-    FAMILY_UNIFORM, FAMILY_HUGE_RANGE, FAMILY_CANCELLATION,
-    FAMILY_ALTERNATING, FAMILY_SUBNORMAL, FAMILY_SPECIALS,
-    FAMILY_NEGATIVE_ZERO, FAMILY_LIMITS, FAMILY_SUM_EDGE,
-    FAMILY_SIGNED_ZEROS };
-static const data_family prod_families[] = {
-    FAMILY_UNIFORM, FAMILY_HUGE_RANGE, FAMILY_SUBNORMAL, FAMILY_SPECIALS,
-    FAMILY_NEGATIVE_ZERO, FAMILY_LIMITS, FAMILY_PROD_EDGE,
-    FAMILY_SIGNED_ZEROS };
-static const data_family order_families[] = {    /* min and max */
-    FAMILY_UNIFORM, FAMILY_HUGE_RANGE, FAMILY_SUBNORMAL, FAMILY_SPECIALS,
-    FAMILY_NEGATIVE_ZERO, FAMILY_LIMITS, FAMILY_SIGNED_ZEROS };
-static const data_family boolean_families[] = {  /* any and all */
-    FAMILY_UNIFORM, FAMILY_SUBNORMAL, FAMILY_SPECIALS, FAMILY_NEGATIVE_ZERO,
-    FAMILY_LIMITS, FAMILY_SIGNED_ZEROS };
+static const data_family sum_families[] = { SUM_FAMILIES };
+static const data_family prod_families[] = { PROD_FAMILIES };
+static const data_family order_families[] = { ORDER_FAMILIES };
+static const data_family boolean_families[] = { BOOLEAN_FAMILIES };
 
 #define COUNT(a) (sizeof(a) / sizeof *(a))
 
