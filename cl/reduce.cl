@@ -264,39 +264,27 @@ inline void sb_eight_plain_leaves(const global in_t *x, ulong first,
 #else
 #define SB_UW_NAME ulong
 #endif
-typedef SB_CAT(SB_ACC_T, 16) acc16_t;
 typedef SB_CAT(SB_UW_NAME, 16) uw16_t;
-#define SB_ACC16(e) SB_CAT(convert_, SB_CAT(SB_ACC_T, 16))(e)
-#define SB_UW16(a) SB_CAT(as_, SB_CAT(SB_UW_NAME, 16))(a)
 
-/* The vector op; sums and products in unsigned lanes, which wrap where
- * signed ones would be undefined (C's conversion to unsigned is modular,
- * so a signed element converts as its two's complement). */
+/* The lanes: min and max in the accumulator's own type (its compare);
+ * sums and products in unsigned lanes, which wrap where signed ones would
+ * be undefined (C's conversion to unsigned is modular, so a signed
+ * element converts as its two's complement). */
 #if SB_OP == SB_OP_MIN || SB_OP == SB_OP_MAX
 #define SB_V_NAME SB_ACC_T
 #else
 #define SB_V_NAME SB_UW_NAME
 #endif
+typedef SB_CAT(SB_V_NAME, 16) vacc16_t;
+#define SB_VLOAD(e) SB_CAT(convert_, SB_CAT(SB_V_NAME, 16))(e)
 #if SB_OP == SB_OP_MIN
-typedef acc16_t vacc16_t;
-#define SB_VLOAD(e) SB_ACC16(e)
 #define SB_VOP(a, b) min((a), (b))
-#define SB_TO_ACC(v) (v)
 #elif SB_OP == SB_OP_MAX
-typedef acc16_t vacc16_t;
-#define SB_VLOAD(e) SB_ACC16(e)
 #define SB_VOP(a, b) max((a), (b))
-#define SB_TO_ACC(v) (v)
 #elif SB_OP == SB_OP_SUM
-typedef uw16_t vacc16_t;
-#define SB_VLOAD(e) SB_CAT(convert_, SB_CAT(SB_UW_NAME, 16))(e)
 #define SB_VOP(a, b) ((a) + (b))
-#define SB_TO_ACC(v) SB_AS_ACC(v)
 #else
-typedef uw16_t vacc16_t;
-#define SB_VLOAD(e) SB_CAT(convert_, SB_CAT(SB_UW_NAME, 16))(e)
 #define SB_VOP(a, b) ((a) * (b))
-#define SB_TO_ACC(v) SB_AS_ACC(v)
 #endif
 
 /* The checked sum's window for `count` = 2^k elements: every element in
@@ -371,7 +359,7 @@ inline int sb_order_free_item(const global in_t *x, ulong first, uint lpi,
     const SB_CAT(SB_V_NAME, 8) h8 = SB_VOP(a0.lo, a0.hi);
     const SB_CAT(SB_V_NAME, 4) h4 = SB_VOP(h8.lo, h8.hi);
     const SB_CAT(SB_V_NAME, 2) h2 = SB_VOP(h4.lo, h4.hi);
-    *v = SB_TO_ACC(SB_VOP(h2, h2.yx).x);
+    *v = SB_AS_ACC(SB_VOP(h2, h2.yx).x);
     return 1;
 }
 #else
@@ -417,16 +405,18 @@ inline int sb_order_free_item(const global in_t *x, ulong first, uint lpi,
 #define SB_T8_LO4 0, 1, 2, 3, 8, 9, 10, 11
 #define SB_T8_HI4 4, 5, 6, 7, 12, 13, 14, 15
 #if defined(__clang__)
-#define SB_SHUFFLE(W, A, B, M) __builtin_shufflevector((A), (B), M)
+#define SB_SHUFFLE(A, B, M) __builtin_shufflevector((A), (B), M)
 #elif SB_ACC_KIND == SB_KIND_F32
-#define SB_SHUFFLE(W, A, B, M) shuffle2((A), (B), (uint16)(M))
+#define SB_SHUFFLE(A, B, M) shuffle2((A), (B), (uint16)(M))
 #else
-#define SB_SHUFFLE(W, A, B, M) shuffle2((A), (B), (ulong8)(M))
+#define SB_SHUFFLE(A, B, M) shuffle2((A), (B), (ulong8)(M))
 #endif
-#define SB_SWAP_BIT(W, r, i, d)                                       \
+/* The masks of stage d for SB_LANES lanes: SB_T16_LO1 ... SB_T8_HI4. */
+#define SB_MASK(half, d) SB_CAT(SB_CAT(SB_T, SB_LANES), SB_CAT(half, d))
+#define SB_SWAP_BIT(r, i, d)                                          \
     {                                                                 \
-        const vecw_t lo_ = SB_SHUFFLE(W, r[i], r[i + d], SB_CAT(SB_CAT(SB_T, W), SB_CAT(_LO, d))); \
-        const vecw_t hi_ = SB_SHUFFLE(W, r[i], r[i + d], SB_CAT(SB_CAT(SB_T, W), SB_CAT(_HI, d))); \
+        const vecw_t lo_ = SB_SHUFFLE(r[i], r[i + d], SB_MASK(_LO, d)); \
+        const vecw_t hi_ = SB_SHUFFLE(r[i], r[i + d], SB_MASK(_HI, d)); \
         r[i] = lo_;                                                   \
         r[i + d] = hi_;                                               \
     }
@@ -448,46 +438,43 @@ inline int sb_order_free_item(const global in_t *x, ulong first, uint lpi,
 #if SB_ACC_KIND == SB_KIND_F32
 #define SB_LANES 16
 #define SB_LANES_LOG2 4
-typedef float16 vecw_t;
 #define SB_VLOADW(p) vload16(0, (p))
-SB_FN_INLINE void sb_transpose_lanes(vecw_t *r)
-{
-    SB_UNROLL for (int i = 0; i < 16; i += 2) SB_SWAP_BIT(16, r, i, 1)
-    SB_UNROLL for (int i = 0; i < 16; i += 4) { SB_SWAP_BIT(16, r, i, 2) SB_SWAP_BIT(16, r, i + 1, 2) }
-    SB_UNROLL for (int i = 0; i < 16; i += 8) {
-        SB_SWAP_BIT(16, r, i, 4) SB_SWAP_BIT(16, r, i + 1, 4)
-        SB_SWAP_BIT(16, r, i + 2, 4) SB_SWAP_BIT(16, r, i + 3, 4)
-    }
-    SB_UNROLL for (int i = 0; i < 8; i++) SB_SWAP_BIT(16, r, i, 8)
-}
-/* The aligned subtree of the 16 lanes, a node of level 4. */
-inline acc_t sb_lane_tree(vecw_t a)
-{
-    const float8 b = SB_VSTEP(a.even, a.odd);
-    const float4 c = SB_VSTEP(b.even, b.odd);
-    const float2 d = SB_VSTEP(c.even, c.odd);
-    uint f = 0;
-    return sb_step(d.x, d.y, &f);
-}
 #else
 #define SB_LANES 8
 #define SB_LANES_LOG2 3
-typedef double8 vecw_t;
 #define SB_VLOADW(p) vload8(0, (p))
+#endif
+typedef SB_CAT(SB_ACC_T, SB_LANES) vecw_t;
+
+/* Stage d of the transpose: every pair (i, i + d) with i lacking bit d. */
+#define SB_TRANSPOSE_STAGE(r, d)                                      \
+    SB_UNROLL for (int i = 0; i < SB_LANES; i++)                      \
+        if ((i & d) == 0)                                             \
+            SB_SWAP_BIT(r, i, d)
+
 SB_FN_INLINE void sb_transpose_lanes(vecw_t *r)
 {
-    SB_UNROLL for (int i = 0; i < 8; i += 2) SB_SWAP_BIT(8, r, i, 1)
-    SB_UNROLL for (int i = 0; i < 8; i += 4) { SB_SWAP_BIT(8, r, i, 2) SB_SWAP_BIT(8, r, i + 1, 2) }
-    SB_UNROLL for (int i = 0; i < 4; i++) SB_SWAP_BIT(8, r, i, 4)
+    SB_TRANSPOSE_STAGE(r, 1)
+    SB_TRANSPOSE_STAGE(r, 2)
+    SB_TRANSPOSE_STAGE(r, 4)
+#if SB_LANES == 16
+    SB_TRANSPOSE_STAGE(r, 8)
+#endif
 }
+
+/* The aligned subtree of the lanes, a node of level SB_LANES_LOG2. */
 inline acc_t sb_lane_tree(vecw_t a)
 {
-    const double4 b = SB_VSTEP(a.even, a.odd);
-    const double2 c = SB_VSTEP(b.even, b.odd);
+#if SB_LANES == 16
+    const SB_CAT(SB_ACC_T, 8) a8 = SB_VSTEP(a.even, a.odd);
+#else
+    const vecw_t a8 = a;
+#endif
+    const SB_CAT(SB_ACC_T, 4) b = SB_VSTEP(a8.even, a8.odd);
+    const SB_CAT(SB_ACC_T, 2) c = SB_VSTEP(b.even, b.odd);
     uint f = 0;
     return sb_step(c.x, c.y, &f);
 }
-#endif
 
 /* SB_LANES full, unmasked leaves from element `first`: their aligned
  * subtree, a node of level SB_LANES_LOG2. Each leaf is loaded as

@@ -63,6 +63,10 @@ struct sb_context {
     atomic_int       last_cl_error; /* any thread may record a failure */
 };
 
+/* Whether a device of this name is the Oclgrind simulator: slow, ranked
+ * last by the automatic choice, and kept off the kernels' wide folds. */
+int sb__is_simulator_name(const char *device_name);
+
 sb_status sb__device_query(cl_device_id d, sb_device_caps *caps,
                            char *extensions, size_t ext_size, cl_int *err);
 

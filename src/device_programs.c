@@ -75,7 +75,7 @@ static const char *storage_name(const sb_device_caps *c, sb_type t)
  * leaf-by-leaf folds, which it checks; POCL and rusticl run both. */
 static int wide_folds_ok(const sb_device_caps *c)
 {
-    return strstr(c->name, "Oclgrind") == NULL;
+    return !sb__is_simulator_name(c->name);
 }
 
 /* Build options: the types, the modes, the operation, the shared

@@ -28,6 +28,11 @@ static int contains_nocase(const char *hay, const char *needle)
     return 0;
 }
 
+int sb__is_simulator_name(const char *device_name)
+{
+    return contains_nocase(device_name, "oclgrind");
+}
+
 static void device_name(cl_device_id d, char *buf, size_t size)
 {
     buf[0] = '\0';
@@ -113,7 +118,7 @@ static sb_status list_all(sb_device_entry **out, size_t *count)
                 .index = (unsigned)used, .platform_index = pi,
                 .device_index = di, .platform = platforms[pi],
                 .device = ids[di],
-                .is_simulator = contains_nocase(name, "oclgrind"),
+                .is_simulator = sb__is_simulator_name(name),
             };
             used++;
         }
