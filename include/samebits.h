@@ -296,6 +296,40 @@ SB_API SB_NODISCARD sb_status sb_reduce_host_opts(sb_reduction r,
         const void *x, const unsigned char *mask, size_t n, void *result,
         const sb_host_options *opts);
 
+/*! sb_partial : the state of the order's tree over one range [begin, end)
+ *  of positions of a longer array (docs/order.md, "Pieces of one array").
+ *  Partials of adjacent ranges merge into the partial of their union; the
+ *  finished partial of [0, n) has the bits and status of one
+ *  sb_reduce_host() over the whole array, wherever the cuts fell (inside
+ *  leaves too) and in whatever grouping the merges were done.
+ *  Plain bytes in native byte order, unused bytes zero: equal states are
+ *  equal under memcmp, and can be copied or sent as they are. They hold a
+ *  format version and the reduction; a partial of another version or
+ *  reduction is refused (SB_INVALID_ARGUMENT), never misread.
+ *  add and merge return SB_OK for a valid call even when a checked step
+ *  overflowed: the overflow is kept, and finish reports it. A bad call
+ *  (a gap or overlap, another reduction, finish of a partial that does
+ *  not begin at 0, positions at or beyond 2^63) is SB_INVALID_ARGUMENT and
+ *  changes nothing. */
+#define SB_PARTIAL_BYTES 4096
+typedef struct { uint64_t opaque[SB_PARTIAL_BYTES / 8]; } sb_partial;
+
+/*! An empty range at global position `begin`. */
+SB_API SB_NODISCARD sb_status sb_partial_init(sb_partial *p, sb_reduction r,
+                                              uint64_t begin);
+/*! Appends x[0..n) (mask as sb_reduce_host()) at p's end: end += n. */
+SB_API SB_NODISCARD sb_status sb_partial_add_host(sb_partial *p,
+        const void *x, const unsigned char *mask, size_t n);
+/*! `right` must begin where `left` ends, with the same reduction; `left`
+ *  becomes the partial of the union. */
+SB_API SB_NODISCARD sb_status sb_partial_merge(sb_partial *left,
+                                               const sb_partial *right);
+/*! p must begin at 0: the result and status of sb_reduce_host() over
+ *  [0, end) (SB_EMPTY, SB_OVERFLOW as there; result written only on
+ *  SB_OK). */
+SB_API SB_NODISCARD sb_status sb_partial_finish(const sb_partial *p,
+                                                void *result);
+
 /*! SAMEBITS_THREADS (environment variable) :
  *  The host path's default thread count when sb_host_options.threads is 0,
  *  read as sb_threads_parse() reads it: decimal digits only, at least 1;
@@ -659,6 +693,22 @@ SB_API SB_NODISCARD sb_status sb_reduce_enqueue(sb_context *ctx,
         size_t x_offset, struct _cl_mem *mask, size_t mask_offset, size_t n,
         struct _cl_mem *result, size_t result_offset, uint32_t num_wait,
         struct _cl_event *const *wait, struct _cl_event **done);
+
+/*! sb_partial_add() :
+ *  sb_partial_add_host() for elements in a cl_mem: appends elements
+ *  [x_offset, x_offset + n) of `x` (mask as sb_reduce()) at p's end, with
+ *  the bits it would have had on the host. The piece is cut at the global
+ *  leaf positions of p's end: loose elements where a leaf is cut, then the
+ *  largest aligned subtrees that fit; each subtree larger than the
+ *  context's host_max_n is reduced on the device (one sb_reduce() each, so
+ *  a piece whose start and length are multiples of a power of two
+ *  16 x 2^k is one call), the rest is read back with one blocking read at
+ *  each end of the piece. Blocks until done. A failure (any status of
+ *  sb_reduce() but SB_EMPTY and SB_OVERFLOW, which the partial keeps)
+ *  leaves p unchanged. */
+SB_API SB_NODISCARD sb_status sb_partial_add(sb_context *ctx,
+        struct _cl_command_queue *queue, sb_partial *p, struct _cl_mem *x,
+        size_t x_offset, struct _cl_mem *mask, size_t mask_offset, size_t n);
 
 #endif /* SAMEBITS_OPENCL */
 

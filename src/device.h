@@ -63,6 +63,22 @@ struct sb_context {
     atomic_int       last_cl_error; /* any thread may record a failure */
 };
 
+/* A call's arguments after sb__check_call(): its plan, and the queue to
+ * use (the context's own when the caller passed NULL). */
+typedef struct {
+    sb__plan         plan;
+    cl_command_queue queue;
+} sb__checked_call;
+
+/* Checks everything sb_reduce() checks before it enqueues anything: ctx,
+ * the reduction, the queue (its context and device), x and mask (their
+ * context, and that they hold the range, overflow-safe), and that the
+ * device computes the types exactly. */
+sb_status sb__check_call(sb_context *ctx, cl_command_queue queue,
+                         sb_reduction r, cl_mem x, size_t x_offset,
+                         cl_mem mask, size_t mask_offset, size_t n,
+                         sb__checked_call *out);
+
 /* Whether a device of this name is the Oclgrind simulator: slow, ranked
  * last by the automatic choice, and kept off the kernels' wide folds. */
 int sb__is_simulator_name(const char *device_name);

@@ -46,15 +46,10 @@ static sb_status check_buffer(sb_context *ctx, const char *what, cl_mem buf,
     return SB_OK;
 }
 
-typedef struct {
-    sb__plan         plan;
-    cl_command_queue queue;
-} checked_call;
-
-static sb_status check_call(sb_context *ctx, cl_command_queue queue,
-                            sb_reduction r, cl_mem x, size_t x_offset,
-                            cl_mem mask, size_t mask_offset, size_t n,
-                            checked_call *out)
+sb_status sb__check_call(sb_context *ctx, cl_command_queue queue,
+                         sb_reduction r, cl_mem x, size_t x_offset,
+                         cl_mem mask, size_t mask_offset, size_t n,
+                         sb__checked_call *out)
 {
     SB_FAIL_IF(ctx == NULL, SB_INVALID_ARGUMENT, "ctx is NULL");
     const sb_status s = sb__plan_make(r, &out->plan);
@@ -123,7 +118,7 @@ static cl_int launch(cl_command_queue q, cl_kernel k, size_t groups,
 
 /* Enqueues the chain; ctx->lock held. On success *done is the event of the
  * last launch (owned by the caller). */
-static sb_status enqueue_chain(sb_context *ctx, const checked_call *c,
+static sb_status enqueue_chain(sb_context *ctx, const sb__checked_call *c,
                                cl_mem x, size_t x_offset, cl_mem mask,
                                size_t mask_offset, size_t n, cl_mem res,
                                size_t res_offset, cl_uint num_wait,
@@ -250,8 +245,8 @@ sb_status sb_reduce_enqueue(sb_context *ctx, cl_command_queue queue,
                             cl_event *done)
 {
     sb__detail_clear();
-    checked_call c;
-    sb_status s = check_call(ctx, queue, r, x, x_offset, mask, mask_offset,
+    sb__checked_call c;
+    sb_status s = sb__check_call(ctx, queue, r, x, x_offset, mask, mask_offset,
                              n, &c);
     SB_RETURN_IF(s != SB_OK, s);
     SB_FAIL_IF(result == NULL, SB_INVALID_ARGUMENT, "result is NULL");
@@ -289,7 +284,7 @@ sb_status sb_reduce_enqueue(sb_context *ctx, cl_command_queue queue,
  * ranges land on the stack; larger ones in one heap block. */
 enum { HOST_SHORTCUT_STACK_BYTES = 2048 };
 
-static sb_status reduce_on_host(sb_context *ctx, const checked_call *c,
+static sb_status reduce_on_host(sb_context *ctx, const sb__checked_call *c,
                                 sb_reduction r, cl_mem x, size_t x_offset,
                                 cl_mem mask, size_t mask_offset, size_t n,
                                 void *result)
@@ -326,8 +321,8 @@ sb_status sb_reduce(sb_context *ctx, cl_command_queue queue, sb_reduction r,
                     size_t mask_offset, size_t n, void *result)
 {
     sb__detail_clear();
-    checked_call c;
-    sb_status s = check_call(ctx, queue, r, x, x_offset, mask, mask_offset,
+    sb__checked_call c;
+    sb_status s = sb__check_call(ctx, queue, r, x, x_offset, mask, mask_offset,
                              n, &c);
     SB_RETURN_IF(s != SB_OK, s);
     SB_FAIL_IF(result == NULL, SB_INVALID_ARGUMENT, "result is NULL");

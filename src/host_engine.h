@@ -51,6 +51,15 @@ const sb__kernel *sb__host_kernel_avx512(const sb__plan *plan);
  * (both with a detail). */
 sb_status sb__isa_resolve(unsigned requested, unsigned *isa);
 
+/* The root node of x[0..n) (sum, prod, min, max) on up to `threads`
+ * threads (0: the default) with the kernels of `isa`; the caller holds
+ * the floating-point environment. For an aligned subtree of a longer
+ * array (n = 2^j leaves starting at a multiple of 2^j leaves) this is that
+ * subtree's node. */
+sb__node sb__reduce_node(const sb__plan *plan, const void *x,
+                         const unsigned char *mask, size_t n,
+                         unsigned threads, unsigned isa, bool *overflow);
+
 /* Converts `count` elements from `input` to `acc` (an allowed pair,
  * input != acc). */
 void sb__convert(sb_type input, sb_type acc, const void *in, void *out,

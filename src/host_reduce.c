@@ -241,6 +241,13 @@ static sb__node reduce_tree(const sb__plan *plan, const unsigned char *x,
     return root;
 }
 
+sb__node sb__reduce_node(const sb__plan *plan, const void *x,
+                         const unsigned char *mask, size_t n,
+                         unsigned threads, unsigned isa, bool *overflow)
+{
+    return reduce_tree(plan, x, mask, n, threads, isa, overflow);
+}
+
 /* ---- any / all ---------------------------------------------------------- */
 
 /* Booleans combine the same whatever the order, so a plain loop already

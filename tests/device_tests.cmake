@@ -44,3 +44,7 @@ set_tests_properties(test_device_modes PROPERTIES COST 150)
 sb_add_device_test(test_oclgrind_races 900 oclgrind)
 set_tests_properties(test_oclgrind_races PROPERTIES ENVIRONMENT
   "${SB_DEVICE_ENV};SAMEBITS_DEVICE=oclgrind;OCLGRIND_DATA_RACES=1;OCLGRIND_UNINITIALIZED=1;OCLGRIND_CHECK_API=1;OCLGRIND_LOG=${CMAKE_CURRENT_BINARY_DIR}/oclgrind-races.log")
+
+# sb_partial_add(): pieces of one array on every device present, merged
+# with host pieces.
+sb_add_device_test(test_device_partial 900)

@@ -1,0 +1,454 @@
+/* host_partial.c: sb_partial, the state of docs/order.md's tree over one
+ * range [begin, end) of a longer array ("Pieces of one array").
+ *
+ * The state, all derived from the elements (so equal ranges of equal
+ * data give equal bytes):
+ *   - head: when `begin` is inside a leaf, that leaf's elements from
+ *     `begin` up to its end or to `end`. The leaf began before the range,
+ *     so it cannot be folded here: its elements are kept, at their slot
+ *     (position % 16), with their mask bytes;
+ *   - nodes: the maximal aligned subtrees of whole leaves inside the
+ *     range, in position order, each (level, index, value): a binary
+ *     counter whose entries are never siblings;
+ *   - tail: when `end` is inside a leaf that began inside the range, that
+ *     leaf's elements so far (kept, not folded, so that a merge continues
+ *     it exactly and a finished leaf is folded by the block kernel);
+ *   - the overflow flag: a checked step that overflowed in any node this
+ *     state holds, which is a node of the final tree.
+ * Any and all are order-free: their state is the two running truths. */
+#include <stddef.h>
+#include <string.h>
+#include "host_engine.h"
+#include "partial.h"
+
+#define PARTIAL_MAGIC   UINT64_C(0x0001747261706273)   /* "sbpart", v1 */
+#define PARTIAL_NODES   128
+#define POSITION_LIMIT  (UINT64_C(1) << 63)
+
+typedef struct {
+    uint64_t index;        /* the subtree's index among those of its level */
+    uint64_t value;        /* the accumulator's bytes (sb__node.v) */
+    uint8_t  level;        /* 2^level leaves */
+    uint8_t  has;          /* 0: none */
+    uint8_t  unused[6];
+} partial_node;
+
+typedef struct {
+    uint64_t     magic;
+    int32_t      op, input, acc;
+    uint32_t     wrap;
+    uint64_t     begin, end;
+    uint8_t      overflow;
+    uint8_t      any, all;           /* any / all: the running truths */
+    uint8_t      unused[3];
+    uint16_t     top;                /* nodes in use */
+    uint8_t      head_mask[16], tail_mask[16];
+    uint64_t     head[16], tail[16]; /* input elements at slot pos % 16 */
+    partial_node nodes[PARTIAL_NODES];
+} partial_state;
+
+_Static_assert(sizeof(partial_state) <= sizeof(sb_partial),
+               "the state fits SB_PARTIAL_BYTES");
+
+static void load(const sb_partial *p, partial_state *s)
+{
+    memcpy(s, p, sizeof *s);
+}
+
+/* Unused bytes zero (entries above `top` too), so that equal states are
+ * equal bytes. Once a checked step overflowed, the nodes' values mean
+ * nothing (finish reports the overflow, never a value) and depend on
+ * where the piece was reduced (the device reports an overflowed node
+ * without its value): they are stored as zero. */
+static void store(sb_partial *p, const partial_state *s)
+{
+    memset(p, 0, sizeof *p);
+    memcpy(p, s, offsetof(partial_state, nodes) +
+                     s->top * sizeof(partial_node));
+    if (s->overflow) {
+        partial_state *t = (partial_state *)p;
+        for (unsigned i = 0; i < t->top; i++)
+            t->nodes[i].value = 0;
+    }
+}
+
+static bool plan_of(const partial_state *s, sb__plan *plan)
+{
+    const sb_reduction r = { .op = (sb_op)s->op, .input = (sb_type)s->input,
+                             .accumulator = (sb_type)s->acc,
+                             .flags = s->wrap ? SB_WRAP : 0 };
+    return sb__plan_make(r, plan) == SB_OK;
+}
+
+static bool is_boolean(const sb__plan *plan)
+{
+    return plan->op == SB_ANY || plan->op == SB_ALL;
+}
+
+/* ---- nodes ------------------------------------------------------------- */
+
+static sb__node node_of(const partial_node *e)
+{
+    sb__node n;
+    memcpy(n.v.bytes, &e->value, 8);
+    n.has = e->has != 0;
+    return n;
+}
+
+/* The binary counter: node (level, index) enters after everything before
+ * it and combines with its left sibling while that is on top. */
+static void push(partial_state *s, const sb__kernel *k, sb__node node,
+                 unsigned level, uint64_t index)
+{
+    bool overflow = false;
+    while (s->top > 0) {
+        const partial_node *t = &s->nodes[s->top - 1];
+        if (t->level != level || (index & 1) == 0 || t->index != index - 1)
+            break;
+        sb__node left = node_of(t);
+        k->combine(&left, &node, &overflow);
+        node = left;
+        s->top--;
+        level++;
+        index >>= 1;
+    }
+    partial_node *e = &s->nodes[s->top++];
+    memset(e, 0, sizeof *e);
+    memcpy(&e->value, node.v.bytes, 8);
+    e->has = node.has;
+    e->level = (uint8_t)level;
+    e->index = index;
+    s->overflow |= overflow;
+}
+
+/* The leaf of positions [16 * leaf, 16 * leaf + count) from its slots. */
+static sb__node fold_leaf(const sb__plan *plan, const sb__kernel *k,
+                          const uint64_t *slots, const uint8_t *mask,
+                          unsigned count, bool *overflow)
+{
+    unsigned char in[16 * 8], acc[16 * 8];
+    for (unsigned i = 0; i < count; i++)
+        memcpy(in + i * plan->input_size, &slots[i], plan->input_size);
+    const void *x = in;
+    if (plan->acc != plan->input) {
+        sb__convert(plan->input, plan->acc, in, acc, count);
+        x = acc;
+    }
+    sb__node node;
+    k->block(x, mask, count, &node, overflow);
+    return node;
+}
+
+/* ---- entry points ------------------------------------------------------ */
+
+sb_status sb_partial_init(sb_partial *p, sb_reduction r, uint64_t begin)
+{
+    sb__detail_clear();
+    SB_FAIL_IF(p == NULL, SB_INVALID_ARGUMENT, "p is NULL");
+    sb__plan plan;
+    const sb_status s = sb__plan_make(r, &plan);
+    SB_RETURN_IF(s != SB_OK, s);
+    SB_FAIL_IF(begin >= POSITION_LIMIT, SB_INVALID_ARGUMENT,
+               "begin = %llu is not below 2^63", (unsigned long long)begin);
+    partial_state st;
+    memset(&st, 0, sizeof st);
+    st.magic = PARTIAL_MAGIC;
+    st.op = plan.op;
+    st.input = plan.input;
+    st.acc = plan.acc;
+    st.wrap = plan.wrap;
+    st.begin = st.end = begin;
+    st.all = 1;
+    store(p, &st);
+    return SB_OK;
+}
+
+/* The checks every call on an existing partial makes. */
+static sb_status open_state(const sb_partial *p, const char *name,
+                            partial_state *s, sb__plan *plan)
+{
+    SB_FAIL_IF(p == NULL, SB_INVALID_ARGUMENT, "%s is NULL", name);
+    load(p, s);
+    SB_FAIL_IF(s->magic != PARTIAL_MAGIC, SB_INVALID_ARGUMENT,
+               "%s is not an sb_partial of this format version (made by "
+               "sb_partial_init of samebits %s?)", name, sb_version_string());
+    SB_FAIL_IF(!plan_of(s, plan) || s->top > PARTIAL_NODES ||
+               s->begin > s->end || s->end >= POSITION_LIMIT,
+               SB_INVALID_ARGUMENT, "%s is damaged", name);
+    return SB_OK;
+}
+
+static void append_elements(partial_state *s, const sb__plan *plan,
+                            const sb__kernel *k, const unsigned char *x,
+                            const unsigned char *mask, size_t count)
+{
+    /* count elements at s->end, all inside the leaf of s->end. */
+    const uint64_t leaf_start = s->end & ~UINT64_C(15);
+    const bool head = leaf_start < s->begin;
+    const unsigned slot = (unsigned)(s->end & 15);
+    uint64_t *slots = head ? s->head : s->tail;
+    uint8_t *masks = head ? s->head_mask : s->tail_mask;
+    for (size_t i = 0; i < count; i++) {
+        const bool takes_part = mask == NULL || mask[i];
+        slots[slot + i] = 0;
+        if (takes_part)
+            memcpy(&slots[slot + i], x + i * plan->input_size,
+                   plan->input_size);
+        masks[slot + i] = takes_part;
+    }
+    s->end += count;
+    if (!head && (s->end & 15) == 0) {
+        bool overflow = false;
+        const sb__node leaf = fold_leaf(plan, k, s->tail, s->tail_mask, 16,
+                                        &overflow);
+        s->overflow |= overflow;
+        push(s, k, leaf, 0, leaf_start / 16);
+        memset(s->tail, 0, sizeof s->tail);
+        memset(s->tail_mask, 0, sizeof s->tail_mask);
+    }
+}
+
+static unsigned floor_log2_u64(uint64_t v)
+{
+    unsigned k = 0;
+    while (v >>= 1)
+        k++;
+    return k;
+}
+
+static unsigned trailing_zeros(uint64_t v)
+{
+    unsigned k = 0;
+    while (k < 63 && (v & 1) == 0) {
+        v >>= 1;
+        k++;
+    }
+    return k;
+}
+
+size_t sb__partial_next_piece(uint64_t end, size_t left, unsigned *level)
+{
+    if ((end & 15) != 0 || left < 16) {
+        const size_t take = 16 - (size_t)(end & 15);
+        return take < left ? take : left;
+    }
+    /* Whole leaves from a leaf boundary: the largest aligned subtree that
+     * starts here and fits. */
+    const uint64_t leaf = end / 16;
+    unsigned k = floor_log2_u64(left / 16);
+    if (leaf != 0 && trailing_zeros(leaf) < k)
+        k = trailing_zeros(leaf);
+    *level = k;
+    return (size_t)16 << k;
+}
+
+sb_status sb__partial_open(const sb_partial *p, size_t n, sb__plan *plan,
+                           uint64_t *end)
+{
+    partial_state s;
+    const sb_status check = open_state(p, "p", &s, plan);
+    SB_RETURN_IF(check != SB_OK, check);
+    SB_FAIL_IF(n >= POSITION_LIMIT - s.end, SB_INVALID_ARGUMENT,
+               "the partial would end at or beyond position 2^63");
+    *end = s.end;
+    return SB_OK;
+}
+
+void sb__partial_push_subtree(sb_partial *p, sb__node node, bool overflow,
+                              unsigned level)
+{
+    partial_state s;
+    sb__plan plan;
+    load(p, &s);
+    if (!plan_of(&s, &plan))
+        return;                      /* not reached: opened before */
+    unsigned isa;
+    if (sb__isa_resolve(0, &isa) != SB_OK)
+        isa = SB_ISA_BASELINE;
+    const sb__kernel *k = sb__host_kernel(&plan, isa);
+    sb__fpenv env;
+    sb__fpenv_enter(&env);
+    s.overflow |= overflow;
+    push(&s, k, node, level, (s.end / 16) >> level);
+    s.end += (uint64_t)16 << level;
+    sb__fpenv_leave(&env);
+    store(p, &s);
+}
+
+void sb__partial_add_truths(sb_partial *p, bool any, bool all, size_t n)
+{
+    partial_state s;
+    load(p, &s);
+    s.any |= any;
+    s.all &= all;
+    s.end += n;
+    store(p, &s);
+}
+
+sb_status sb_partial_add_host(sb_partial *p, const void *x,
+                              const unsigned char *mask, size_t n)
+{
+    sb__detail_clear();
+    partial_state s;
+    sb__plan plan;
+    const sb_status check = open_state(p, "p", &s, &plan);
+    SB_RETURN_IF(check != SB_OK, check);
+    SB_FAIL_IF(n > 0 && x == NULL, SB_INVALID_ARGUMENT,
+               "x is NULL while n = %zu", n);
+    SB_FAIL_IF(n >= POSITION_LIMIT - s.end, SB_INVALID_ARGUMENT,
+               "the partial would end at or beyond position 2^63");
+    const unsigned char *bytes = x;
+    if (is_boolean(&plan)) {
+        unsigned char any = 0, all = 1;
+        const sb_reduction r = { .op = SB_ANY, .input = plan.input };
+        const sb_reduction r2 = { .op = SB_ALL, .input = plan.input };
+        if (n > 0 && (sb_reduce_host(r, x, mask, n, &any) != SB_OK ||
+                      sb_reduce_host(r2, x, mask, n, &all) != SB_OK))
+            return SB_INVALID_ARGUMENT;   /* not reached: checked above */
+        s.any |= any;
+        s.all &= all;
+        s.end += n;
+        store(p, &s);
+        return SB_OK;
+    }
+    unsigned isa;
+    const sb_status isa_status = sb__isa_resolve(0, &isa);
+    SB_RETURN_IF(isa_status != SB_OK, isa_status);
+    const sb__kernel *k = sb__host_kernel(&plan, isa);
+    sb__fpenv env;
+    sb__fpenv_enter(&env);
+    size_t done = 0;
+    while (done < n) {
+        unsigned level = 0;
+        const size_t count = sb__partial_next_piece(s.end, n - done, &level);
+        if ((s.end & 15) != 0 || count < 16) {
+            append_elements(&s, &plan, k, bytes + done * plan.input_size,
+                            mask ? mask + done : NULL, count);
+            done += count;
+            continue;
+        }
+        const uint64_t leaf = s.end / 16;
+        bool overflow = false;
+        const sb__node node = sb__reduce_node(
+            &plan, bytes + done * plan.input_size, mask ? mask + done : NULL,
+            count, 0, isa, &overflow);
+        s.overflow |= overflow;
+        push(&s, k, node, level, leaf >> level);
+        s.end += count;
+        done += count;
+    }
+    sb__fpenv_leave(&env);
+    store(p, &s);
+    return SB_OK;
+}
+
+sb_status sb_partial_merge(sb_partial *left, const sb_partial *right)
+{
+    sb__detail_clear();
+    partial_state a, b;
+    sb__plan plan, plan_b;
+    sb_status check = open_state(left, "left", &a, &plan);
+    SB_RETURN_IF(check != SB_OK, check);
+    check = open_state(right, "right", &b, &plan_b);
+    SB_RETURN_IF(check != SB_OK, check);
+    SB_FAIL_IF(a.op != b.op || a.input != b.input || a.acc != b.acc ||
+               a.wrap != b.wrap, SB_INVALID_ARGUMENT,
+               "left and right are partials of different reductions");
+    SB_FAIL_IF(a.end != b.begin, SB_INVALID_ARGUMENT,
+               "right begins at %llu, not where left ends (%llu)",
+               (unsigned long long)b.begin, (unsigned long long)a.end);
+    if (is_boolean(&plan)) {
+        a.any |= b.any;
+        a.all &= b.all;
+        a.end = b.end;
+        store(left, &a);
+        return SB_OK;
+    }
+    unsigned isa;
+    check = sb__isa_resolve(0, &isa);
+    SB_RETURN_IF(check != SB_OK, check);
+    const sb__kernel *k = sb__host_kernel(&plan, isa);
+    sb__fpenv env;
+    sb__fpenv_enter(&env);
+    /* The cut leaf: left's last leaf continued with right's head. */
+    if ((b.begin & 15) != 0) {
+        const uint64_t leaf_start = b.begin & ~UINT64_C(15);
+        const uint64_t head_end = b.end < leaf_start + 16 ? b.end
+                                                          : leaf_start + 16;
+        const bool into_head = leaf_start < a.begin;
+        uint64_t *slots = into_head ? a.head : a.tail;
+        uint8_t *masks = into_head ? a.head_mask : a.tail_mask;
+        for (uint64_t q = b.begin; q < head_end; q++) {
+            slots[q & 15] = b.head[q & 15];
+            masks[q & 15] = b.head_mask[q & 15];
+        }
+        if (!into_head && head_end == leaf_start + 16) {
+            bool overflow = false;
+            const sb__node leaf = fold_leaf(&plan, k, a.tail, a.tail_mask, 16,
+                                            &overflow);
+            a.overflow |= overflow;
+            push(&a, k, leaf, 0, leaf_start / 16);
+            memset(a.tail, 0, sizeof a.tail);
+            memset(a.tail_mask, 0, sizeof a.tail_mask);
+        }
+    }
+    for (unsigned i = 0; i < b.top; i++)
+        push(&a, k, node_of(&b.nodes[i]), b.nodes[i].level, b.nodes[i].index);
+    /* Right's tail is the merged range's tail when it began in right. */
+    if ((b.end & 15) != 0 && (b.end & ~UINT64_C(15)) >= b.begin) {
+        memcpy(a.tail, b.tail, sizeof a.tail);
+        memcpy(a.tail_mask, b.tail_mask, sizeof a.tail_mask);
+    }
+    a.overflow |= b.overflow;
+    a.end = b.end;
+    sb__fpenv_leave(&env);
+    store(left, &a);
+    return SB_OK;
+}
+
+sb_status sb_partial_finish(const sb_partial *p, void *result)
+{
+    sb__detail_clear();
+    partial_state s;
+    sb__plan plan;
+    const sb_status check = open_state(p, "p", &s, &plan);
+    SB_RETURN_IF(check != SB_OK, check);
+    SB_FAIL_IF(result == NULL, SB_INVALID_ARGUMENT, "result is NULL");
+    SB_FAIL_IF(s.begin != 0, SB_INVALID_ARGUMENT,
+               "p begins at %llu: only a partial from position 0 is a whole "
+               "array", (unsigned long long)s.begin);
+    if (is_boolean(&plan)) {
+        const unsigned char v = plan.op == SB_ANY ? s.any : s.all;
+        memcpy(result, &v, 1);
+        return SB_OK;
+    }
+    unsigned isa;
+    const sb_status isa_status = sb__isa_resolve(0, &isa);
+    SB_RETURN_IF(isa_status != SB_OK, isa_status);
+    const sb__kernel *k = sb__host_kernel(&plan, isa);
+    sb__fpenv env;
+    sb__fpenv_enter(&env);
+    bool overflow = s.overflow != 0;
+    if ((s.end & 15) != 0) {
+        const sb__node leaf = fold_leaf(&plan, k, s.tail, s.tail_mask,
+                                        (unsigned)(s.end & 15), &overflow);
+        push(&s, k, leaf, 0, s.end / 16);
+        overflow |= s.overflow != 0;
+    }
+    /* What is left combines from the right (the odd-node rule). */
+    sb__node root = { .has = false };
+    if (s.top > 0) {
+        root = node_of(&s.nodes[s.top - 1]);
+        for (int i = (int)s.top - 2; i >= 0; i--) {
+            sb__node l = node_of(&s.nodes[i]);
+            k->combine(&l, &root, &overflow);
+            root = l;
+        }
+    }
+    const sb_status status = sb__finish(&plan, &root, overflow, result);
+    sb__fpenv_leave(&env);
+    if (status == SB_OVERFLOW && !sb__detail_is_set())
+        return sb__fail(status, "the checked %s overflows in a node of the "
+                        "tree", sb_op_name(plan.op));
+    return status;
+}
