@@ -169,6 +169,39 @@ int cli_data_load(const char *path, cli_format format, sb_type type,
                   size_t err_size);
 void cli_data_free(cli_data *d);
 
+/* An input read in pieces, for inputs larger than memory: a regular file
+ * is mapped (cli_data_load()) and handed out in slices whose pages are let
+ * go once used; raw data or a .npy on a pipe (standard input) is read one
+ * piece at a time into a buffer of `piece` elements. Text, .npz and
+ * anything else on a pipe is read whole, as cli_data_load() reads it. */
+typedef struct {
+    cli_data       data;      /* the whole input, unless piped */
+    const char    *name;
+    sb_type        type;
+    cli_format     format;
+    size_t         n;         /* elements in all, when n_known */
+    int            n_known;   /* piped raw: only at the end */
+    size_t         done;      /* elements handed out */
+    size_t         released;  /* bytes of the map let go (madvise) */
+    int            fd;        /* piped: standard input; else -1 */
+    unsigned char *buf;       /* piped: the piece */
+    size_t         piece;
+    unsigned char  carry_bytes[16]; /* read with the header, not yet used */
+    size_t         carry;
+} cli_stream;
+
+/* As cli_data_load(), for reading in pieces of at most `piece` elements
+ * (piped inputs) with cli_stream_next(). */
+int cli_stream_open(const char *path, cli_format format, sb_type type,
+                    int mask, const char *array, size_t piece,
+                    cli_stream *s, char *err, size_t err_size);
+/* The next at most `max` elements (*count 0 at the end), valid until the
+ * next call. @return 0, or -1 with a reason (a truncated or overlong
+ * .npy, a partial element at the end). */
+int cli_stream_next(cli_stream *s, size_t max, const void **elems,
+                    size_t *count, char *err, size_t err_size);
+void cli_stream_close(cli_stream *s);
+
 /* The .npy member of the zip archive b[0, size) (tools/npz_file.c): the one
  * named `array` (with or without its .npy suffix) or, when `array` is NULL,
  * the only one. `option` is the option that names a member ("--array"),

@@ -16,6 +16,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "corpus.h"
 #include "samebits.h"
@@ -26,7 +27,8 @@ static void print_usage(FILE *out)
             "usage: samebits reduce --op OP [--type T] [--acc A] [--wrap]\n"
             "                       [--format F] [--array NAME]\n"
             "                       [--mask FILE [--mask-format F] [--mask-array NAME]]\n"
-            "                       [--device SEL] [--bits] [--json] [FILE|-]\n"
+            "                       [--device SEL] [--chunk N] [--bits] [--json]\n"
+            "                       [FILE|-]\n"
             "\n"
             "Reduces the numbers in FILE (standard input if - or none) and prints\n"
             "the result so that it reads back exactly (%%.9g for f32, %%.17g for\n"
@@ -49,6 +51,13 @@ static void print_usage(FILE *out)
             "  --device SEL   host (default), a device number of `samebits info`,\n"
             "                 P:D, or a part of its name; the device computes\n"
             "                 even a small input itself\n"
+            "  --chunk N      an input of more than N elements (default 2^24) is\n"
+            "                 read and reduced in pieces of N through sb_partial:\n"
+            "                 memory stays flat and a device takes inputs larger\n"
+            "                 than its largest buffer, in several launches. Same\n"
+            "                 bits. Raw data and .npy stream from a pipe too; text\n"
+            "                 and .npz are read whole. On a terminal a long input\n"
+            "                 shows a progress line on stderr\n"
             "  --bits         also print the result's bit pattern in hex\n"
             "  --json         print one JSON record instead, for every outcome:\n"
             "                 \"status\" (ok, empty, overflow, unsupported, ...,\n"
@@ -88,7 +97,14 @@ typedef struct {
     const char  *array, *mask_array;       /* a .npz member, or NULL */
     cli_format   format, mask_format;
     int          bits, json;
+    size_t       chunk;                    /* elements per piece */
 } reduce_args;
+
+/* Elements per piece when the input is read in pieces: 2^24 (64 MB of
+ * f32) keeps memory flat and a device's launches long. A power of two, so
+ * that every piece but the last is one aligned subtree of the order's
+ * tree (one launch on a device). */
+#define DEFAULT_CHUNK ((size_t)1 << 24)
 
 /* --format F / --mask-format F. */
 static int parse_format_option(const char *option, const char *v,
@@ -107,6 +123,7 @@ static int parse_args(int argc, char **argv, reduce_args *a)
 {
     memset(a, 0, sizeof *a);
     a->file = "-";
+    a->chunk = DEFAULT_CHUNK;
     int op = -1, type = 0, acc = 0, have_file = 0, have_mask_format = 0;
     for (int i = 1; i < argc; i++) {
         const char *v;
@@ -157,6 +174,16 @@ static int parse_args(int argc, char **argv, reduce_args *a)
                                     &a->mask_format) != 0)
                 return CLI_EXIT_USAGE;
             have_mask_format = 1;
+        } else if ((v = cli_option_value(argc, argv, &i, "--chunk", &missing)) || missing) {
+            char *end = NULL;
+            const unsigned long long c = missing ? 0 : strtoull(v, &end, 10);
+            if (missing || end == v || *end != '\0' || v[0] == '-' || c == 0
+                    || c > ((size_t)1 << 40)) {
+                cli_error("reduce", "--chunk wants a number of elements, 1 "
+                          "to 2^40");
+                return CLI_EXIT_USAGE;
+            }
+            a->chunk = (size_t)c;
         } else if ((v = cli_option_value(argc, argv, &i, "--array", &missing)) || missing) {
             if (missing || v[0] == '\0') {
                 cli_error("reduce", "--array wants the name of an array of "
@@ -294,69 +321,143 @@ static void explain(sb_reduction r, sb_status s, const char *detail)
     }
 }
 
-/* Reduces on the device `d`, from a cl_mem, with no host shortcut. On
- * failure `why` holds the sentence (the library's detail, or what failed
- * here). */
-static sb_status reduce_on_device(const cli_device *d, sb_reduction r,
-                                  const cli_data *x, const cli_data *mask,
-                                  void *result, char *why, size_t why_size)
+/* ---- the device ---------------------------------------------------------- */
+
+/* A device run: its context, and buffers for one piece of `piece`
+ * elements (and mask bytes), rewritten for each piece. */
+typedef struct {
+    cl_context  clctx;
+    sb_context *ctx;
+    cl_mem      xb, mb;
+    size_t      piece;
+} device_run;
+
+static void device_close(device_run *run)
 {
-    /* A buffer larger than the device allows is refused by OpenCL with a
-     * bare CL_INVALID_BUFFER_SIZE: say which limit first. */
+    if (run->mb != NULL)
+        clReleaseMemObject(run->mb);
+    if (run->xb != NULL)
+        clReleaseMemObject(run->xb);
+    sb_context_release(run->ctx);
+    if (run->clctx != NULL)
+        clReleaseContext(run->clctx);
+    memset(run, 0, sizeof *run);
+}
+
+/* Opens `d` for pieces of up to `want` elements of `type`, fewer where
+ * the device's largest buffer is smaller. On failure `why` holds the
+ * sentence. */
+static sb_status device_open(const cli_device *d, sb_type type, size_t want,
+                             int masked, device_run *run, char *why,
+                             size_t why_size)
+{
+    memset(run, 0, sizeof *run);
+    const size_t elem = sb_type_size(type);
     sb_device_caps caps;
-    const size_t bytes = x->n * sb_type_size(x->type);
+    run->piece = want > 0 ? want : 1;
     if (sb_device_report(d->device, &caps) == SB_OK
-            && (uint64_t)bytes > caps.max_alloc) {
-        snprintf(why, why_size, "the input is %zu bytes, more than the "
-                 "largest buffer device %u allows (CL_DEVICE_MAX_MEM_ALLOC_SIZE "
-                 "= %" PRIu64 " bytes); reduce it on the host (--device host)",
-                 bytes, d->index, caps.max_alloc);
-        return SB_UNSUPPORTED;
-    }
+            && caps.max_alloc / elem < run->piece)
+        run->piece = caps.max_alloc / elem > 0 ? (size_t)(caps.max_alloc / elem)
+                                               : 1;
     cl_int err = CL_SUCCESS;
-    cl_context clctx = cli_cl_context(d, &err);
-    if (clctx == NULL) {
+    run->clctx = cli_cl_context(d, &err);
+    if (run->clctx == NULL) {
         snprintf(why, why_size, "clCreateContext failed: %s",
                  cli_cl_error_name(err));
         return SB_OPENCL_ERROR;
     }
+    /* The device computes even a small input itself. */
     const sb_options opts = { .flags = SB_OPT_NO_HOST };
-    sb_context *ctx = NULL;
-    sb_status s = sb_context_create(clctx, d->device, &opts, &ctx);
-    if (s != SB_OK)
+    const sb_status s = sb_context_create(run->clctx, d->device, &opts,
+                                          &run->ctx);
+    if (s != SB_OK) {
         snprintf(why, why_size, "%s", sb_error_detail());
-    cl_mem xb = NULL, mb = NULL;
-    if (s == SB_OK && x->n > 0) {
-        xb = clCreateBuffer(clctx, CL_MEM_READ_ONLY | CL_MEM_COPY_HOST_PTR,
-                            bytes, (void *)x->data, &err);
-        if (xb != NULL && mask != NULL)
-            mb = clCreateBuffer(clctx, CL_MEM_READ_ONLY | CL_MEM_COPY_HOST_PTR,
-                                mask->n, (void *)mask->data, &err);
-        if (xb == NULL || (mask != NULL && mb == NULL)) {
-            snprintf(why, why_size, "clCreateBuffer (%zu bytes) failed: %s",
-                     xb == NULL ? bytes : mask->n, cli_cl_error_name(err));
-            s = err == CL_OUT_OF_HOST_MEMORY
+        return s;
+    }
+    run->xb = clCreateBuffer(run->clctx, CL_MEM_READ_ONLY, run->piece * elem,
+                             NULL, &err);
+    if (run->xb != NULL && masked)
+        run->mb = clCreateBuffer(run->clctx, CL_MEM_READ_ONLY, run->piece,
+                                 NULL, &err);
+    if (run->xb == NULL || (masked && run->mb == NULL)) {
+        snprintf(why, why_size, "clCreateBuffer (%zu bytes) failed: %s",
+                 run->xb == NULL ? run->piece * elem : run->piece,
+                 cli_cl_error_name(err));
+        return err == CL_OUT_OF_HOST_MEMORY
                     || err == CL_MEM_OBJECT_ALLOCATION_FAILURE
                 ? SB_OUT_OF_MEMORY : SB_OPENCL_ERROR;
-        }
     }
-    if (s == SB_OK) {
-        s = sb_reduce(ctx, NULL, r, xb, 0, mb, 0, x->n, result);
-        snprintf(why, why_size, "%s", sb_error_detail());
-        if (s == SB_BUILD_ERROR) {   /* and the log's first line */
-            const size_t used = strlen(why);
-            snprintf(why + used, why_size - used, ": %s",
-                     sb_context_build_log(ctx));
-            why[used + strcspn(why + used, "\n")] = '\0';
-        }
+    return SB_OK;
+}
+
+/* Writes k elements (and mask bytes) into the run's buffers. */
+static sb_status device_write(device_run *run, const void *x,
+                              const unsigned char *mask, size_t k,
+                              size_t elem, char *why, size_t why_size)
+{
+    cl_command_queue q = sb_context_queue(run->ctx);
+    cl_int err = CL_SUCCESS;
+    if (k > 0)
+        err = clEnqueueWriteBuffer(q, run->xb, CL_TRUE, 0, k * elem, x, 0,
+                                   NULL, NULL);
+    if (err == CL_SUCCESS && mask != NULL && k > 0)
+        err = clEnqueueWriteBuffer(q, run->mb, CL_TRUE, 0, k, mask, 0, NULL,
+                                   NULL);
+    if (err != CL_SUCCESS) {
+        snprintf(why, why_size, "clEnqueueWriteBuffer (%zu bytes) failed: %s",
+                 k * elem, cli_cl_error_name(err));
+        return SB_OPENCL_ERROR;
     }
-    if (mb != NULL)
-        clReleaseMemObject(mb);
-    if (xb != NULL)
-        clReleaseMemObject(xb);
-    sb_context_release(ctx);
-    clReleaseContext(clctx);
-    return s;
+    return SB_OK;
+}
+
+/* The library's detail, and for a build error the log's first line. */
+static void device_why(const device_run *run, sb_status s, char *why,
+                       size_t why_size)
+{
+    snprintf(why, why_size, "%s", sb_error_detail());
+    if (s == SB_BUILD_ERROR) {
+        const size_t used = strlen(why);
+        snprintf(why + used, why_size - used, ": %s",
+                 sb_context_build_log(run->ctx));
+        why[used + strcspn(why + used, "\n")] = '\0';
+    }
+}
+
+/* ---- progress ---------------------------------------------------------------- */
+
+/* One line on stderr, rewritten in place, when stderr is a terminal and
+ * the input has taken more than a second. */
+typedef struct {
+    int    on, shown;
+    double start, last;
+    size_t total;          /* bytes, 0 if unknown */
+} progress;
+
+static void progress_show(progress *pr, size_t done, int final)
+{
+    if (!pr->on)
+        return;
+    if (final) {
+        if (pr->shown)
+            fprintf(stderr, "\r\033[K");
+        return;
+    }
+    const double now = cli_now();
+    if (now - pr->start < 1.0 || now - pr->last < 0.25)
+        return;
+    pr->last = now;
+    pr->shown = 1;
+    const double gb = 1e-9 * (double)done;
+    const double rate = gb / (now - pr->start);
+    if (pr->total > 0)
+        fprintf(stderr, "\rsamebits reduce: %.2f of %.2f GB (%.0f%%), "
+                "%.2f GB/s\033[K", gb, 1e-9 * (double)pr->total,
+                100.0 * (double)done / (double)pr->total, rate);
+    else
+        fprintf(stderr, "\rsamebits reduce: %.2f GB, %.2f GB/s\033[K", gb,
+                rate);
+    fflush(stderr);
 }
 
 /* The library's verdict on the reduction, in the command's words.
@@ -470,41 +571,47 @@ int cmd_reduce(int argc, char **argv)
     }
 
     int rc;
-    cli_data x, mask;
-    memset(&x, 0, sizeof x);
-    memset(&mask, 0, sizeof mask);
+    cli_stream xs, ms;
+    memset(&xs, 0, sizeof xs);
+    memset(&ms, 0, sizeof ms);
+    xs.fd = ms.fd = -1;
+    device_run run;
+    memset(&run, 0, sizeof run);
     char err[512] = "";
     /* With --type the reduction is known before any file is read: a bad
      * --acc is the command line's error whatever the file holds. */
     sb_reduction r = a.r;
     if (r.input != 0 && (rc = check_reduction(r)) != CLI_EXIT_OK)
         goto done;
-    const int loaded = cli_data_load(a.file, a.format, a.r.input, 0, a.array,
-                                     &x, err, sizeof err);
+    const int loaded = cli_stream_open(a.file, a.format, a.r.input, 0,
+                                       a.array, a.chunk, &xs, err,
+                                       sizeof err);
     if (loaded != 0) {
         cli_error("reduce", "%s", err);
         cli_devices_free(&list);
         return finish(&out, loaded == CLI_DATA_NEEDS_TYPE ? CLI_EXIT_USAGE
                                                           : CLI_EXIT_INPUT);
     }
-    r.input = x.type;
+    r.input = xs.type;
     out.r = r;
-    out.n = x.n;
-    out.loaded = 1;
+    out.n = xs.n;
+    out.loaded = xs.n_known;
     if ((rc = check_reduction(r)) != CLI_EXIT_OK)
         goto done;
+    const char *mask_name = a.mask_file;
     if (a.mask_file != NULL) {
-        if (cli_data_load(a.mask_file, a.mask_format, SB_U8, 1, a.mask_array,
-                          &mask, err, sizeof err) != 0) {
+        if (cli_stream_open(a.mask_file, a.mask_format, SB_U8, 1,
+                            a.mask_array, a.chunk, &ms, err,
+                            sizeof err) != 0) {
             cli_error("reduce", "mask %s", err);
             rc = CLI_EXIT_INPUT;
             goto done;
         }
-        if (mask.n != x.n) {
+        if (xs.n_known && ms.n_known && ms.n != xs.n) {
             cli_error("reduce", "the mask %s has %zu %s, the data %zu "
-                      "elements: they must match", a.mask_file, mask.n,
-                      mask.format == CLI_FORMAT_RAW ? "bytes" : "values",
-                      x.n);
+                      "elements: they must match", a.mask_file, ms.n,
+                      ms.format == CLI_FORMAT_RAW ? "bytes" : "values",
+                      xs.n);
             rc = CLI_EXIT_INPUT;
             goto done;
         }
@@ -512,13 +619,95 @@ int cmd_reduce(int argc, char **argv)
 
     unsigned char result[16] = { 0 };
     char why[1024] = "";
-    if (dev == NULL) {
-        out.status = sb_reduce_host(r, x.data, a.mask_file ? mask.data : NULL,
-                                    x.n, result);
-        snprintf(why, sizeof why, "%s", sb_error_detail());
+    const size_t elem = sb_type_size(r.input);
+    size_t piece = a.chunk;
+    if (dev != NULL) {
+        /* A buffer as large as the input when it fits in one piece. */
+        const size_t want = xs.n_known && xs.n < piece ? xs.n : piece;
+        out.status = device_open(dev, r.input, want, a.mask_file != NULL,
+                                 &run, why, sizeof why);
+        if (out.status != SB_OK) {
+            out.ran = 1;
+            rc = exit_status(out.status, 1);
+            explain(r, out.status, why);
+            goto done;
+        }
+        piece = run.piece;
+    }
+    /* In memory (or mapped) and no longer than a piece: one call, as the
+     * library's own, with its details (an overflow names positions). */
+    if (xs.fd < 0 && ms.fd < 0 && xs.n <= piece) {
+        const void *x = xs.data.data;
+        const unsigned char *m = a.mask_file ? ms.data.data : NULL;
+        if (dev == NULL) {
+            out.status = sb_reduce_host(r, x, m, xs.n, result);
+            snprintf(why, sizeof why, "%s", sb_error_detail());
+        } else {
+            out.status = device_write(&run, x, m, xs.n, elem, why, sizeof why);
+            if (out.status == SB_OK) {
+                out.status = sb_reduce(run.ctx, NULL, r, xs.n ? run.xb : NULL,
+                                       0, m ? run.mb : NULL, 0, xs.n, result);
+                device_why(&run, out.status, why, sizeof why);
+            }
+        }
     } else {
-        out.status = reduce_on_device(dev, r, &x, a.mask_file ? &mask : NULL,
-                                      result, why, sizeof why);
+        /* In pieces, through a partial: the same bits and status. */
+        progress pr = { .on = !a.json && isatty(STDERR_FILENO),
+                        .start = cli_now(),
+                        .total = xs.n_known ? xs.n * elem : 0 };
+        sb_partial part;
+        out.status = sb_partial_init(&part, r, 0);
+        for (;;) {
+            const void *x = NULL, *m = NULL;
+            size_t k = 0, km = 0;
+            if (cli_stream_next(&xs, piece, &x, &k, err, sizeof err) != 0) {
+                cli_error("reduce", "%s", err);
+                rc = CLI_EXIT_INPUT;
+                progress_show(&pr, 0, 1);
+                goto done;
+            }
+            if (a.mask_file != NULL) {
+                if (cli_stream_next(&ms, k > 0 ? k : 1, &m, &km, err,
+                                    sizeof err) != 0) {
+                    cli_error("reduce", "mask %s", err);
+                    rc = CLI_EXIT_INPUT;
+                    progress_show(&pr, 0, 1);
+                    goto done;
+                }
+                if (km != k) {
+                    progress_show(&pr, 0, 1);
+                    cli_error("reduce", "the mask %s has %s values than the "
+                              "data (%zu elements): they must match",
+                              mask_name, km < k ? "fewer" : "more", xs.done);
+                    rc = CLI_EXIT_INPUT;
+                    goto done;
+                }
+            }
+            if (k == 0)
+                break;
+            if (dev == NULL) {
+                out.status = sb_partial_add_host(&part, x, m, k);
+                snprintf(why, sizeof why, "%s", sb_error_detail());
+            } else {
+                out.status = device_write(&run, x, m, k, elem, why,
+                                          sizeof why);
+                if (out.status == SB_OK) {
+                    out.status = sb_partial_add(run.ctx, NULL, &part, run.xb,
+                                                0, m ? run.mb : NULL, 0, k);
+                    device_why(&run, out.status, why, sizeof why);
+                }
+            }
+            if (out.status != SB_OK)
+                break;                     /* the library failed: stop */
+            progress_show(&pr, xs.done * elem, 0);
+        }
+        progress_show(&pr, 0, 1);
+        out.n = xs.done;
+        out.loaded = 1;
+        if (out.status == SB_OK) {
+            out.status = sb_partial_finish(&part, result);
+            snprintf(why, sizeof why, "%s", sb_error_detail());
+        }
     }
     out.ran = 1;
     rc = exit_status(out.status, dev != NULL);
@@ -530,7 +719,7 @@ int cmd_reduce(int argc, char **argv)
             printf(a.bits ? "%s %s\n" : "%s\n", out.value, out.bits);
         /* The answer for no element is the start value, as documented; a
          * producer that wrote nothing should not pass unnoticed. */
-        if (x.n == 0)
+        if (out.n == 0)
             fprintf(stderr, "samebits reduce: note: %s holds no element; "
                     "the %s of nothing is %s\n",
                     strcmp(a.file, "-") == 0 ? "standard input" : a.file,
@@ -539,8 +728,9 @@ int cmd_reduce(int argc, char **argv)
         explain(r, out.status, why);
     }
 done:
-    cli_data_free(&mask);
-    cli_data_free(&x);
+    device_close(&run);
+    cli_stream_close(&ms);
+    cli_stream_close(&xs);
     cli_devices_free(&list);
     return finish(&out, rc);
 }

@@ -12,9 +12,11 @@
  * A regular file is mapped, never copied: raw, .npy and stored .npz data
  * are used in place, text is parsed in one pass into an array. Standard
  * input and other unmappable files are read once into memory, then
- * detected the same way. Every failure is one line of text for the user,
+ * detected the same way; for reading in pieces (cli_stream_open()) raw
+ * data and a .npy on a pipe are read one piece at a time instead. Every failure is one line of text for the user,
  * never a crash: sizes are checked before any element is touched. */
 #define _POSIX_C_SOURCE 200809L   /* mmap, fstat, fileno */
+#define _DEFAULT_SOURCE           /* madvise (posix_madvise ignores DONTNEED) */
 
 #include "cli.h"
 
@@ -200,9 +202,13 @@ static sb_type npy_type(const char *descr)
     return (sb_type)0;
 }
 
-static int load_npy(const unsigned char *b, size_t size, const char *path,
-                    sb_type want, int mask, cli_data *d, char *err,
-                    size_t err_size)
+/* The header of the .npy at b[0, size) (size: what is there so far, at
+ * least the whole header): sets *type, *count (elements) and *data_start
+ * (the offset of the first element). */
+static int npy_header(const unsigned char *b, size_t size, const char *path,
+                      sb_type want, int mask, sb_type *type_out,
+                      size_t *count_out, size_t *data_start, char *err,
+                      size_t err_size)
 {
     if (size < 10 || memcmp(b, "\x93NUMPY", 6) != 0)
         return fail(err, err_size, "%s: not a .npy file (no \\x93NUMPY magic)%s",
@@ -302,18 +308,47 @@ static int load_npy(const unsigned char *b, size_t size, const char *path,
         return fail(err, err_size, "%s: the file holds %s (dtype '%s'), not "
                     "%s as --type says", path, sb_type_name(type), descr,
                     sb_type_name(want));
+    if (count > SIZE_MAX / sb_type_size(type))
+        return fail(err, err_size, "%s: .npy shape too large", path);
+    *type_out = type;
+    *count_out = count;
+    *data_start = start + header_len;
+    (void)dims;
+    return 0;
+}
+
+/* How many bytes of a .npy hold its header, from its first 12 (or fewer:
+ * then 0, not yet known). */
+static size_t npy_header_bytes(const unsigned char *b, size_t size)
+{
+    if (size < 10)
+        return 0;
+    if (b[6] == 1)
+        return 10 + ((size_t)b[8] | (size_t)b[9] << 8);
+    if (size < 12)
+        return 0;
+    return 12 + ((size_t)b[8] | (size_t)b[9] << 8 | (size_t)b[10] << 16
+                 | (size_t)b[11] << 24);
+}
+
+static int load_npy(const unsigned char *b, size_t size, const char *path,
+                    sb_type want, int mask, cli_data *d, char *err,
+                    size_t err_size)
+{
+    sb_type type;
+    size_t count, start;
+    if (npy_header(b, size, path, want, mask, &type, &count, &start, err,
+                   err_size) != 0)
+        return -1;
     d->type = type;
     const size_t elem = sb_type_size(type);
-    if (count > SIZE_MAX / elem)
-        return fail(err, err_size, "%s: .npy shape too large", path);
-    const size_t need = count * elem, have = size - start - header_len;
+    const size_t need = count * elem, have = size - start;
     if (have != need)
         return fail(err, err_size, "%s: the .npy header says %zu element%s "
-                    "(%zu bytes) in %zu dimension%s, but %zu bytes of data "
-                    "follow: %s", path, count, count == 1 ? "" : "s", need,
-                    dims, dims == 1 ? "" : "s", have,
+                    "(%zu bytes), but %zu bytes of data follow: %s", path,
+                    count, count == 1 ? "" : "s", need, have,
                     have < need ? "truncated" : "extra bytes at the end");
-    return use_elements(d, b + start + header_len, need, path, err, err_size);
+    return use_elements(d, b + start, need, path, err, err_size);
 }
 
 /* ---- text ------------------------------------------------------------------ */
@@ -732,26 +767,14 @@ static void drop_bytes(cli_data *d)
     d->owned = NULL;
 }
 
-int cli_data_load(const char *path, cli_format format, sb_type type,
-                  int mask, const char *array, cli_data *out, char *err,
-                  size_t err_size)
+/* The elements of the bytes b[0, size) that `out` holds (a map or a read
+ * buffer): detected, parsed and checked as cli_data_load() says. */
+static int load_bytes(const unsigned char *b, size_t size, const char *name,
+                      int use_stdin, const char *path, cli_format format,
+                      sb_type type, int mask, const char *array,
+                      cli_data *out, char *err, size_t err_size)
 {
-    memset(out, 0, sizeof *out);
-    if (mask)
-        type = SB_U8;
-    const int use_stdin = strcmp(path, "-") == 0;
-    const char *name = use_stdin ? "standard input" : path;
-    const int fd = use_stdin ? STDIN_FILENO : open(path, O_RDONLY);
-    if (fd < 0)
-        return fail(err, err_size, "%s: %s", path, strerror(errno));
-    const unsigned char *b = NULL;
-    size_t size = 0;
-    int rc = read_bytes(fd, name, out, &b, &size, err, err_size);
-    if (!use_stdin)
-        close(fd);
-    if (rc != 0)
-        return rc;
-
+    int rc = 0;
     const int detected = format == CLI_FORMAT_AUTO;
     if (detected)
         rc = detect(b, size, name, use_stdin ? NULL : path, type, mask,
@@ -814,6 +837,252 @@ int cli_data_load(const char *path, cli_format format, sb_type type,
     if (rc != 0)
         cli_data_free(out);
     return rc;
+}
+
+int cli_data_load(const char *path, cli_format format, sb_type type,
+                  int mask, const char *array, cli_data *out, char *err,
+                  size_t err_size)
+{
+    memset(out, 0, sizeof *out);
+    if (mask)
+        type = SB_U8;
+    const int use_stdin = strcmp(path, "-") == 0;
+    const char *name = use_stdin ? "standard input" : path;
+    const int fd = use_stdin ? STDIN_FILENO : open(path, O_RDONLY);
+    if (fd < 0)
+        return fail(err, err_size, "%s: %s", path, strerror(errno));
+    const unsigned char *b = NULL;
+    size_t size = 0;
+    int rc = read_bytes(fd, name, out, &b, &size, err, err_size);
+    if (!use_stdin)
+        close(fd);
+    if (rc != 0)
+        return rc;
+    return load_bytes(b, size, name, use_stdin, path, format, type, mask,
+                      array, out, err, err_size);
+}
+
+/* ---- in pieces ----------------------------------------------------------------- */
+
+/* Reads up to `want` bytes (fewer only at the end of the input). */
+static int read_full(int fd, const char *name, unsigned char *buf,
+                     size_t want, size_t *got, char *err, size_t err_size)
+{
+    *got = 0;
+    while (*got < want) {
+        const ssize_t r = read(fd, buf + *got, want - *got);
+        if (r < 0 && errno == EINTR)
+            continue;
+        if (r < 0)
+            return fail(err, err_size, "%s: %s", name, strerror(errno));
+        if (r == 0)
+            break;
+        *got += (size_t)r;
+    }
+    return 0;
+}
+
+int cli_stream_open(const char *path, cli_format format, sb_type type,
+                    int mask, const char *array, size_t piece,
+                    cli_stream *s, char *err, size_t err_size)
+{
+    memset(s, 0, sizeof *s);
+    s->fd = -1;
+    if (mask)
+        type = SB_U8;
+    const int use_stdin = strcmp(path, "-") == 0;
+    s->name = use_stdin ? "standard input" : path;
+    struct stat st;
+    const int piped = use_stdin && array == NULL
+        && (fstat(STDIN_FILENO, &st) != 0 || !S_ISREG(st.st_mode)
+            || lseek(STDIN_FILENO, 0, SEEK_CUR) != 0)
+        && (format == CLI_FORMAT_RAW || format == CLI_FORMAT_NPY
+            || format == CLI_FORMAT_AUTO);
+    if (!piped) {
+        const int rc = cli_data_load(path, format, type, mask, array,
+                                     &s->data, err, err_size);
+        if (rc != 0)
+            return rc;
+        s->type = s->data.type;
+        s->format = s->data.format;
+        s->n = s->data.n;
+        s->n_known = 1;
+        return 0;
+    }
+    /* A pipe: its first bytes say whether it is a .npy. */
+    size_t cap = 1 << 16, used = 0;
+    unsigned char *head = malloc(cap);
+    if (head == NULL)
+        return fail(err, err_size, "%s: out of memory", s->name);
+    size_t got = 0;
+    if (read_full(STDIN_FILENO, s->name, head, 12, &got, err, err_size) != 0) {
+        free(head);
+        return -1;
+    }
+    used = got;
+    const int is_npy = used >= 6 && memcmp(head, "\x93NUMPY", 6) == 0;
+    if (format == CLI_FORMAT_RAW || is_npy) {
+        size_t start = 0;
+        if (is_npy && format != CLI_FORMAT_RAW) {
+            const size_t hb = npy_header_bytes(head, used);
+            if (hb == 0 || hb > (1u << 24)) {
+                free(head);
+                return fail(err, err_size, "%s: corrupt .npy header", s->name);
+            }
+            if (hb > cap) {
+                unsigned char *grown = realloc(head, hb);
+                if (grown == NULL) {
+                    free(head);
+                    return fail(err, err_size, "%s: out of memory", s->name);
+                }
+                head = grown;
+                cap = hb;
+            }
+            if (read_full(STDIN_FILENO, s->name, head + used, hb - used, &got,
+                          err, err_size) != 0) {
+                free(head);
+                return -1;
+            }
+            used += got;
+            size_t count = 0;
+            sb_type t = 0;
+            if (npy_header(head, used, s->name, type, mask, &t, &count,
+                           &start, err, err_size) != 0) {
+                free(head);
+                return -1;
+            }
+            s->type = t;
+            s->n = count;
+            s->n_known = 1;
+            s->format = CLI_FORMAT_NPY;
+        } else {
+            if (type == 0) {
+                free(head);
+                fail(err, err_size, "%s: raw data needs --type", s->name);
+                return CLI_DATA_NEEDS_TYPE;
+            }
+            s->type = type;
+            s->format = CLI_FORMAT_RAW;
+        }
+        const size_t elem = sb_type_size(s->type);
+        s->buf = malloc(piece * elem);
+        if (s->buf == NULL) {
+            free(head);
+            return fail(err, err_size, "%s: out of memory for a piece of %zu "
+                        "elements", s->name, piece);
+        }
+        /* What was read past the header (at most 12 bytes) starts the
+         * first piece. */
+        s->carry = used - start;
+        memcpy(s->carry_bytes, head + start, s->carry);
+        free(head);
+        s->fd = STDIN_FILENO;
+        s->piece = piece;
+        return 0;
+    }
+    /* Not a .npy and not raw: read it whole, as cli_data_load() does. */
+    for (;;) {
+        if (used == cap) {
+            unsigned char *grown = realloc(head, cap * 2);
+            if (grown == NULL) {
+                free(head);
+                return fail(err, err_size, "%s: out of memory", s->name);
+            }
+            head = grown;
+            cap *= 2;
+        }
+        if (read_full(STDIN_FILENO, s->name, head + used, cap - used, &got,
+                      err, err_size) != 0) {
+            free(head);
+            return -1;
+        }
+        used += got;
+        if (used < cap)
+            break;
+    }
+    s->data.owned = head;
+    const int rc = load_bytes(head, used, s->name, 1, path, format, type,
+                              mask, array, &s->data, err, err_size);
+    if (rc != 0)
+        return rc;
+    s->type = s->data.type;
+    s->format = s->data.format;
+    s->n = s->data.n;
+    s->n_known = 1;
+    return 0;
+}
+
+int cli_stream_next(cli_stream *s, size_t max, const void **elems,
+                    size_t *count, char *err, size_t err_size)
+{
+    *count = 0;
+    *elems = NULL;
+    const size_t elem = sb_type_size(s->type);
+    if (s->fd < 0) {
+        /* In memory or mapped: the next slice. The pages of a map before
+         * it are let go, so that a file larger than memory stays out of
+         * it (they are still in the page cache, clean). */
+        if (s->data.map != NULL && s->done > 0) {
+            const uintptr_t page = (uintptr_t)sysconf(_SC_PAGESIZE);
+            const uintptr_t base = (uintptr_t)s->data.map + s->released;
+            const uintptr_t upto = ((uintptr_t)s->data.data
+                                    + s->done * elem) & ~(page - 1);
+            if (upto > base) {
+                madvise((void *)base, upto - base, MADV_DONTNEED);
+                s->released += upto - base;
+            }
+        }
+        const size_t left = s->n - s->done;
+        *count = left < max ? left : max;
+        *elems = (const unsigned char *)s->data.data + s->done * elem;
+        s->done += *count;
+        return 0;
+    }
+    if (max > s->piece)
+        max = s->piece;
+    if (s->n_known && max > s->n - s->done)
+        max = s->n - s->done;
+    size_t got = 0;
+    const size_t want = max * elem;
+    const size_t from_carry = s->carry < want ? s->carry : want;
+    memcpy(s->buf, s->carry_bytes, from_carry);
+    memmove(s->carry_bytes, s->carry_bytes + from_carry,
+            s->carry - from_carry);
+    s->carry -= from_carry;
+    if (read_full(s->fd, s->name, s->buf + from_carry, want - from_carry,
+                  &got, err, err_size) != 0)
+        return -1;
+    const size_t have = from_carry + got;
+    if (have % elem != 0)
+        return fail(err, err_size, "%s: %zu bytes is not a whole number of "
+                    "%s elements (%zu bytes each): truncated?", s->name,
+                    s->done * elem + have, sb_type_name(s->type), elem);
+    *count = have / elem;
+    *elems = s->buf;
+    s->done += *count;
+    if (s->n_known && *count < max)
+        return fail(err, err_size, "%s: the .npy header says %zu elements, "
+                    "but the data end after %zu: truncated", s->name, s->n,
+                    s->done);
+    if (s->n_known && s->done == s->n) {
+        unsigned char extra;
+        size_t more = 0;
+        if (read_full(s->fd, s->name, &extra, 1, &more, err, err_size) != 0)
+            return -1;
+        if (more != 0)
+            return fail(err, err_size, "%s: the .npy header says %zu "
+                        "elements, but more data follow: extra bytes at the "
+                        "end", s->name, s->n);
+    }
+    return 0;
+}
+
+void cli_stream_close(cli_stream *s)
+{
+    cli_data_free(&s->data);
+    free(s->buf);
+    memset(s, 0, sizeof *s);
+    s->fd = -1;
 }
 
 void cli_data_free(cli_data *d)

@@ -17,6 +17,7 @@
 #include <cmocka.h>
 
 #include <inttypes.h>
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -637,26 +638,141 @@ static void an_empty_input_is_answered_with_a_note(void **state)
                            "sum of nothing is 0"));
 }
 
-static void input_beyond_the_largest_device_buffer_names_the_limit(void **state)
+static void input_beyond_the_largest_device_buffer_streams_in_pieces(void **state)
 {
     (void)state;
     /* POCL_MEMORY_LIMIT=1 (GiB) gives POCL a largest buffer of 256 MiB; a
-     * sparse 300 MiB file costs no disk and is refused before any
-     * allocation. */
+     * sparse 300 MiB file costs no disk. It is reduced in pieces of at
+     * most 256 MiB (several launches) to the host's bits. */
+    const long at[] = { 0, (1L << 24) - 1, 1L << 24, 300L << 20 };
     FILE *f = fopen(path_of("big.u8"), "wb");
     assert_non_null(f);
-    assert_int_equal(fseek(f, 300L << 20, SEEK_SET), 0);
-    assert_int_equal(fputc(0, f), 0);
+    for (size_t i = 0; i < sizeof at / sizeof at[0]; i++) {
+        assert_int_equal(fseek(f, at[i], SEEK_SET), 0);
+        assert_int_equal(fputc(200 + (int)i, f), 200 + (int)i);
+    }
     assert_int_equal(fclose(f), 0);
     setenv("POCL_MEMORY_LIMIT", "1", 1);
     run_result res;
     run(&res, "reduce --op sum --type u8 --acc u64 --format raw --device pocl "
-        "big.u8");
+        "--bits big.u8");
     unsetenv("POCL_MEMORY_LIMIT");
-    assert_fails_with(&res, EXIT_DEVICE, "CL_DEVICE_MAX_MEM_ALLOC_SIZE = "
-                      "268435456 bytes");
-    assert_non_null(strstr(res.err, "the input is 314572801 bytes"));
+    char want[64];
+    const uint64_t sum = 200 + 201 + 202 + 203;
+    snprintf(want, sizeof want, "%" PRIu64 " 0x%016" PRIx64 "\n", sum, sum);
+    assert_int_equal(res.status, 0);
+    assert_string_equal(res.out, want);
     remove(path_of("big.u8"));
+}
+
+/* f32 data that cancel, with a huge range, as raw and .npy. */
+static void write_cancelling_f32(float *x, size_t n)
+{
+    uint64_t seed = 77;
+    for (size_t i = 0; i < n; i++) {
+        const double u = (double)(next_random(&seed) >> 11) * 0x1p-53 - 0.5;
+        const int e = (int)(next_random(&seed) % 60) - 30;
+        x[i] = (float)ldexp(u, e) * (i % 2 ? 1.0f : -1.0f);
+    }
+    write_bytes("c.f32", x, n * sizeof *x);
+    char dict[96];
+    snprintf(dict, sizeof dict, "{'descr': '<f4', 'fortran_order': False, "
+             "'shape': (%zu,), }", n);
+    write_npy("c.npy", 1, dict, x, n * sizeof *x);
+}
+
+static void pieces_give_the_bits_of_one_call(void **state)
+{
+    (void)state;
+    enum { N = 10007 };
+    static float x[N];
+    static unsigned char mask[N];
+    write_cancelling_f32(x, N);
+    for (size_t i = 0; i < N; i++)      /* whole leaves masked out too */
+        mask[i] = (i / 16) % 5 != 2 && i % 3 != 0;
+    write_bytes("c.mask", mask, N);
+    const sb_reduction sum = { .op = SB_SUM, .input = SB_F32 };
+    const sb_reduction max = { .op = SB_MAX, .input = SB_F32 };
+    const sb_reduction sum64 = { .op = SB_SUM, .input = SB_F32,
+                                 .accumulator = SB_F64 };
+    const unsigned chunks[] = { 1, 7, 16, 17, 1000, 4096, 10006 };
+    static unsigned char npy[1 << 16];
+    const size_t npy_size = npy_bytes(npy, sizeof npy, 1,
+                                      "{'descr': '<f4', 'fortran_order': "
+                                      "False, 'shape': (10007,), }", x,
+                                      sizeof x);
+    run_result res;
+    for (size_t c = 0; c < sizeof chunks / sizeof chunks[0]; c++) {
+        const unsigned k = chunks[c];
+        char args[256];
+        snprintf(args, sizeof args, "reduce --op sum --bits --chunk %u c.npy", k);
+        assert_prints_host_bits(args, sum, x, NULL, N);
+        snprintf(args, sizeof args, "reduce --op sum --acc f64 --bits --chunk "
+                 "%u --format raw --type f32 c.f32", k);
+        assert_prints_host_bits(args, sum64, x, NULL, N);
+        snprintf(args, sizeof args, "reduce --op max --bits --chunk %u --mask "
+                 "c.mask --mask-format raw c.npy", k);
+        assert_prints_host_bits(args, max, x, mask, N);
+        /* From a pipe: a .npy and raw data, read one piece at a time. */
+        run_piped(&res, x, sizeof x, "reduce --op sum --bits --chunk %u "
+                  "--format raw --type f32", k);
+        assert_has_host_bits(&res, sum, x, NULL, N);
+        run_piped(&res, npy, npy_size, "reduce --op max --bits --chunk %u "
+                  "--mask c.mask --mask-format raw -", k);
+        assert_has_host_bits(&res, max, x, mask, N);
+        if (k < 7)
+            continue;               /* a launch per 7 elements is enough */
+        run(&res, "reduce --op sum --bits --chunk %u --device pocl c.npy", k);
+        assert_has_host_bits(&res, sum, x, NULL, N);
+        run_piped(&res, x, sizeof x, "reduce --op max --bits --chunk %u "
+                  "--device pocl --format raw --type f32 --mask c.mask "
+                  "--mask-format raw", k);
+        assert_has_host_bits(&res, max, x, mask, N);
+    }
+    /* A checked overflow through pieces: the status of one call. */
+    const int64_t big[4] = { INT64_MAX, 1, -1, -1 };
+    write_bytes("o.i64", big, sizeof big);
+    run(&res, "reduce --op sum --type i64 --format raw --chunk 1 o.i64");
+    assert_fails_with(&res, EXIT_NO_VALUE, "overflow");
+    run(&res, "reduce --op sum --type i64 --format raw --chunk 3 --device "
+        "pocl o.i64");
+    assert_fails_with(&res, EXIT_NO_VALUE, "overflow");
+}
+
+static void piped_inputs_that_do_not_add_up_are_refused(void **state)
+{
+    (void)state;
+    enum { N = 3000 };
+    static float x[N];
+    write_cancelling_f32(x, N);
+    unsigned char npy[1 << 15];
+    const size_t size = npy_bytes(npy, sizeof npy, 1,
+                                  "{'descr': '<f4', 'fortran_order': False, "
+                                  "'shape': (3000,), }", x, sizeof x);
+    run_result res;
+    run_piped(&res, npy, size - 5, "reduce --op sum --chunk 100");
+    assert_fails_with(&res, EXIT_INPUT, "truncated");
+    unsigned char longer[sizeof npy + 4];
+    memcpy(longer, npy, size);
+    memcpy(longer + size, "\0\0\0\0", 4);
+    run_piped(&res, longer, size + 4, "reduce --op sum --chunk 100");
+    assert_fails_with(&res, EXIT_INPUT, "extra bytes at the end");
+    run_piped(&res, x, sizeof x - 1, "reduce --op sum --chunk 100 --format "
+              "raw --type f32");
+    assert_fails_with(&res, EXIT_INPUT, "not a whole number of f32 elements");
+    /* A mask that ends before the piped data, or goes on after them. */
+    static unsigned char mask[N + 1];
+    memset(mask, 1, sizeof mask);
+    write_bytes("short.mask", mask, N - 1);
+    write_bytes("long.mask", mask, N + 1);
+    run_piped(&res, x, sizeof x, "reduce --op sum --chunk 100 --format raw "
+              "--type f32 --mask short.mask --mask-format raw");
+    assert_fails_with(&res, EXIT_INPUT, "fewer values than the data");
+    run_piped(&res, x, sizeof x, "reduce --op sum --chunk 100 --format raw "
+              "--type f32 --mask long.mask --mask-format raw");
+    assert_fails_with(&res, EXIT_INPUT, "more values than the data");
+    run(&res, "reduce --op sum --chunk 0 c.npy");
+    assert_fails_with(&res, EXIT_USAGE, "--chunk wants");
 }
 
 static void a_device_gives_the_host_bits(void **state)
@@ -1583,7 +1699,9 @@ int main(int argc, char **argv)
         cmocka_unit_test(json_records_every_outcome),
         cmocka_unit_test(overflow_hints_name_only_accumulators_that_exist),
         cmocka_unit_test(an_empty_input_is_answered_with_a_note),
-        cmocka_unit_test(input_beyond_the_largest_device_buffer_names_the_limit),
+        cmocka_unit_test(input_beyond_the_largest_device_buffer_streams_in_pieces),
+        cmocka_unit_test(pieces_give_the_bits_of_one_call),
+        cmocka_unit_test(piped_inputs_that_do_not_add_up_are_refused),
         cmocka_unit_test(a_device_gives_the_host_bits),
         cmocka_unit_test(checked_overflow_is_one_line_and_status_1),
         cmocka_unit_test(min_over_an_all_zero_mask_is_empty),
