@@ -7,6 +7,8 @@
  *   2. tools/bench_latency.c     microseconds per small call
  *   3. tools/bench_first_call.c  the first call, in a child process, with
  *                                a cold then a warm kernel cache
+ *   4. tools/bench_stream.c      (--stream) one call against pieces
+ *                                through sb_partial
  * tools/bench_common.c holds what more than one part needs: the devices as
  * the bench opens them, the data it measures and the sinks for results.
  * Each part prints its own text section or JSON lines to stdout and its
@@ -136,5 +138,14 @@ int bench_first_call(int json, const bench_device *devs, size_t dev_count);
 /* The child's side: `samebits bench --first-call-child N`. Returns its
  * exit status. */
 int bench_first_call_child(const char *index);
+
+/* ---- 4. in pieces (tools/bench_stream.c) ---------------------------------------- */
+
+/* An f32 sum of 2^log2_n elements in one call and in pieces through
+ * sb_partial, on the host and each device (default float mode); then the
+ * partial's size and a merge's cost. Returns 0, or -1 after a message
+ * (pieces that gave other bits than the one call included). */
+int bench_stream(int json, int log2_n, unsigned repeat, bench_device *devs,
+                 size_t dev_count);
 
 #endif /* SAMEBITS_BENCH_H */

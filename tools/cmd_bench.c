@@ -13,6 +13,8 @@
  * 3. First call (bench_first_call.c): context creation, the first
  *    reduction (program build, kernel compilation) and the second, in a
  *    fresh child process, with a cold then a warm kernel cache.
+ * 4. In pieces (bench_stream.c, --stream): one call against pieces through
+ *    sb_partial, host and devices; the partial's size and a merge's cost.
  *
  * What more than one part needs (the devices, the data, the sinks) is in
  * bench_common.c.
@@ -38,6 +40,7 @@ static void print_usage(FILE *out)
             "usage: samebits bench [--device SEL] [--sizes S1,S2,...] [--repeat N]\n"
             "                      [--types T1,...] [--ops OP1,...] [--json]\n"
             "                      [--float-modes M1,...] [--isa I] [--no-latency]\n"
+            "                      [--stream]\n"
             "\n"
             "1. GB/s of input read by sum, min and prod over f32, f64 and i32 at\n"
             "   n = 2^S elements (default sizes 20,24; S in %d..%d):\n"
@@ -82,6 +85,10 @@ static void print_usage(FILE *out)
             "  --json        one JSON object per line: the setup, each\n"
             "                measurement, each ratio, each latency\n"
             "  --no-latency  skip parts 2 and 3\n"
+            "  --stream      part 4: an f32 sum of 2^S elements (the largest of\n"
+            "                --sizes) in one call and in pieces through sb_partial:\n"
+            "                host pieces of 2^14..2^24, device pieces of 2^20..2^24\n"
+            "                of one cl_mem; the partial's size and a merge's cost\n"
             "\n"
             "Exit status: 0 measured; 2 a bad command line; 4 no such device, or\n"
             "a device failed (with --json, a last {\"kind\":\"error\"} record).\n",
@@ -224,7 +231,7 @@ static int run_bench(int argc, char **argv)
     int sizes[BENCH_MAX_SIZES] = { 20, 24 };
     size_t size_count = 2;
     unsigned long repeat = BENCH_DEFAULT_REPEAT;
-    int json = 0, latency = 1;
+    int json = 0, latency = 1, stream = 0;
     const char *device_spec = NULL;
     /* i64 is measured on request only (the baseline of software f64). */
     static const int all_types[] = { SB_F32, SB_F64, SB_I32, SB_I64 };
@@ -249,6 +256,8 @@ static int run_bench(int argc, char **argv)
             json = 1;
         } else if (strcmp(argv[i], "--no-latency") == 0) {
             latency = 0;
+        } else if (strcmp(argv[i], "--stream") == 0) {
+            stream = 1;
         } else if ((v = cli_option_value(argc, argv, &i, "--first-call-child",
                                          &missing)) != NULL) {
             return bench_first_call_child(v);
@@ -360,6 +369,12 @@ static int run_bench(int argc, char **argv)
         goto done;
     if (latency && (bench_latency(json, devs, dev_count) != 0
                     || bench_first_call(json, devs, dev_count) != 0))
+        goto done;
+    int largest = sizes[0];
+    for (size_t i = 1; i < size_count; i++)
+        largest = sizes[i] > largest ? sizes[i] : largest;
+    if (stream && bench_stream(json, largest, plan.repeat, devs,
+                               dev_count) != 0)
         goto done;
     rc = CLI_EXIT_OK;
 done:
