@@ -60,6 +60,14 @@ sb__node sb__reduce_node(const sb__plan *plan, const void *x,
                          const unsigned char *mask, size_t n,
                          unsigned threads, unsigned isa, bool *overflow);
 
+/* Runs fn(arg) on the calling thread and on up to `helpers` helper
+ * threads kept between calls (host_pool.c), and returns when every
+ * helper that joined has returned. fn must be correct with any number of
+ * helpers, none included. false (nothing run) when another thread's job
+ * holds the pool: the caller then starts threads of its own. */
+typedef void (*sb__pool_fn)(void *arg);
+bool sb__pool_run(sb__pool_fn fn, void *arg, unsigned helpers);
+
 /* Converts `count` elements from `input` to `acc` (an allowed pair,
  * input != acc). */
 void sb__convert(sb_type input, sb_type acc, const void *in, void *out,

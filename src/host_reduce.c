@@ -127,6 +127,11 @@ static void *chunk_worker(void *arg)
     return NULL;
 }
 
+static void run_chunks_of(void *arg)
+{
+    run_chunks(arg);
+}
+
 /* ---- threads ------------------------------------------------------------ */
 
 /* The one reading of a thread count (SAMEBITS_THREADS, the command's
@@ -217,19 +222,23 @@ static sb__node reduce_tree(const sb__plan *plan, const unsigned char *x,
     atomic_init(&j.next_chunk, 0);
     atomic_init(&j.overflow, false);
 
-    /* A thread that cannot be started is no error: the others, and this
-     * one, take its chunks. */
-    pthread_t tid[SB_MAX_THREADS];
-    unsigned started = 0;
+    /* The pool's helpers when it is free, else threads of this call's
+     * own. A thread that cannot be started is no error: the others, and
+     * this one, take its chunks. */
     const size_t helpers = j.chunk_count < threads ? j.chunk_count : threads;
-    for (size_t t = 1; t < helpers; t++) {
-        if (pthread_create(&tid[started], NULL, chunk_worker, &j) != 0)
-            break;
-        started++;
+    if (helpers <= 1 || !sb__pool_run(run_chunks_of, &j,
+                                      (unsigned)helpers - 1)) {
+        pthread_t tid[SB_MAX_THREADS];
+        unsigned started = 0;
+        for (size_t t = 1; t < helpers; t++) {
+            if (pthread_create(&tid[started], NULL, chunk_worker, &j) != 0)
+                break;
+            started++;
+        }
+        run_chunks(&j);
+        for (unsigned t = 0; t < started; t++)
+            pthread_join(tid[t], NULL);
     }
-    run_chunks(&j);
-    for (unsigned t = 0; t < started; t++)
-        pthread_join(tid[t], NULL);
 
     merge_stack stack;
     stack.top = 0;

@@ -8,7 +8,9 @@
  * result bits. The sizes are large enough to be split over threads
  * (2^21 + 5, 3 * 2^20 + 17) or odd. Last, several application threads
  * call the host path at once (samebits.h: every function may be called
- * from several threads at once). */
+ * from several threads at once; one of them gets the helper threads the
+ * host path keeps, the others start their own), and a child forked after
+ * the helpers started reduces on threads of its own without hanging. */
 #define _POSIX_C_SOURCE 200809L  /* setenv, unsetenv */
 #include <stdarg.h>              /* cmocka's four required headers */
 #include <stddef.h>
@@ -20,6 +22,8 @@
 #include <cmocka.h>
 
 #include <pthread.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
 #include "oracle.h"
 #include "samebits.h"
@@ -395,6 +399,46 @@ static void concurrent_callers_all_get_the_oracle_bits(void **state)
     assert_int_equal(wrong, 0);
 }
 
+/* The helper threads the host path keeps do not exist in a forked child:
+ * it must reduce without them (and without a lock some helper held). The
+ * child gives up after 20 s (alarm), so a hang fails instead of hanging. */
+static void a_forked_child_reduces_on_threads(void **state)
+{
+    (void)state;
+    const sb_reduction r = { .op = SB_SUM, .input = SB_F64 };
+    const test_case c = make_case(seed, r, SIZE_A, MASK_NONE,
+                                  FAMILY_CANCELLATION);
+    double *x = checked_malloc(c.n * sizeof *x);
+    fill_data(c.family, r.input, r.accumulator, x, c.n, c.case_seed);
+    unsigned char want[RESULT_BUFFER];
+    memset(want, RESULT_SENTINEL, sizeof want);
+    assert_int_equal(oracle_reduce(r, x, NULL, c.n, want), SB_OK);
+    const sb_host_options opts = { .threads = 4 };
+    unsigned char got[RESULT_BUFFER];
+    memset(got, RESULT_SENTINEL, sizeof got);
+    assert_int_equal(sb_reduce_host_opts(r, x, NULL, c.n, got, &opts), SB_OK);
+    assert_true(bits_equal(got, want, sizeof got));   /* helpers started */
+    fflush(NULL);
+    const pid_t child = fork();
+    assert_true(child >= 0);
+    if (child == 0) {
+        alarm(20);
+        int ok = 1;
+        for (int round = 0; round < 3; round++) {
+            unsigned char mine[RESULT_BUFFER];
+            memset(mine, RESULT_SENTINEL, sizeof mine);
+            ok &= sb_reduce_host_opts(r, x, NULL, c.n, mine, &opts) == SB_OK
+                  && bits_equal(mine, want, sizeof mine);
+        }
+        _exit(ok ? 0 : 1);
+    }
+    int status = 0;
+    assert_int_equal(waitpid(child, &status, 0), child);
+    assert_true(WIFEXITED(status));
+    assert_int_equal(WEXITSTATUS(status), 0);
+    free(x);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -410,6 +454,7 @@ int main(void)
         cmocka_unit_test(checked_integer_sums_do_not_depend_on_threads),
         cmocka_unit_test(odd_sizes_do_not_depend_on_threads),
         cmocka_unit_test(concurrent_callers_all_get_the_oracle_bits),
+        cmocka_unit_test(a_forked_child_reduces_on_threads),
     };
     seed = test_seed(20240611u);
     return cmocka_run_group_tests_name("host_threads", tests, NULL, NULL);
