@@ -330,6 +330,31 @@ SB_API SB_NODISCARD sb_status sb_partial_merge(sb_partial *left,
 SB_API SB_NODISCARD sb_status sb_partial_finish(const sb_partial *p,
                                                 void *result);
 
+/*! sb_partial_fail() :
+ *  Makes *p a failed partial: `status` (a failure: SB_INVALID_ARGUMENT,
+ *  SB_UNSUPPORTED, SB_OUT_OF_MEMORY, SB_OPENCL_ERROR or SB_BUILD_ERROR),
+ *  `origin` (where it happened, e.g. an MPI rank) and `detail` (one
+ *  sentence, kept up to 239 bytes; NULL: the status's string). Whatever
+ *  *p held is dropped. A failed partial absorbs what it is merged with
+ *  (sb_partial_merge() returns SB_OK; of two failures the left one, the
+ *  lower positions, wins), adding to it returns its status and changes
+ *  nothing, and sb_partial_finish() returns its status, with `detail` as
+ *  sb_error_detail(). So one piece that could not be reduced fails the
+ *  whole reduction wherever the merges happen (samebits_mpi.h). For
+ *  pieces that fail, not for ones that overflow or are empty: those are
+ *  answers the partial keeps. @return SB_OK; SB_INVALID_ARGUMENT for a
+ *  NULL p or a status that is not a failure. */
+SB_API SB_NODISCARD sb_status sb_partial_fail(sb_partial *p,
+        sb_status status, int origin, const char *detail);
+
+/*! sb_partial_failure() :
+ *  @return the failure status of a failed partial (sb_partial_fail()),
+ *  with its origin in *origin (may be NULL) and its detail as
+ *  sb_error_detail(); SB_OK for a partial that has not failed;
+ *  SB_INVALID_ARGUMENT for NULL or bytes that are no sb_partial. */
+SB_API SB_NODISCARD sb_status sb_partial_failure(const sb_partial *p,
+        int *origin);
+
 /*! SAMEBITS_THREADS (environment variable) :
  *  The host path's default thread count when sb_host_options.threads is 0,
  *  read as sb_threads_parse() reads it: decimal digits only, at least 1;

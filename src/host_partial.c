@@ -14,14 +14,19 @@
  *     leaf's elements so far (kept, not folded, so that a merge continues
  *     it exactly and a finished leaf is folded by the block kernel);
  *   - the overflow flag: a checked step that overflowed in any node this
- *     state holds, which is a node of the final tree.
+ *     state holds, which is a node of the final tree;
+ *   - a failure (sb_partial_fail()): a status, where it came from and why;
+ *     a failed state absorbs whatever it merges with, so that one failing
+ *     piece of a collective fails it on every rank (samebits_mpi).
  * Any and all are order-free: their state is the two running truths. */
 #include <stddef.h>
+#include <stdio.h>
 #include <string.h>
 #include "host_engine.h"
 #include "partial.h"
 
-#define PARTIAL_MAGIC   UINT64_C(0x0001747261706273)   /* "sbpart", v1 */
+#define PARTIAL_MAGIC   UINT64_C(0x0002747261706273)   /* "sbpart", v2 */
+#define DETAIL_BYTES    240
 #define PARTIAL_NODES   128
 #define POSITION_LIMIT  (UINT64_C(1) << 63)
 
@@ -43,6 +48,9 @@ typedef struct {
     uint8_t      unused[3];
     uint16_t     top;                /* nodes in use */
     uint8_t      head_mask[16], tail_mask[16];
+    int32_t      failed;             /* 0, or the sb_status of a failure */
+    int32_t      origin;             /* sb_partial_fail()'s origin */
+    char         detail[DETAIL_BYTES]; /* why, NUL-terminated */
     uint64_t     head[16], tail[16]; /* input elements at slot pos % 16 */
     partial_node nodes[PARTIAL_NODES];
 } partial_state;
@@ -172,9 +180,44 @@ static sb_status open_state(const sb_partial *p, const char *name,
     SB_FAIL_IF(s->magic != PARTIAL_MAGIC, SB_INVALID_ARGUMENT,
                "%s is not an sb_partial of this format version (made by "
                "sb_partial_init of samebits %s?)", name, sb_version_string());
-    SB_FAIL_IF(!plan_of(s, plan) || s->top > PARTIAL_NODES ||
-               s->begin > s->end || s->end >= POSITION_LIMIT,
+    SB_FAIL_IF(s->failed == 0 && (!plan_of(s, plan) ||
+               s->top > PARTIAL_NODES || s->begin > s->end ||
+               s->end >= POSITION_LIMIT),
                SB_INVALID_ARGUMENT, "%s is damaged", name);
+    s->detail[DETAIL_BYTES - 1] = '\0';
+    return SB_OK;
+}
+
+/* The failure a failed state carries, with its detail. */
+static sb_status failure_of(const partial_state *s)
+{
+    return sb__fail((sb_status)s->failed, "%s", s->detail);
+}
+
+static bool is_failure_status(sb_status s)
+{
+    return s == SB_INVALID_ARGUMENT || s == SB_UNSUPPORTED ||
+           s == SB_OUT_OF_MEMORY || s == SB_OPENCL_ERROR ||
+           s == SB_BUILD_ERROR;
+}
+
+sb_status sb_partial_fail(sb_partial *p, sb_status status, int origin,
+                          const char *detail)
+{
+    SB_FAIL_IF(p == NULL, SB_INVALID_ARGUMENT, "p is NULL");
+    SB_FAIL_IF(!is_failure_status(status), SB_INVALID_ARGUMENT,
+               "status %d is not a failure (SB_INVALID_ARGUMENT, "
+               "SB_UNSUPPORTED, SB_OUT_OF_MEMORY, SB_OPENCL_ERROR or "
+               "SB_BUILD_ERROR)", (int)status);
+    partial_state s;
+    memset(&s, 0, sizeof s);
+    s.magic = PARTIAL_MAGIC;
+    s.failed = (int32_t)status;
+    s.origin = origin;
+    snprintf(s.detail, sizeof s.detail, "%s",
+             detail != NULL ? detail : sb_status_string(status));
+    store(p, &s);
+    sb__detail_clear();
     return SB_OK;
 }
 
@@ -248,6 +291,7 @@ sb_status sb__partial_open(const sb_partial *p, size_t n, sb__plan *plan,
     partial_state s;
     const sb_status check = open_state(p, "p", &s, plan);
     SB_RETURN_IF(check != SB_OK, check);
+    SB_RETURN_IF(s.failed != 0, failure_of(&s));
     SB_FAIL_IF(n >= POSITION_LIMIT - s.end, SB_INVALID_ARGUMENT,
                "the partial would end at or beyond position 2^63");
     *end = s.end;
@@ -293,6 +337,7 @@ sb_status sb_partial_add_host(sb_partial *p, const void *x,
     sb__plan plan;
     const sb_status check = open_state(p, "p", &s, &plan);
     SB_RETURN_IF(check != SB_OK, check);
+    SB_RETURN_IF(s.failed != 0, failure_of(&s));
     SB_FAIL_IF(n > 0 && x == NULL, SB_INVALID_ARGUMENT,
                "x is NULL while n = %zu", n);
     SB_FAIL_IF(n >= POSITION_LIMIT - s.end, SB_INVALID_ARGUMENT,
@@ -351,6 +396,14 @@ sb_status sb_partial_merge(sb_partial *left, const sb_partial *right)
     SB_RETURN_IF(check != SB_OK, check);
     check = open_state(right, "right", &b, &plan_b);
     SB_RETURN_IF(check != SB_OK, check);
+    /* A failure absorbs what it merges with; the left one (lower
+     * positions, lower ranks) wins. */
+    if (a.failed != 0)
+        return SB_OK;
+    if (b.failed != 0) {
+        memcpy(left, right, sizeof *left);
+        return SB_OK;
+    }
     SB_FAIL_IF(a.op != b.op || a.input != b.input || a.acc != b.acc ||
                a.wrap != b.wrap, SB_INVALID_ARGUMENT,
                "left and right are partials of different reductions");
@@ -413,6 +466,7 @@ sb_status sb_partial_finish(const sb_partial *p, void *result)
     sb__plan plan;
     const sb_status check = open_state(p, "p", &s, &plan);
     SB_RETURN_IF(check != SB_OK, check);
+    SB_RETURN_IF(s.failed != 0, failure_of(&s));
     SB_FAIL_IF(result == NULL, SB_INVALID_ARGUMENT, "result is NULL");
     SB_FAIL_IF(s.begin != 0, SB_INVALID_ARGUMENT,
                "p begins at %llu: only a partial from position 0 is a whole "
@@ -451,4 +505,18 @@ sb_status sb_partial_finish(const sb_partial *p, void *result)
         return sb__fail(status, "the checked %s overflows in a node of the "
                         "tree", sb_op_name(plan.op));
     return status;
+}
+
+sb_status sb_partial_failure(const sb_partial *p, int *origin)
+{
+    sb__detail_clear();
+    partial_state s;
+    sb__plan plan;
+    const sb_status check = open_state(p, "p", &s, &plan);
+    SB_RETURN_IF(check != SB_OK, check);
+    if (s.failed == 0)
+        return SB_OK;
+    if (origin != NULL)
+        *origin = s.origin;
+    return failure_of(&s);
 }

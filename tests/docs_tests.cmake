@@ -24,3 +24,19 @@ add_test(NAME readme_snippets
           ${CMAKE_CURRENT_BINARY_DIR}/readme-snippets)
 set_tests_properties(readme_snippets PROPERTIES TIMEOUT 600
   ENVIRONMENT "POCL_CACHE_DIR=${SAMEBITS_POCL_CACHE_DIR}")
+
+# docs/examples: built and run. several_devices splits one array over every
+# device present and the host; mpi_sum over 3 MPI ranks (where samebits_mpi
+# is built; the same Open MPI settings as tests/mpi_tests.cmake).
+add_subdirectory(${PROJECT_SOURCE_DIR}/docs/examples
+                 ${PROJECT_BINARY_DIR}/docs/examples)
+add_test(NAME example_several_devices COMMAND several_devices)
+set_tests_properties(example_several_devices PROPERTIES TIMEOUT 600
+  ENVIRONMENT "POCL_CACHE_DIR=${SAMEBITS_POCL_CACHE_DIR}")
+if(SAMEBITS_HAVE_MPI)
+  add_test(NAME example_mpi_sum
+    COMMAND ${MPIEXEC_EXECUTABLE} ${MPIEXEC_NUMPROC_FLAG} 3
+            ${MPIEXEC_PREFLAGS} $<TARGET_FILE:mpi_sum> ${MPIEXEC_POSTFLAGS})
+  set_tests_properties(example_mpi_sum PROPERTIES TIMEOUT 300 LABELS mpi
+    ENVIRONMENT "OMPI_ALLOW_RUN_AS_ROOT=1;OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1;OMPI_MCA_btl_vader_single_copy_mechanism=none;OMPI_MCA_rmaps_base_oversubscribe=1;OMPI_MCA_plm_rsh_agent=false")
+endif()

@@ -285,12 +285,70 @@ static void bad_calls_are_refused_and_change_nothing(void **state)
     assert_memory_equal(&one, &two, sizeof one);
 }
 
+static void a_failed_partial_absorbs_what_it_meets(void **state)
+{
+    (void)state;
+    const sb_reduction sum = { .op = SB_SUM, .input = SB_F32 };
+    const float x[4] = { 1, 2, 3, 4 };
+    sb_partial a, b, c, before;
+    float out = -1.0f;
+    int origin = 0;
+    assert_int_equal(sb_partial_init(&a, sum, 0), SB_OK);
+    assert_int_equal(sb_partial_add_host(&a, x, NULL, 2), SB_OK);
+    assert_int_equal(sb_partial_failure(&a, &origin), SB_OK);
+    /* Not failures: answers, and SB_OK. */
+    assert_int_equal(sb_partial_fail(&b, SB_OK, 1, "no"), SB_INVALID_ARGUMENT);
+    assert_int_equal(sb_partial_fail(&b, SB_EMPTY, 1, "no"),
+                     SB_INVALID_ARGUMENT);
+    assert_int_equal(sb_partial_fail(&b, SB_OVERFLOW, 1, "no"),
+                     SB_INVALID_ARGUMENT);
+    assert_int_equal(sb_partial_fail(NULL, SB_OUT_OF_MEMORY, 1, "no"),
+                     SB_INVALID_ARGUMENT);
+    /* b: failed at origin 7. Adding to it changes nothing. */
+    assert_int_equal(sb_partial_init(&b, sum, 2), SB_OK);
+    assert_int_equal(sb_partial_fail(&b, SB_OUT_OF_MEMORY, 7,
+                                     "piece 7 ran out"), SB_OK);
+    memcpy(&before, &b, sizeof b);
+    assert_int_equal(sb_partial_add_host(&b, x, NULL, 2), SB_OUT_OF_MEMORY);
+    assert_memory_equal(&b, &before, sizeof b);
+    assert_int_equal(sb_partial_failure(&b, &origin), SB_OUT_OF_MEMORY);
+    assert_int_equal(origin, 7);
+    assert_string_equal(sb_error_detail(), "piece 7 ran out");
+    /* Healthy left, failed right: the failure. */
+    assert_int_equal(sb_partial_merge(&a, &b), SB_OK);
+    assert_int_equal(sb_partial_finish(&a, &out), SB_OUT_OF_MEMORY);
+    assert_string_equal(sb_error_detail(), "piece 7 ran out");
+    assert_true(out == -1.0f);
+    /* Failed left, failed right: the left one; failed left absorbs a
+     * healthy right at any position, of any reduction. */
+    assert_int_equal(sb_partial_init(&c, sum, 0), SB_OK);
+    assert_int_equal(sb_partial_fail(&c, SB_OPENCL_ERROR, 3, NULL), SB_OK);
+    assert_int_equal(sb_partial_merge(&c, &b), SB_OK);
+    assert_int_equal(sb_partial_failure(&c, &origin), SB_OPENCL_ERROR);
+    assert_int_equal(origin, 3);
+    assert_string_equal(sb_error_detail(),
+                        sb_status_string(SB_OPENCL_ERROR));
+    const sb_reduction max = { .op = SB_MAX, .input = SB_I32 };
+    assert_int_equal(sb_partial_init(&a, max, 999), SB_OK);
+    assert_int_equal(sb_partial_merge(&c, &a), SB_OK);
+    assert_int_equal(sb_partial_finish(&c, &out), SB_OPENCL_ERROR);
+    /* A long detail is cut, not overrun. */
+    char longer[600];
+    memset(longer, 'x', sizeof longer - 1);
+    longer[sizeof longer - 1] = '\0';
+    assert_int_equal(sb_partial_fail(&c, SB_INVALID_ARGUMENT, 0, longer),
+                     SB_OK);
+    assert_int_equal(sb_partial_finish(&c, &out), SB_INVALID_ARGUMENT);
+    assert_int_equal(strlen(sb_error_detail()), 239);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(pieces_match_the_oracle),
         cmocka_unit_test(overflow_statuses_survive_every_cut),
         cmocka_unit_test(bad_calls_are_refused_and_change_nothing),
+        cmocka_unit_test(a_failed_partial_absorbs_what_it_meets),
     };
     seed = test_seed(20261201u);
     return cmocka_run_group_tests_name("partial", tests, NULL, NULL);

@@ -19,6 +19,8 @@ packages=(
   mesa-opencl-icd        # rusticl: a third (RUSTICL_ENABLE=llvmpipe), with
                          # flushed f32 subnormals and no fp64
   python3                # tests/golden/corpus_reference.py, tools/check_braces.py
+  mpi-default-dev mpi-default-bin   # samebits_mpi and its tests (Debian's
+                                    # default MPI: Open MPI)
 )
 missing=()
 for p in "${packages[@]}"; do
