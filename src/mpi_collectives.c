@@ -34,6 +34,7 @@ static pthread_mutex_t handles_lock = PTHREAD_MUTEX_INITIALIZER;
 static MPI_Datatype partial_type = MPI_DATATYPE_NULL;
 static MPI_Op partial_op = MPI_OP_NULL;
 static int finalize_hook_set;
+static int finalize_keyval = MPI_KEYVAL_INVALID;
 
 /* Runs inside MPI_Finalize (an attribute of MPI_COMM_SELF is deleted
  * first there): the handles go with MPI. */
@@ -46,6 +47,8 @@ static int free_handles(MPI_Comm comm, int keyval, void *value, void *extra)
     if (partial_op != MPI_OP_NULL)
         MPI_Op_free(&partial_op);
     finalize_hook_set = 0;
+    if (finalize_keyval != MPI_KEYVAL_INVALID)
+        MPI_Comm_free_keyval(&finalize_keyval);
     pthread_mutex_unlock(&handles_lock);
     return MPI_SUCCESS;
 }
@@ -54,10 +57,10 @@ static void set_finalize_hook(void)
 {
     if (finalize_hook_set)
         return;
-    int keyval;
-    if (MPI_Comm_create_keyval(MPI_COMM_NULL_COPY_FN, free_handles, &keyval,
-                               NULL) == MPI_SUCCESS
-            && MPI_Comm_set_attr(MPI_COMM_SELF, keyval, NULL) == MPI_SUCCESS)
+    if (MPI_Comm_create_keyval(MPI_COMM_NULL_COPY_FN, free_handles,
+                               &finalize_keyval, NULL) == MPI_SUCCESS
+            && MPI_Comm_set_attr(MPI_COMM_SELF, finalize_keyval, NULL)
+               == MPI_SUCCESS)
         finalize_hook_set = 1;
 }
 
@@ -196,10 +199,9 @@ static sb_status allreduce(MPI_Comm comm, sb_reduction r, const piece *in,
      * handler a failure of MPI itself aborts the job; with
      * MPI_ERRORS_RETURN on comm it is reported below. */
     if (MPI_Allreduce(&mine, &all, 1, type, op, comm) != MPI_SUCCESS) {
-        fprintf(stderr, "samebits_mpi: MPI_Allreduce failed on rank %d\n",
-                rank);
-        mark_failed(&all, SB_INVALID_ARGUMENT, rank,
-                              "MPI_Allreduce failed");
+        snprintf(detail, sizeof detail, "rank %d: MPI_Allreduce failed",
+                 rank);
+        mark_failed(&all, SB_INVALID_ARGUMENT, rank, detail);
     }
     return sb_partial_finish(&all, result);
 }
