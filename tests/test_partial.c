@@ -4,8 +4,8 @@
  *
  * Every reduction below, on the data families that can show something
  * about it, with and without masks, at sizes around leaf and block
- * boundaries: cut into two at every position (small sizes), and into 2 to
- * 7 pieces at random positions, merged in a random grouping of adjacent
+ * boundaries: cut into two at every position (small sizes), and into 1 to
+ * 64 pieces at random positions, merged in a random grouping of adjacent
  * pieces (seeded, printed). And the two checked i64 sums of the issue: one
  * that overflows in the tree but not left to right, and one the other way
  * round, cut at every position and every pair of positions. */
@@ -33,8 +33,8 @@ static sb_status reduce_in_pieces(sb_reduction r, const unsigned char *x,
                                   const size_t *cuts, size_t k,
                                   uint64_t *state, void *result)
 {
-    enum { MAX_PIECES = 8 };
-    sb_partial piece[MAX_PIECES];
+    enum { MAX_PIECES = 64 };
+    static sb_partial piece[MAX_PIECES];
     size_t bounds[MAX_PIECES + 1];
     const size_t size = type_size(r.input);
     bounds[0] = 0;
@@ -172,10 +172,13 @@ static void pieces_match_the_oracle(void **state)
                     wrong += check_cuts(&c, &oracle, x, mask, &cut, 1, &rs);
                     cases++;
                 }
-                /* 2..7 pieces at random cuts, random grouping. */
+                /* 1 to 64 pieces at random cuts, random grouping: mostly
+                 * 1 to 7, every fourth try up to 64. */
                 for (int t = 0; t < 40; t++) {
-                    size_t cuts[6];
-                    const size_t k = 1 + (size_t)random_below(&rs, 6);
+                    size_t cuts[63];
+                    const size_t k = t % 4 == 3
+                                   ? (size_t)random_below(&rs, 64)
+                                   : (size_t)random_below(&rs, 7);
                     for (size_t i = 0; i < k; i++)
                         cuts[i] = (size_t)random_below(&rs, n + 1);
                     qsort(cuts, k, sizeof cuts[0], compare_size);
@@ -185,7 +188,8 @@ static void pieces_match_the_oracle(void **state)
                 free(mask);
                 free(x);
             }
-    printf("partials: %lu cuts and groupings, %lu wrong\n", cases, wrong);
+    printf("partials: %lu cuts and groupings (1 to 64 pieces), %lu wrong\n",
+           cases, wrong);
     assert_int_equal(wrong, 0);
 }
 
