@@ -56,8 +56,9 @@ static void print_usage(FILE *out)
             "                 memory stays flat and a device takes inputs larger\n"
             "                 than its largest buffer, in several launches. Same\n"
             "                 bits. Raw data and .npy stream from a pipe too; text\n"
-            "                 and .npz are read whole. On a terminal a long input\n"
-            "                 shows a progress line on stderr\n"
+            "                 and .npz are read whole. On a terminal an input\n"
+            "                 that takes more than a second (SAMEBITS_PROGRESS_\n"
+            "                 SECONDS) shows a progress line on stderr\n"
             "  --bits         also print the result's bit pattern in hex\n"
             "  --json         print one JSON record instead, for every outcome:\n"
             "                 \"status\" (ok, empty, overflow, unsupported, ...,\n"
@@ -431,8 +432,20 @@ static void device_why(const device_run *run, sb_status s, char *why,
 typedef struct {
     int    on, shown;
     double start, last;
+    double after;          /* seconds before the line appears */
     size_t total;          /* bytes, 0 if unknown */
 } progress;
+
+/* SAMEBITS_PROGRESS_SECONDS: how long an input runs before the progress
+ * line appears (default 1; 0 shows it from the first piece, for tests). */
+static double progress_delay(void)
+{
+    const char *v = getenv("SAMEBITS_PROGRESS_SECONDS");
+    char *end = NULL;
+    const double d = v != NULL ? strtod(v, &end) : 1.0;
+    return v != NULL && end != v && *end == '\0' && d >= 0 && d < 1e6
+           ? d : 1.0;
+}
 
 static void progress_show(progress *pr, size_t done, int final)
 {
@@ -444,7 +457,8 @@ static void progress_show(progress *pr, size_t done, int final)
         return;
     }
     const double now = cli_now();
-    if (now - pr->start < 1.0 || now - pr->last < 0.25)
+    if (now - pr->start < pr->after
+            || (pr->shown && now - pr->last < 0.25))
         return;
     pr->last = now;
     pr->shown = 1;
@@ -653,7 +667,7 @@ int cmd_reduce(int argc, char **argv)
     } else {
         /* In pieces, through a partial: the same bits and status. */
         progress pr = { .on = !a.json && isatty(STDERR_FILENO),
-                        .start = cli_now(),
+                        .start = cli_now(), .after = progress_delay(),
                         .total = xs.n_known ? xs.n * elem : 0 };
         sb_partial part;
         out.status = sb_partial_init(&part, r, 0);

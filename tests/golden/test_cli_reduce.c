@@ -739,6 +739,41 @@ static void pieces_give_the_bits_of_one_call(void **state)
     assert_fails_with(&res, EXIT_NO_VALUE, "overflow");
 }
 
+/* On a terminal (script(1) gives the command one) a long input shows a
+ * progress line on stderr, rewritten in place and cleared at the end;
+ * SAMEBITS_PROGRESS_SECONDS=0 shows it from the first piece. Without a
+ * terminal there is none (every other test checks stderr). */
+static void a_terminal_shows_a_progress_line(void **state)
+{
+    (void)state;
+    enum { N = 1 << 20 };
+    static unsigned char x[N];
+    uint64_t seed = 3;
+    for (size_t i = 0; i < N; i++)
+        x[i] = (unsigned char)next_random(&seed);
+    write_bytes("p.u8", x, sizeof x);
+    char cmd[2048];
+    snprintf(cmd, sizeof cmd, "cd '%s' && SAMEBITS_PROGRESS_SECONDS=0 script "
+             "-qec \"'%s' reduce --op sum --type u8 --acc u64 --format raw "
+             "--chunk 4096 p.u8\" /dev/null > tty.txt 2>&1", workdir,
+             samebits);
+    const int w = system(cmd);
+    assert_true(WIFEXITED(w) && WEXITSTATUS(w) == 0);
+    static char tty[1 << 16];
+    slurp(path_of("tty.txt"), tty, sizeof tty);
+    uint64_t sum = 0;
+    for (size_t i = 0; i < N; i++)
+        sum += x[i];
+    char value[32];
+    snprintf(value, sizeof value, "%" PRIu64, sum);
+    printf("terminal output: %zu bytes, ends with %s", strlen(tty),
+           tty + (strlen(tty) > 40 ? strlen(tty) - 40 : 0));
+    assert_non_null(strstr(tty, "\rsamebits reduce: "));
+    assert_non_null(strstr(tty, " of 0.00 GB ("));        /* 1 MB in all */
+    assert_non_null(strstr(tty, "\r\033[K"));            /* cleared */
+    assert_non_null(strstr(tty, value));
+}
+
 static void piped_inputs_that_do_not_add_up_are_refused(void **state)
 {
     (void)state;
@@ -1702,6 +1737,7 @@ int main(int argc, char **argv)
         cmocka_unit_test(input_beyond_the_largest_device_buffer_streams_in_pieces),
         cmocka_unit_test(pieces_give_the_bits_of_one_call),
         cmocka_unit_test(piped_inputs_that_do_not_add_up_are_refused),
+        cmocka_unit_test(a_terminal_shows_a_progress_line),
         cmocka_unit_test(a_device_gives_the_host_bits),
         cmocka_unit_test(checked_overflow_is_one_line_and_status_1),
         cmocka_unit_test(min_over_an_all_zero_mask_is_empty),
