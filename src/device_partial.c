@@ -104,8 +104,7 @@ sb_status sb_partial_add(sb_context *ctx, cl_command_queue queue,
         while (s == SB_OK && done < n) {
             unsigned level = 0;
             const size_t count = sb__partial_next_piece(end, n - done, &level);
-            const bool whole = (end & 15) == 0 && count >= 16;
-            if (!whole || count <= host_max) {
+            if (count < 16 || count <= host_max) {
                 run += count;
             } else {
                 const size_t from = done - run;

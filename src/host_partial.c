@@ -221,6 +221,20 @@ sb_status sb_partial_fail(sb_partial *p, sb_status status, int origin,
     return SB_OK;
 }
 
+/* The tail now holds the whole leaf at leaf_start: its node enters the
+ * counter and the tail is empty again. */
+static void close_tail_leaf(partial_state *s, const sb__plan *plan,
+                            const sb__kernel *k, uint64_t leaf_start)
+{
+    bool overflow = false;
+    const sb__node leaf = fold_leaf(plan, k, s->tail, s->tail_mask, 16,
+                                    &overflow);
+    s->overflow |= overflow;
+    push(s, k, leaf, 0, leaf_start / 16);
+    memset(s->tail, 0, sizeof s->tail);
+    memset(s->tail_mask, 0, sizeof s->tail_mask);
+}
+
 static void append_elements(partial_state *s, const sb__plan *plan,
                             const sb__kernel *k, const unsigned char *x,
                             const unsigned char *mask, size_t count)
@@ -240,15 +254,8 @@ static void append_elements(partial_state *s, const sb__plan *plan,
         masks[slot + i] = takes_part;
     }
     s->end += count;
-    if (!head && (s->end & 15) == 0) {
-        bool overflow = false;
-        const sb__node leaf = fold_leaf(plan, k, s->tail, s->tail_mask, 16,
-                                        &overflow);
-        s->overflow |= overflow;
-        push(s, k, leaf, 0, leaf_start / 16);
-        memset(s->tail, 0, sizeof s->tail);
-        memset(s->tail_mask, 0, sizeof s->tail_mask);
-    }
+    if (!head && (s->end & 15) == 0)
+        close_tail_leaf(s, plan, k, leaf_start);
 }
 
 static unsigned floor_log2_u64(uint64_t v)
@@ -366,7 +373,7 @@ sb_status sb_partial_add_host(sb_partial *p, const void *x,
     while (done < n) {
         unsigned level = 0;
         const size_t count = sb__partial_next_piece(s.end, n - done, &level);
-        if ((s.end & 15) != 0 || count < 16) {
+        if (count < 16) {
             append_elements(&s, &plan, k, bytes + done * plan.input_size,
                             mask ? mask + done : NULL, count);
             done += count;
@@ -435,15 +442,8 @@ sb_status sb_partial_merge(sb_partial *left, const sb_partial *right)
             slots[q & 15] = b.head[q & 15];
             masks[q & 15] = b.head_mask[q & 15];
         }
-        if (!into_head && head_end == leaf_start + 16) {
-            bool overflow = false;
-            const sb__node leaf = fold_leaf(&plan, k, a.tail, a.tail_mask, 16,
-                                            &overflow);
-            a.overflow |= overflow;
-            push(&a, k, leaf, 0, leaf_start / 16);
-            memset(a.tail, 0, sizeof a.tail);
-            memset(a.tail_mask, 0, sizeof a.tail_mask);
-        }
+        if (!into_head && head_end == leaf_start + 16)
+            close_tail_leaf(&a, &plan, k, leaf_start);
     }
     for (unsigned i = 0; i < b.top; i++)
         push(&a, k, node_of(&b.nodes[i]), b.nodes[i].level, b.nodes[i].index);

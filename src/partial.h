@@ -7,10 +7,11 @@
 
 #include "host_engine.h"
 
-/* The next piece of `left` elements appended at position `end`: loose
- * elements up to the end of the leaf (the return value < 16, or `end` is
- * inside a leaf), or the largest aligned subtree of whole leaves that
- * starts at `end` and fits: 16 << *level elements. */
+/* The next piece of `left` elements appended at position `end`: fewer
+ * than 16, loose elements up to the end of the leaf (when `end` is inside
+ * a leaf or fewer than 16 are left), or 16 and more, the largest aligned
+ * subtree of whole leaves that starts at `end` and fits: 16 << *level
+ * elements. */
 size_t sb__partial_next_piece(uint64_t end, size_t left, unsigned *level);
 
 /* The checks of sb_partial_add_host() for appending n elements to p: its

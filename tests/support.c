@@ -49,6 +49,17 @@ uint64_t random_below(uint64_t *state, uint64_t bound)
     return splitmix64(state) % bound;    /* the bias is irrelevant here */
 }
 
+void random_cuts(uint64_t *state, size_t n, size_t k, size_t *cuts)
+{
+    for (size_t i = 0; i < k; i++) {
+        const size_t cut = (size_t)random_below(state, (uint64_t)n + 1);
+        size_t j = i;                 /* insertion: k is small */
+        for (; j > 0 && cuts[j - 1] > cut; j--)
+            cuts[j] = cuts[j - 1];
+        cuts[j] = cut;
+    }
+}
+
 double random_unit(uint64_t *state)
 {
     return (double)(splitmix64(state) >> 11) * 0x1p-53;

@@ -33,6 +33,11 @@ uint64_t mix_seed(uint64_t seed, uint64_t salt);
 /*! random_below() : uniform in [0, bound); bound > 0. */
 uint64_t random_below(uint64_t *state, uint64_t bound);
 
+/*! random_cuts() : k positions uniform in [0, n], drawn in turn from
+ *  *state, then sorted into cuts[0..k): where to cut an array of n
+ *  elements into k + 1 pieces (empty ones included). */
+void random_cuts(uint64_t *state, size_t n, size_t k, size_t *cuts);
+
 /*! random_unit() : uniform in [0, 1), 53 random bits. */
 double random_unit(uint64_t *state);
 

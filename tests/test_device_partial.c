@@ -174,12 +174,6 @@ static unsigned long check_pieces(const suite *s, const test_case *c,
     return 1;
 }
 
-static int compare_size(const void *a, const void *b)
-{
-    const size_t x = *(const size_t *)a, y = *(const size_t *)b;
-    return (x > y) - (x < y);
-}
-
 static bool any_simulator(const suite *s)
 {
     for (size_t d = 0; d < s->list.count; d++)
@@ -253,9 +247,7 @@ static void pieces_on_devices_match_the_oracle(void **state)
                     const size_t k = t == 0 && n >= 1000
                                    ? 31 + (size_t)random_below(&rs, 33)
                                    : (size_t)random_below(&rs, 6);
-                    for (size_t i = 0; i < k; i++)
-                        cuts[i] = (size_t)random_below(&rs, n + 1);
-                    qsort(cuts, k, sizeof cuts[0], compare_size);
+                    random_cuts(&rs, n, k, cuts);
                     wrong += check_pieces(s, &c, &p, x, mask, ws, want, cuts,
                                           k, &rs);
                     cases++;

@@ -99,12 +99,6 @@ static unsigned long check_cuts(const test_case *c, const answer *oracle,
     return 1;
 }
 
-static int compare_size(const void *a, const void *b)
-{
-    const size_t x = *(const size_t *)a, y = *(const size_t *)b;
-    return (x > y) - (x < y);
-}
-
 static const struct {
     sb_reduction r;
     data_family  families[4];
@@ -179,9 +173,7 @@ static void pieces_match_the_oracle(void **state)
                     const size_t k = t % 4 == 3
                                    ? (size_t)random_below(&rs, 64)
                                    : (size_t)random_below(&rs, 7);
-                    for (size_t i = 0; i < k; i++)
-                        cuts[i] = (size_t)random_below(&rs, n + 1);
-                    qsort(cuts, k, sizeof cuts[0], compare_size);
+                    random_cuts(&rs, n, k, cuts);
                     wrong += check_cuts(&c, &oracle, x, mask, cuts, k, &rs);
                     cases++;
                 }

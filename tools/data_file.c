@@ -72,16 +72,22 @@ static int ends_with(const char *s, const char *suffix)
 
 /* ---- getting the bytes ----------------------------------------------------- */
 
+/* Whether `fd` can be mapped whole: a regular file read from its start.
+ * Standard input may be a file already read part-way: then its content is
+ * the rest, which read() gives and a map would not. */
+static int is_mappable(int fd, struct stat *st)
+{
+    return fstat(fd, st) == 0 && S_ISREG(st->st_mode)
+           && lseek(fd, 0, SEEK_CUR) == 0;
+}
+
 /* Maps `fd` or reads it to the end; sets d->map or d->owned. */
 static int read_bytes(int fd, const char *path, cli_data *d,
                       const unsigned char **bytes, size_t *size,
                       char *err, size_t err_size)
 {
     struct stat st;
-    /* Standard input may be a file already read part-way: then its
-     * content is the rest, which read() gives and a map would not. */
-    if (fstat(fd, &st) == 0 && S_ISREG(st.st_mode)
-            && lseek(fd, 0, SEEK_CUR) == 0) {
+    if (is_mappable(fd, &st)) {
         if (st.st_size == 0) {
             *bytes = (const unsigned char *)"";
             *size = 0;
@@ -882,6 +888,18 @@ static int read_full(int fd, const char *name, unsigned char *buf,
     return 0;
 }
 
+/* The stream hands out s->data, loaded whole with status rc. */
+static int use_whole(cli_stream *s, int rc)
+{
+    if (rc != 0)
+        return rc;
+    s->type = s->data.type;
+    s->format = s->data.format;
+    s->n = s->data.n;
+    s->n_known = 1;
+    return 0;
+}
+
 int cli_stream_open(const char *path, cli_format format, sb_type type,
                     int mask, const char *array, size_t piece,
                     cli_stream *s, char *err, size_t err_size)
@@ -894,21 +912,12 @@ int cli_stream_open(const char *path, cli_format format, sb_type type,
     s->name = use_stdin ? "standard input" : path;
     struct stat st;
     const int piped = use_stdin && array == NULL
-        && (fstat(STDIN_FILENO, &st) != 0 || !S_ISREG(st.st_mode)
-            || lseek(STDIN_FILENO, 0, SEEK_CUR) != 0)
+        && !is_mappable(STDIN_FILENO, &st)
         && (format == CLI_FORMAT_RAW || format == CLI_FORMAT_NPY
             || format == CLI_FORMAT_AUTO);
-    if (!piped) {
-        const int rc = cli_data_load(path, format, type, mask, array,
-                                     &s->data, err, err_size);
-        if (rc != 0)
-            return rc;
-        s->type = s->data.type;
-        s->format = s->data.format;
-        s->n = s->data.n;
-        s->n_known = 1;
-        return 0;
-    }
+    if (!piped)
+        return use_whole(s, cli_data_load(path, format, type, mask, array,
+                                          &s->data, err, err_size));
     /* A pipe: its first bytes say whether it is a .npy. */
     size_t cap = 1 << 16, used = 0;
     unsigned char *head = malloc(cap);
@@ -1001,15 +1010,8 @@ int cli_stream_open(const char *path, cli_format format, sb_type type,
             break;
     }
     s->data.owned = head;
-    const int rc = load_bytes(head, used, s->name, 1, path, format, type,
-                              mask, array, &s->data, err, err_size);
-    if (rc != 0)
-        return rc;
-    s->type = s->data.type;
-    s->format = s->data.format;
-    s->n = s->data.n;
-    s->n_known = 1;
-    return 0;
+    return use_whole(s, load_bytes(head, used, s->name, 1, path, format, type,
+                                   mask, array, &s->data, err, err_size));
 }
 
 int cli_stream_next(cli_stream *s, size_t max, const void **elems,

@@ -53,20 +53,13 @@ static void draw_cuts(uint64_t *state, size_t n, size_t *bounds)
     bounds[0] = 0;
     bounds[ranks] = n;
     const int style = (int)random_below(state, 4);
-    for (int k = 1; k < ranks; k++) {
-        if (style == 0)
-            bounds[k] = 0;                         /* all on the last rank */
-        else if (style == 1)
-            bounds[k] = n;                         /* all on rank 0 */
-        else
-            bounds[k] = (size_t)random_below(state, n + 1);
+    const size_t inner = (size_t)(ranks - 1);
+    if (style >= 2) {
+        random_cuts(state, n, inner, bounds + 1);
+        return;
     }
-    for (int i = 1; i < ranks; i++)                /* insertion sort */
-        for (int j = i; j > 1 && bounds[j - 1] > bounds[j]; j--) {
-            const size_t t = bounds[j];
-            bounds[j] = bounds[j - 1];
-            bounds[j - 1] = t;
-        }
+    for (size_t k = 1; k <= inner; k++)   /* all on the last rank / rank 0 */
+        bounds[k] = style == 0 ? 0 : n;
 }
 
 /* One allreduce of x cut at bounds, on the host or the device. */
