@@ -51,6 +51,14 @@ foreach(suite test_device_reduce test_device_shapes test_device_enqueue
   add_test(NAME ${suite}_on_flushing_pocl COMMAND ${suite})
   sb_portable_test(${suite}_on_flushing_pocl 1200 "${SB_FLUSHING_ENV}")
 endforeach()
+# test_device_reduce on rusticl ran 1186 s and then 1200+ s of its 1200 s
+# in CI: it runs in its two halves (SAMEBITS_TEST_PART, as in the default
+# stage), side by side under ctest -j2, each within the same limit.
+sb_portable_test(test_device_reduce_on_rusticl 1200
+  "${SB_RUSTICL_ENV};SAMEBITS_TEST_PART=1")
+add_test(NAME test_device_reduce_on_rusticl_part2 COMMAND test_device_reduce)
+sb_portable_test(test_device_reduce_on_rusticl_part2 1200
+  "${SB_RUSTICL_ENV};SAMEBITS_TEST_PART=2")
 
 foreach(mode guarded software)
   add_test(NAME test_oclgrind_races_${mode} COMMAND test_oclgrind_races)
