@@ -80,7 +80,7 @@ extern "C" {
 
 /* The version of this header. The library's own: sb_version_number(). */
 #define SAMEBITS_VERSION_MAJOR 0
-#define SAMEBITS_VERSION_MINOR 2
+#define SAMEBITS_VERSION_MINOR 3
 #define SAMEBITS_VERSION_PATCH 0
 #define SAMEBITS_VERSION_NUMBER \
     (SAMEBITS_VERSION_MAJOR * 10000 + SAMEBITS_VERSION_MINOR * 100 + \
@@ -131,15 +131,44 @@ typedef enum {
 } sb_type;
 
 /*! SB_WRAP : integer sum and product wrap modulo 2^bits(accumulator)
- *  instead of failing with SB_OVERFLOW. Refused (SB_INVALID_ARGUMENT)
- *  whenever the accumulator is a float type, for every op (for any/all the
- *  accumulator is the input type, so SB_WRAP with an f32/f64 input is
- *  refused too). Has no effect on integer min, max, any, all. */
+ *  instead of failing with SB_OVERFLOW, and so do an integer map's abs and
+ *  square (sb_map) and a dot product's products. Refused
+ *  (SB_INVALID_ARGUMENT) whenever the accumulator is a float type, for
+ *  every op (for any/all the accumulator is the input type, so SB_WRAP
+ *  with an f32/f64 input is refused too). Without a map it has no effect
+ *  on integer min, max, any, all. */
 #define SB_WRAP 1u
+
+/*! SB_SKIP_NAN : a float element that is a NaN does not take part, exactly
+ *  as if its mask byte were 0 (leaf boundaries do not move): numpy's
+ *  nansum, nanprod, nanmin, nanmax. Valid for f32 and f64 inputs, with
+ *  every op (any/all: a NaN, otherwise true, is passed over), with maps,
+ *  and with dot products (a term is skipped when either factor is a NaN).
+ *  Refused (SB_INVALID_ARGUMENT) for integer inputs, which have no NaN. */
+#define SB_SKIP_NAN 2u
+
+/*! sb_map : a per-element map, applied to each taking-part element after
+ *  its conversion to the accumulator, in the accumulator type, before the
+ *  fold (docs/order.md, "Element maps").
+ *    SB_MAP_NONE   the element itself (0: what a zero-initialised
+ *                  sb_reduction holds);
+ *    SB_MAP_ABS    |x|: exact for floats (the sign bit cleared, NaNs
+ *                  included); for integers an abs that does not fit the
+ *                  accumulator (abs(INT32_MIN) in i32) is SB_OVERFLOW, or
+ *                  wraps (to INT32_MIN) under SB_WRAP;
+ *    SB_MAP_SQUARE x * x: one rounded multiplication for floats, never
+ *                  fused with what follows; for integers checked as a
+ *                  product (SB_OVERFLOW), or wrapping under SB_WRAP.
+ *  Valid with sum, prod, min and max: SB_SUM + SB_MAP_ABS is BLAS asum,
+ *  SB_SUM + SB_MAP_SQUARE the squared 2-norm, SB_MAX + SB_MAP_ABS max |x|.
+ *  The overflow of an integer map is an overflow for every op, min and max
+ *  included. Refused (SB_INVALID_ARGUMENT) with any/all and with dot
+ *  products. */
+typedef enum { SB_MAP_NONE = 0, SB_MAP_ABS, SB_MAP_SQUARE } sb_map;
 
 /*! sb_reduction : what to compute.
  *  A zero-initialised value with only `op` and `input` set is valid: the
- *  accumulator is then the input type.
+ *  accumulator is then the input type, and there is no map.
  *
  *  Accumulators allowed (each taking-part element is converted to the
  *  accumulator first; only exact conversions are allowed):
@@ -152,13 +181,15 @@ typedef enum {
  *    - i8, u8, i16, u16, i32, u32 -> f64
  *  `any` and `all` have no accumulator: it must be SB_SAME_AS_INPUT or
  *  the input type. Anything else is SB_INVALID_ARGUMENT. In C++, an
- *  aggregate such as { SB_SUM, SB_F32, SB_SAME_AS_INPUT, 0 } needs no
- *  cast. */
+ *  aggregate such as { SB_SUM, SB_F32, SB_SAME_AS_INPUT, 0, SB_MAP_NONE }
+ *  needs no cast. `map` is new in 0.3.0, which has a new SONAME (ABI
+ *  above). */
 typedef struct {
     sb_op    op;
     sb_type  input;        /* element type in memory */
     sb_type  accumulator;  /* SB_SAME_AS_INPUT (0): the input type */
-    unsigned flags;        /* 0 or SB_WRAP */
+    unsigned flags;        /* 0, or SB_WRAP and/or SB_SKIP_NAN */
+    sb_map   map;          /* SB_MAP_NONE (0), SB_MAP_ABS, SB_MAP_SQUARE */
 } sb_reduction;
 
 /* ------------------------------------------------------------------------
@@ -218,6 +249,10 @@ SB_API const char *sb_type_name(sb_type t);
  *  @return "sum", "prod", "min", "max", "any", "all", or "?". */
 SB_API const char *sb_op_name(sb_op op);
 
+/*! sb_map_name() :
+ *  @return "none", "abs", "square", or "?". */
+SB_API const char *sb_map_name(sb_map map);
+
 /*! sb_result_size() :
  *  @return the number of bytes sb_reduce_host() writes to `result` for `r`:
  *          the size of the accumulator type, or 1 for any/all; 0 if `r` is
@@ -226,7 +261,8 @@ SB_API size_t sb_result_size(sb_reduction r);
 
 /*! sb_reduction_check() :
  *  Checks `r` alone: known op and types, an allowed input/accumulator pair,
- *  known flags, SB_WRAP not on a float accumulator.
+ *  known flags, SB_WRAP not on a float accumulator, SB_SKIP_NAN only on a
+ *  float input, a known map and only with sum, prod, min or max.
  *  @return SB_OK or SB_INVALID_ARGUMENT (sb_error_detail() names what is
  *          wrong: "f32 -> i32 is not an exact widening ..."). */
 SB_API SB_NODISCARD sb_status sb_reduction_check(sb_reduction r);
@@ -296,6 +332,21 @@ SB_API SB_NODISCARD sb_status sb_reduce_host_opts(sb_reduction r,
         const void *x, const unsigned char *mask, size_t n, void *result,
         const sb_host_options *opts);
 
+/*! sb_dot_host() :
+ *  The dot product of x[0..n) and y[0..n), both of type r.input: the sum,
+ *  in the order of docs/order.md, of the terms x[i] * y[i], each factor
+ *  converted exactly to the accumulator first and the product rounded
+ *  once in the accumulator (never fused with the addition that follows).
+ *  r.op must be SB_SUM and r.map SB_MAP_NONE. The mask, SB_SKIP_NAN (a
+ *  term is skipped when either factor is a NaN) and SB_WRAP work as for
+ *  sb_reduce_host(); an integer product that does not fit the accumulator
+ *  is SB_OVERFLOW (or wraps under SB_WRAP). Every other rule, status and
+ *  promise is sb_reduce_host()'s: the bits of sb_reduce_host() of an array
+ *  holding the products, and SB_INVALID_ARGUMENT for a NULL x or y with
+ *  n > 0. */
+SB_API SB_NODISCARD sb_status sb_dot_host(sb_reduction r, const void *x,
+        const void *y, const unsigned char *mask, size_t n, void *result);
+
 /*! sb_partial : the state of the order's tree over one range [begin, end)
  *  of positions of a longer array (docs/order.md, "Pieces of one array").
  *  Partials of adjacent ranges merge into the partial of their union; the
@@ -320,6 +371,13 @@ SB_API SB_NODISCARD sb_status sb_partial_init(sb_partial *p, sb_reduction r,
 /*! Appends x[0..n) (mask as sb_reduce_host()) at p's end: end += n. */
 SB_API SB_NODISCARD sb_status sb_partial_add_host(sb_partial *p,
         const void *x, const unsigned char *mask, size_t n);
+/*! Appends the terms x[i] * y[i], i < n, of a dot product (as
+ *  sb_dot_host()) at p's end. A partial holds the pieces of one kind of
+ *  array: once it holds elements of sb_partial_add_host() it refuses dot
+ *  terms, and the reverse (SB_INVALID_ARGUMENT), and so does a merge of
+ *  the two kinds; an empty partial takes either. */
+SB_API SB_NODISCARD sb_status sb_partial_add_dot_host(sb_partial *p,
+        const void *x, const void *y, const unsigned char *mask, size_t n);
 /*! `right` must begin where `left` ends, with the same reduction; `left`
  *  becomes the partial of the union. */
 SB_API SB_NODISCARD sb_status sb_partial_merge(sb_partial *left,
@@ -734,6 +792,27 @@ SB_API SB_NODISCARD sb_status sb_reduce_enqueue(sb_context *ctx,
 SB_API SB_NODISCARD sb_status sb_partial_add(sb_context *ctx,
         struct _cl_command_queue *queue, sb_partial *p, struct _cl_mem *x,
         size_t x_offset, struct _cl_mem *mask, size_t mask_offset, size_t n);
+
+/*! sb_dot(), sb_dot_enqueue(), sb_partial_add_dot() :
+ *  sb_dot_host() on the device: x and y are buffers of r.input elements,
+ *  from elements x_offset and y_offset; the mask as sb_reduce(). Every
+ *  other argument, rule and status is that of sb_reduce(),
+ *  sb_reduce_enqueue() and sb_partial_add() (y checked as x is), and the
+ *  bits are sb_dot_host()'s. */
+SB_API SB_NODISCARD sb_status sb_dot(sb_context *ctx,
+        struct _cl_command_queue *queue, sb_reduction r, struct _cl_mem *x,
+        size_t x_offset, struct _cl_mem *y, size_t y_offset,
+        struct _cl_mem *mask, size_t mask_offset, size_t n, void *result);
+SB_API SB_NODISCARD sb_status sb_dot_enqueue(sb_context *ctx,
+        struct _cl_command_queue *queue, sb_reduction r, struct _cl_mem *x,
+        size_t x_offset, struct _cl_mem *y, size_t y_offset,
+        struct _cl_mem *mask, size_t mask_offset, size_t n,
+        struct _cl_mem *result, size_t result_offset, uint32_t num_wait,
+        struct _cl_event *const *wait, struct _cl_event **done);
+SB_API SB_NODISCARD sb_status sb_partial_add_dot(sb_context *ctx,
+        struct _cl_command_queue *queue, sb_partial *p, struct _cl_mem *x,
+        size_t x_offset, struct _cl_mem *y, size_t y_offset,
+        struct _cl_mem *mask, size_t mask_offset, size_t n);
 
 #endif /* SAMEBITS_OPENCL */
 

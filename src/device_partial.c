@@ -45,9 +45,7 @@ static sb_status subtree_node(sb_context *ctx, const sb__checked_call *c,
                               size_t mask_from, size_t count, sb__node *node,
                               bool *overflow)
 {
-    const sb_reduction r = { .op = c->plan.op, .input = c->plan.input,
-                             .accumulator = c->plan.acc,
-                             .flags = c->plan.wrap ? SB_WRAP : 0 };
+    const sb_reduction r = sb__plan_reduction(&c->plan);
     memset(node, 0, sizeof *node);
     *overflow = false;
     const sb_status s = sb_reduce(ctx, c->queue, r, x, from, mask, mask_from,
@@ -65,8 +63,10 @@ static sb_status add_truths(sb_context *ctx, const sb__checked_call *c,
     if (n == 0)
         return SB_OK;
     unsigned char any = 0, all = 1;
-    const sb_reduction r_any = { .op = SB_ANY, .input = c->plan.input };
-    const sb_reduction r_all = { .op = SB_ALL, .input = c->plan.input };
+    sb_reduction r_any = sb__plan_reduction(&c->plan);
+    r_any.op = SB_ANY;
+    sb_reduction r_all = r_any;
+    r_all.op = SB_ALL;
     sb_status s = sb_reduce(ctx, c->queue, r_any, x, x_offset, mask,
                             mask_offset, n, &any);
     if (s == SB_OK)
@@ -84,11 +84,9 @@ sb_status sb_partial_add(sb_context *ctx, cl_command_queue queue,
     sb__detail_clear();
     sb__plan plan;
     uint64_t end;
-    sb_status s = sb__partial_open(p, n, &plan, &end);
+    sb_status s = sb__partial_open(p, n, false, &plan, &end);
     SB_RETURN_IF(s != SB_OK, s);
-    const sb_reduction r = { .op = plan.op, .input = plan.input,
-                             .accumulator = plan.acc,
-                             .flags = plan.wrap ? SB_WRAP : 0 };
+    const sb_reduction r = sb__plan_reduction(&plan);
     sb__checked_call c;
     s = sb__check_call(ctx, queue, r, x, x_offset, mask, mask_offset, n, &c);
     SB_RETURN_IF(s != SB_OK, s);
@@ -118,7 +116,7 @@ sb_status sb_partial_add(sb_context *ctx, cl_command_queue queue,
                                      mask_offset + done, count, &node,
                                      &overflow);
                 if (s == SB_OK)
-                    sb__partial_push_subtree(&work, node, overflow, level);
+                    sb__partial_push_subtree(&work, node, overflow, level, false);
             }
             end += count;
             done += count;

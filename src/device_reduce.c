@@ -54,6 +54,10 @@ sb_status sb__check_call(sb_context *ctx, cl_command_queue queue,
     SB_FAIL_IF(ctx == NULL, SB_INVALID_ARGUMENT, "ctx is NULL");
     const sb_status s = sb__plan_make(r, &out->plan);
     SB_RETURN_IF(s != SB_OK, s);
+    /* Not in the kernels yet: refused rather than computed without. */
+    SB_FAIL_IF(out->plan.map != SB_MAP_NONE || out->plan.skip_nan,
+               SB_UNSUPPORTED, "maps and SB_SKIP_NAN run on the host only "
+               "in this version (sb_reduce_host)");
     if (queue == NULL) {
         queue = ctx->own_queue;
     } else {

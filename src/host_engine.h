@@ -57,7 +57,7 @@ sb_status sb__isa_resolve(unsigned requested, unsigned *isa);
  * array (n = 2^j leaves starting at a multiple of 2^j leaves) this is that
  * subtree's node. */
 sb__node sb__reduce_node(const sb__plan *plan, const void *x,
-                         const unsigned char *mask, size_t n,
+                         const void *y, const unsigned char *mask, size_t n,
                          unsigned threads, unsigned isa, bool *overflow);
 
 /* Runs fn(arg) on the calling thread and on up to `helpers` helper
@@ -67,6 +67,17 @@ sb__node sb__reduce_node(const sb__plan *plan, const void *x,
  * holds the pool: the caller then starts threads of its own. */
 typedef void (*sb__pool_fn)(void *arg);
 bool sb__pool_run(sb__pool_fn fn, void *arg, unsigned helpers);
+
+/* The elements the fold reads for a prepared plan (plan->prepared):
+ * x[0..count) (and y, for a dot product) converted to the accumulator,
+ * mapped or multiplied, into `out` (count accumulator elements). Returns
+ * the mask the fold must use: `mask`, or `mask_out` (count bytes, written)
+ * when NaNs are skipped. Sets *overflow when a checked plan's map or
+ * product does not fit. */
+const unsigned char *sb__prepare(const sb__plan *plan, const void *x,
+                                 const void *y, const unsigned char *mask,
+                                 size_t count, void *out,
+                                 unsigned char *mask_out, bool *overflow);
 
 /* Converts `count` elements from `input` to `acc` (an allowed pair,
  * input != acc). */
@@ -84,7 +95,8 @@ sb_status sb__finish(const sb__plan *plan, const sb__node *root,
  * the node of positions 0..31". Runs on the calling thread; only on that
  * error path. Returns SB_OVERFLOW. */
 sb_status sb__overflow_explain(const sb__plan *plan, const void *x,
-                               const unsigned char *mask, size_t n);
+                               const void *y, const unsigned char *mask,
+                               size_t n);
 
 /* The floating-point environment docs/order.md needs: round to nearest
  * even, no flush-to-zero or denormals-are-zero, exceptions masked. */

@@ -17,6 +17,7 @@ typedef struct {
     const sb__plan      *plan;
     const sb__kernel    *kernel;
     const unsigned char *x;
+    const unsigned char *y;           /* a dot product's second factors */
     const unsigned char *mask;
     size_t               n;
     size_t               leaves;
@@ -26,15 +27,40 @@ typedef struct {
     bool                 found;
 } locator;
 
-static sb__node element(const locator *c, size_t i)
+/* Element i as the fold reads it (none if it does not take part), and
+ * whether its map or product overflowed. */
+static sb__node element(const locator *c, size_t i, bool *overflow)
 {
-    sb__node e = { .has = true };
-    const void *src = c->x + i * c->plan->input_size;
-    if (c->plan->acc == c->plan->input)
-        memcpy(e.v.bytes, src, c->plan->input_size);
-    else
-        sb__convert(c->plan->input, c->plan->acc, src, e.v.bytes, 1);
+    sb__node e = { .has = c->mask == NULL || c->mask[i] != 0 };
+    const size_t at = i * c->plan->input_size;
+    if (!c->plan->prepared) {
+        memcpy(e.v.bytes, c->x + at, c->plan->input_size);
+        return e;
+    }
+    unsigned char taking_part = 0;
+    const unsigned char *m = sb__prepare(c->plan, c->x + at,
+                                         c->y ? c->y + at : NULL,
+                                         c->mask ? c->mask + i : NULL, 1,
+                                         e.v.bytes, &taking_part, overflow);
+    e.has = m == NULL || m[0] != 0;
     return e;
+}
+
+/* The detail of an element whose map or product does not fit. */
+static void report_element(locator *c, size_t i)
+{
+    const sb__plan *plan = c->plan;
+    char step[64];
+    if (plan->dot)
+        snprintf(step, sizeof step, "x[%zu] * y[%zu]", i, i);
+    else if (plan->map == SB_MAP_ABS)
+        snprintf(step, sizeof step, "abs(x[%zu])", i);
+    else
+        snprintf(step, sizeof step, "x[%zu] * x[%zu]", i, i);
+    c->found = true;
+    sb__fail(SB_OVERFLOW, "the checked %s %s overflows at position %zu: %s "
+             "does not fit %s", sb_type_name(plan->acc), sb_op_name(plan->op),
+             i, step, sb_type_name(plan->acc));
 }
 
 static sb__node start_value(const sb__plan *plan)
@@ -66,10 +92,14 @@ static sb__node leaf(locator *c, size_t j)
     const size_t first = j * SB_LEAF_SIZE;
     const size_t end = c->n - first < SB_LEAF_SIZE ? c->n : first + SB_LEAF_SIZE;
     for (size_t i = first; i < end; i++) {
-        if (c->mask != NULL && !c->mask[i])
-            continue;
-        const sb__node e = element(c, i);
         bool overflow = false;
+        const sb__node e = element(c, i, &overflow);
+        if (overflow) {
+            report_element(c, i);
+            break;
+        }
+        if (!e.has)
+            continue;
         c->kernel->combine(&v, &e, &overflow);
         took = true;
         if (overflow) {
@@ -96,15 +126,19 @@ static sb__node subtree(locator *c, size_t first, size_t span)
         const size_t start = first * SB_LEAF_SIZE;
         const size_t count = c->n - start < SB_BLOCK_SIZE ? c->n - start
                                                           : SB_BLOCK_SIZE;
-        const void *x = c->x + start * c->plan->input_size;
-        if (c->plan->acc != c->plan->input) {
-            sb__convert(c->plan->input, c->plan->acc, x, c->converted, count);
+        const size_t at = start * c->plan->input_size;
+        const void *x = c->x + at;
+        const unsigned char *mask = c->mask ? c->mask + start : NULL;
+        bool overflow = false;
+        if (c->plan->prepared) {
+            mask = sb__prepare(c->plan, x, c->y ? c->y + at : NULL, mask,
+                               count, c->converted,
+                               c->converted + SB_BLOCK_SIZE * sizeof(double),
+                               &overflow);
             x = c->converted;
         }
         sb__node node;
-        bool overflow = false;
-        c->kernel->block(x, c->mask ? c->mask + start : NULL, count, &node,
-                         &overflow);
+        c->kernel->block(x, mask, count, &node, &overflow);
         if (!overflow)
             return node;
     }
@@ -127,12 +161,13 @@ static sb__node subtree(locator *c, size_t first, size_t span)
 }
 
 sb_status sb__overflow_explain(const sb__plan *plan, const void *x,
-                               const unsigned char *mask, size_t n)
+                               const void *y, const unsigned char *mask,
+                               size_t n)
 {
     locator c = {
         /* Any copy of the folds gives the same nodes: the baseline. */
         .plan = plan, .kernel = sb__host_kernel(plan, SB_ISA_BASELINE),
-        .x = x, .mask = mask,
+        .x = x, .y = y, .mask = mask,
         .n = n, .leaves = (n + SB_LEAF_SIZE - 1) / SB_LEAF_SIZE,
     };
     size_t span = 1;
@@ -140,7 +175,7 @@ sb_status sb__overflow_explain(const sb__plan *plan, const void *x,
         span <<= 1;
     /* Without the buffer whole blocks are walked leaf by leaf: slower, the
      * same answer. */
-    c.converted = malloc(SB_BLOCK_SIZE * sizeof(double));
+    c.converted = malloc(SB_BLOCK_SIZE * (sizeof(double) + 1));
     if (c.kernel != NULL)
         subtree(&c, 0, span);
     free(c.converted);

@@ -6,7 +6,9 @@
  *   - head: when `begin` is inside a leaf, that leaf's elements from
  *     `begin` up to its end or to `end`. The leaf began before the range,
  *     so it cannot be folded here: its elements are kept, at their slot
- *     (position % 16), with their mask bytes;
+ *     (position % 16), with their taking-part bytes (the mask, and NaN
+ *     skipping), as the fold reads them: in the accumulator, mapped or
+ *     multiplied (host_prepare.c), 0 where they do not take part;
  *   - nodes: the maximal aligned subtrees of whole leaves inside the
  *     range, in position order, each (level, index, value): a binary
  *     counter whose entries are never siblings;
@@ -18,14 +20,16 @@
  *   - a failure (sb_partial_fail()): a status, where it came from and why;
  *     a failed state absorbs whatever it merges with, so that one failing
  *     piece of a collective fails it on every rank (samebits_mpi).
- * Any and all are order-free: their state is the two running truths. */
+ * Any and all are order-free: their state is the two running truths.
+ * A partial holds one kind of element once it holds any: the input's
+ * elements or a dot product's terms. */
 #include <stddef.h>
 #include <stdio.h>
 #include <string.h>
 #include "host_engine.h"
 #include "partial.h"
 
-#define PARTIAL_MAGIC   UINT64_C(0x0002747261706273)   /* "sbpart", v2 */
+#define PARTIAL_MAGIC   UINT64_C(0x0003747261706273)   /* "sbpart", v3 */
 #define DETAIL_BYTES    240
 #define PARTIAL_NODES   128
 #define POSITION_LIMIT  (UINT64_C(1) << 63)
@@ -42,6 +46,10 @@ typedef struct {
     uint64_t     magic;
     int32_t      op, input, acc;
     uint32_t     wrap;
+    int32_t      map;
+    uint8_t      skip_nan;
+    uint8_t      kind;               /* KIND_*: what it holds */
+    uint8_t      unused0[2];
     uint64_t     begin, end;
     uint8_t      overflow;
     uint8_t      any, all;           /* any / all: the running truths */
@@ -51,9 +59,11 @@ typedef struct {
     int32_t      failed;             /* 0, or the sb_status of a failure */
     int32_t      origin;             /* sb_partial_fail()'s origin */
     char         detail[DETAIL_BYTES]; /* why, NUL-terminated */
-    uint64_t     head[16], tail[16]; /* input elements at slot pos % 16 */
+    uint64_t     head[16], tail[16]; /* fold elements at slot pos % 16 */
     partial_node nodes[PARTIAL_NODES];
 } partial_state;
+
+enum { KIND_NONE = 0, KIND_ELEMENTS = 1, KIND_DOT = 2 };
 
 _Static_assert(sizeof(partial_state) <= sizeof(sb_partial),
                "the state fits SB_PARTIAL_BYTES");
@@ -82,10 +92,14 @@ static void store(sb_partial *p, const partial_state *s)
 
 static bool plan_of(const partial_state *s, sb__plan *plan)
 {
-    const sb_reduction r = { .op = (sb_op)s->op, .input = (sb_type)s->input,
-                             .accumulator = (sb_type)s->acc,
-                             .flags = s->wrap ? SB_WRAP : 0 };
-    return sb__plan_make(r, plan) == SB_OK;
+    const sb_reduction r = {
+        .op = (sb_op)s->op, .input = (sb_type)s->input,
+        .accumulator = (sb_type)s->acc, .map = (sb_map)s->map,
+        .flags = (s->wrap ? SB_WRAP : 0u) | (s->skip_nan ? SB_SKIP_NAN : 0u),
+    };
+    if (s->kind == KIND_DOT)
+        return sb__plan_make_dot(r, plan) == SB_OK;
+    return s->kind <= KIND_DOT && sb__plan_make(r, plan) == SB_OK;
 }
 
 static bool is_boolean(const sb__plan *plan)
@@ -134,16 +148,12 @@ static sb__node fold_leaf(const sb__plan *plan, const sb__kernel *k,
                           const uint64_t *slots, const uint8_t *mask,
                           unsigned count, bool *overflow)
 {
-    unsigned char in[16 * 8], acc[16 * 8];
+    unsigned char acc[16 * 8];
+    const size_t size = sb_type_size(plan->acc);
     for (unsigned i = 0; i < count; i++)
-        memcpy(in + i * plan->input_size, &slots[i], plan->input_size);
-    const void *x = in;
-    if (plan->acc != plan->input) {
-        sb__convert(plan->input, plan->acc, in, acc, count);
-        x = acc;
-    }
+        memcpy(acc + i * size, &slots[i], size);
     sb__node node;
-    k->block(x, mask, count, &node, overflow);
+    k->block(acc, mask, count, &node, overflow);
     return node;
 }
 
@@ -165,6 +175,8 @@ sb_status sb_partial_init(sb_partial *p, sb_reduction r, uint64_t begin)
     st.input = plan.input;
     st.acc = plan.acc;
     st.wrap = plan.wrap;
+    st.map = plan.map;
+    st.skip_nan = plan.skip_nan;
     st.begin = st.end = begin;
     st.all = 1;
     store(p, &st);
@@ -237,20 +249,30 @@ static void close_tail_leaf(partial_state *s, const sb__plan *plan,
 
 static void append_elements(partial_state *s, const sb__plan *plan,
                             const sb__kernel *k, const unsigned char *x,
-                            const unsigned char *mask, size_t count)
+                            const unsigned char *y, const unsigned char *mask,
+                            size_t count)
 {
-    /* count elements at s->end, all inside the leaf of s->end. */
+    /* count (< 16) elements at s->end, all inside the leaf of s->end. */
     const uint64_t leaf_start = s->end & ~UINT64_C(15);
     const bool head = leaf_start < s->begin;
     const unsigned slot = (unsigned)(s->end & 15);
     uint64_t *slots = head ? s->head : s->tail;
     uint8_t *masks = head ? s->head_mask : s->tail_mask;
+    unsigned char prepared[16 * 8], taking_part[16];
+    const unsigned char *elements = x;
+    if (plan->prepared) {
+        bool overflow = false;
+        mask = sb__prepare(plan, x, y, mask, count, prepared, taking_part,
+                           &overflow);
+        s->overflow |= overflow;
+        elements = prepared;
+    }
+    const size_t size = sb_type_size(plan->acc);
     for (size_t i = 0; i < count; i++) {
         const bool takes_part = mask == NULL || mask[i];
         slots[slot + i] = 0;
         if (takes_part)
-            memcpy(&slots[slot + i], x + i * plan->input_size,
-                   plan->input_size);
+            memcpy(&slots[slot + i], elements + i * size, size);
         masks[slot + i] = takes_part;
     }
     s->end += count;
@@ -292,21 +314,53 @@ size_t sb__partial_next_piece(uint64_t end, size_t left, unsigned *level)
     return (size_t)16 << k;
 }
 
-sb_status sb__partial_open(const sb_partial *p, size_t n, sb__plan *plan,
-                           uint64_t *end)
+/* The kind a piece of `kind` makes a partial that holds `held`, or
+ * KIND_NONE when the two do not mix. */
+static uint8_t kind_after(uint8_t held, uint8_t kind)
+{
+    return held == KIND_NONE || held == kind ? kind : KIND_NONE;
+}
+
+static const char *kind_name(uint8_t kind)
+{
+    return kind == KIND_DOT ? "a dot product's terms (sb_partial_add_dot*)"
+                            : "elements (sb_partial_add_host, sb_partial_add)";
+}
+
+/* The checks of every call that appends n elements of `kind` to p:
+ * its state, and its plan (of a dot product for dot terms). */
+static sb_status open_for_add(const sb_partial *p, size_t n, uint8_t kind,
+                              partial_state *s, sb__plan *plan)
+{
+    const sb_status check = open_state(p, "p", s, plan);
+    SB_RETURN_IF(check != SB_OK, check);
+    SB_RETURN_IF(s->failed != 0, failure_of(s));
+    if (kind == KIND_DOT) {
+        const sb_status dot = sb__plan_make_dot(sb__plan_reduction(plan),
+                                                plan);
+        SB_RETURN_IF(dot != SB_OK, dot);
+    }
+    SB_FAIL_IF(kind_after(s->kind, kind) == KIND_NONE, SB_INVALID_ARGUMENT,
+               "p holds %s, and cannot take %s", kind_name(s->kind),
+               kind_name(kind));
+    SB_FAIL_IF(n >= POSITION_LIMIT - s->end, SB_INVALID_ARGUMENT,
+               "the partial would end at or beyond position 2^63");
+    return SB_OK;
+}
+
+sb_status sb__partial_open(const sb_partial *p, size_t n, bool dot,
+                           sb__plan *plan, uint64_t *end)
 {
     partial_state s;
-    const sb_status check = open_state(p, "p", &s, plan);
+    const sb_status check = open_for_add(p, n, dot ? KIND_DOT : KIND_ELEMENTS,
+                                         &s, plan);
     SB_RETURN_IF(check != SB_OK, check);
-    SB_RETURN_IF(s.failed != 0, failure_of(&s));
-    SB_FAIL_IF(n >= POSITION_LIMIT - s.end, SB_INVALID_ARGUMENT,
-               "the partial would end at or beyond position 2^63");
     *end = s.end;
     return SB_OK;
 }
 
 void sb__partial_push_subtree(sb_partial *p, sb__node node, bool overflow,
-                              unsigned level)
+                              unsigned level, bool dot)
 {
     partial_state s;
     sb__plan plan;
@@ -320,6 +374,7 @@ void sb__partial_push_subtree(sb_partial *p, sb__node node, bool overflow,
     sb__fpenv env;
     sb__fpenv_enter(&env);
     s.overflow |= overflow;
+    s.kind = dot ? KIND_DOT : KIND_ELEMENTS;
     push(&s, k, node, level, (s.end / 16) >> level);
     s.end += (uint64_t)16 << level;
     sb__fpenv_leave(&env);
@@ -333,29 +388,36 @@ void sb__partial_add_truths(sb_partial *p, bool any, bool all, size_t n)
     s.any |= any;
     s.all &= all;
     s.end += n;
+    if (n > 0)
+        s.kind = KIND_ELEMENTS;
     store(p, &s);
 }
 
-sb_status sb_partial_add_host(sb_partial *p, const void *x,
-                              const unsigned char *mask, size_t n)
+/* sb_partial_add_host() and sb_partial_add_dot_host(): y is NULL but for
+ * dot terms. */
+static sb_status add_host(sb_partial *p, const void *x, const void *y,
+                          const unsigned char *mask, size_t n, uint8_t kind)
 {
-    sb__detail_clear();
     partial_state s;
     sb__plan plan;
-    const sb_status check = open_state(p, "p", &s, &plan);
+    const sb_status check = open_for_add(p, n, kind, &s, &plan);
     SB_RETURN_IF(check != SB_OK, check);
-    SB_RETURN_IF(s.failed != 0, failure_of(&s));
     SB_FAIL_IF(n > 0 && x == NULL, SB_INVALID_ARGUMENT,
                "x is NULL while n = %zu", n);
-    SB_FAIL_IF(n >= POSITION_LIMIT - s.end, SB_INVALID_ARGUMENT,
-               "the partial would end at or beyond position 2^63");
-    const unsigned char *bytes = x;
+    SB_FAIL_IF(kind == KIND_DOT && n > 0 && y == NULL, SB_INVALID_ARGUMENT,
+               "y is NULL while n = %zu", n);
+    if (n == 0)
+        return SB_OK;
+    s.kind = kind;
+    const unsigned char *bytes = x, *ybytes = y;
     if (is_boolean(&plan)) {
         unsigned char any = 0, all = 1;
-        const sb_reduction r = { .op = SB_ANY, .input = plan.input };
-        const sb_reduction r2 = { .op = SB_ALL, .input = plan.input };
-        if (n > 0 && (sb_reduce_host(r, x, mask, n, &any) != SB_OK ||
-                      sb_reduce_host(r2, x, mask, n, &all) != SB_OK))
+        sb_reduction r = sb__plan_reduction(&plan);
+        r.op = SB_ANY;
+        sb_reduction r2 = r;
+        r2.op = SB_ALL;
+        if (sb_reduce_host(r, x, mask, n, &any) != SB_OK ||
+            sb_reduce_host(r2, x, mask, n, &all) != SB_OK)
             return SB_INVALID_ARGUMENT;   /* not reached: checked above */
         s.any |= any;
         s.all &= all;
@@ -373,8 +435,10 @@ sb_status sb_partial_add_host(sb_partial *p, const void *x,
     while (done < n) {
         unsigned level = 0;
         const size_t count = sb__partial_next_piece(s.end, n - done, &level);
+        const size_t at = done * plan.input_size;
         if (count < 16) {
-            append_elements(&s, &plan, k, bytes + done * plan.input_size,
+            append_elements(&s, &plan, k, bytes + at,
+                            ybytes ? ybytes + at : NULL,
                             mask ? mask + done : NULL, count);
             done += count;
             continue;
@@ -382,8 +446,8 @@ sb_status sb_partial_add_host(sb_partial *p, const void *x,
         const uint64_t leaf = s.end / 16;
         bool overflow = false;
         const sb__node node = sb__reduce_node(
-            &plan, bytes + done * plan.input_size, mask ? mask + done : NULL,
-            count, 0, isa, &overflow);
+            &plan, bytes + at, ybytes ? ybytes + at : NULL,
+            mask ? mask + done : NULL, count, 0, isa, &overflow);
         s.overflow |= overflow;
         push(&s, k, node, level, leaf >> level);
         s.end += count;
@@ -392,6 +456,21 @@ sb_status sb_partial_add_host(sb_partial *p, const void *x,
     sb__fpenv_leave(&env);
     store(p, &s);
     return SB_OK;
+}
+
+sb_status sb_partial_add_host(sb_partial *p, const void *x,
+                              const unsigned char *mask, size_t n)
+{
+    sb__detail_clear();
+    return add_host(p, x, NULL, mask, n, KIND_ELEMENTS);
+}
+
+sb_status sb_partial_add_dot_host(sb_partial *p, const void *x,
+                                  const void *y, const unsigned char *mask,
+                                  size_t n)
+{
+    sb__detail_clear();
+    return add_host(p, x, y, mask, n, KIND_DOT);
 }
 
 sb_status sb_partial_merge(sb_partial *left, const sb_partial *right)
@@ -412,8 +491,12 @@ sb_status sb_partial_merge(sb_partial *left, const sb_partial *right)
         return SB_OK;
     }
     SB_FAIL_IF(a.op != b.op || a.input != b.input || a.acc != b.acc ||
-               a.wrap != b.wrap, SB_INVALID_ARGUMENT,
+               a.wrap != b.wrap || a.map != b.map ||
+               a.skip_nan != b.skip_nan, SB_INVALID_ARGUMENT,
                "left and right are partials of different reductions");
+    SB_FAIL_IF(kind_after(a.kind, b.kind) == KIND_NONE && b.kind != KIND_NONE,
+               SB_INVALID_ARGUMENT, "left holds %s and right %s: they do "
+               "not mix", kind_name(a.kind), kind_name(b.kind));
     SB_FAIL_IF(a.end != b.begin, SB_INVALID_ARGUMENT,
                "right begins at %llu, not where left ends (%llu)",
                (unsigned long long)b.begin, (unsigned long long)a.end);
@@ -421,6 +504,7 @@ sb_status sb_partial_merge(sb_partial *left, const sb_partial *right)
         a.any |= b.any;
         a.all &= b.all;
         a.end = b.end;
+        a.kind = a.kind != KIND_NONE ? a.kind : b.kind;
         store(left, &a);
         return SB_OK;
     }
@@ -454,6 +538,7 @@ sb_status sb_partial_merge(sb_partial *left, const sb_partial *right)
     }
     a.overflow |= b.overflow;
     a.end = b.end;
+    a.kind = a.kind != KIND_NONE ? a.kind : b.kind;
     sb__fpenv_leave(&env);
     store(left, &a);
     return SB_OK;

@@ -68,6 +68,7 @@ typedef struct {
     const sb__plan      *plan;
     const sb__kernel    *kernel;
     const unsigned char *x;
+    const unsigned char *y;              /* a dot product's second factors */
     const unsigned char *mask;
     size_t               n;
     size_t               chunk_blocks;   /* a power of two */
@@ -81,7 +82,7 @@ static sb__node reduce_blocks(const job *j, size_t first_block,
                               size_t block_count, bool *overflow)
 {
     _Alignas(64) unsigned char converted[SB_BLOCK_SIZE * sizeof(double)];
-    const bool convert = j->plan->acc != j->plan->input;
+    _Alignas(64) unsigned char taking_part[SB_BLOCK_SIZE];
     merge_stack stack;
     stack.top = 0;
     for (size_t b = first_block; b < first_block + block_count; b++) {
@@ -89,13 +90,16 @@ static sb__node reduce_blocks(const job *j, size_t first_block,
         const size_t count = j->n - start < SB_BLOCK_SIZE
                            ? j->n - start : SB_BLOCK_SIZE;
         const void *x = j->x + start * j->plan->input_size;
-        if (convert) {
-            sb__convert(j->plan->input, j->plan->acc, x, converted, count);
+        const unsigned char *mask = j->mask ? j->mask + start : NULL;
+        if (j->plan->prepared) {
+            mask = sb__prepare(j->plan, x,
+                               j->y ? j->y + start * j->plan->input_size
+                                    : NULL,
+                               mask, count, converted, taking_part, overflow);
             x = converted;
         }
         sb__node node;
-        j->kernel->block(x, j->mask ? j->mask + start : NULL, count, &node,
-                         overflow);
+        j->kernel->block(x, mask, count, &node, overflow);
         merge_push(&stack, j->kernel, node, overflow);
     }
     return merge_finish(&stack, j->kernel, overflow);
@@ -194,6 +198,7 @@ static size_t round_up_pow2(size_t v)
 }
 
 static sb__node reduce_tree(const sb__plan *plan, const unsigned char *x,
+                            const unsigned char *y,
                             const unsigned char *mask, size_t n,
                             unsigned requested_threads, unsigned isa,
                             bool *overflow)
@@ -214,7 +219,7 @@ static sb__node reduce_tree(const sb__plan *plan, const unsigned char *x,
     }
     sb__node chunk_nodes[SB_MAX_THREADS * SB_CHUNKS_PER_THREAD];
     job j = {
-        .plan = plan, .kernel = kernel, .x = x, .mask = mask, .n = n,
+        .plan = plan, .kernel = kernel, .x = x, .y = y, .mask = mask, .n = n,
         .chunk_blocks = chunk_blocks,
         .chunk_count = (blocks + chunk_blocks - 1) / chunk_blocks,
         .chunk_nodes = chunk_nodes,
@@ -251,10 +256,10 @@ static sb__node reduce_tree(const sb__plan *plan, const unsigned char *x,
 }
 
 sb__node sb__reduce_node(const sb__plan *plan, const void *x,
-                         const unsigned char *mask, size_t n,
+                         const void *y, const unsigned char *mask, size_t n,
                          unsigned threads, unsigned isa, bool *overflow)
 {
-    return reduce_tree(plan, x, mask, n, threads, isa, overflow);
+    return reduce_tree(plan, x, y, mask, n, threads, isa, overflow);
 }
 
 /* ---- any / all ---------------------------------------------------------- */
@@ -271,6 +276,7 @@ static unsigned char reduce_boolean(const sb__plan *plan, const void *x,
         const ctype *v = x;                                                 \
         for (size_t i = 0; i < n; i++) {                                    \
             if (mask != NULL && !mask[i]) continue;                         \
+            if (plan->skip_nan && v[i] != v[i]) continue;                   \
             const bool t = v[i] != 0;   /* NaN: true; -0.0: false */        \
             any |= t;                                                       \
             all &= t;                                                       \
@@ -323,17 +329,19 @@ sb_status sb__finish(const sb__plan *plan, const sb__node *root,
 
 /* ---- entry points ------------------------------------------------------- */
 
-sb_status sb_reduce_host_opts(sb_reduction r, const void *x,
-                              const unsigned char *mask, size_t n,
-                              void *result, const sb_host_options *opts)
+/* sb_reduce_host_opts() and sb_dot_host(): y is NULL but for a dot
+ * product's plan. */
+static sb_status reduce_host(const sb__plan *planp, const void *x,
+                             const void *y, const unsigned char *mask,
+                             size_t n, void *result,
+                             const sb_host_options *opts)
 {
-    sb__detail_clear();
-    sb__plan plan;
-    const sb_status check = sb__plan_make(r, &plan);
-    SB_RETURN_IF(check != SB_OK, check);
+    const sb__plan plan = *planp;
     SB_FAIL_IF(result == NULL, SB_INVALID_ARGUMENT, "result is NULL");
     SB_FAIL_IF(n > 0 && x == NULL, SB_INVALID_ARGUMENT,
                "x is NULL while n = %zu", n);
+    SB_FAIL_IF(plan.dot && n > 0 && y == NULL, SB_INVALID_ARGUMENT,
+               "y is NULL while n = %zu", n);
     SB_FAIL_IF(n > SIZE_MAX / plan.input_size, SB_INVALID_ARGUMENT,
                "n = %zu elements of %zu bytes exceed the address space",
                n, plan.input_size);
@@ -352,14 +360,35 @@ sb_status sb_reduce_host_opts(sb_reduction r, const void *x,
         return SB_OK;
     }
     bool overflow = false;
-    const sb__node root = reduce_tree(&plan, x, mask, n,
+    const sb__node root = reduce_tree(&plan, x, y, mask, n,
                                       opts ? opts->threads : 0, isa,
                                       &overflow);
     sb_status status = sb__finish(&plan, &root, overflow, result);
     if (status == SB_OVERFLOW)   /* the error path: say where */
-        status = sb__overflow_explain(&plan, x, mask, n);
+        status = sb__overflow_explain(&plan, x, y, mask, n);
     sb__fpenv_leave(&env);
     return status;
+}
+
+sb_status sb_reduce_host_opts(sb_reduction r, const void *x,
+                              const unsigned char *mask, size_t n,
+                              void *result, const sb_host_options *opts)
+{
+    sb__detail_clear();
+    sb__plan plan;
+    const sb_status check = sb__plan_make(r, &plan);
+    SB_RETURN_IF(check != SB_OK, check);
+    return reduce_host(&plan, x, NULL, mask, n, result, opts);
+}
+
+sb_status sb_dot_host(sb_reduction r, const void *x, const void *y,
+                      const unsigned char *mask, size_t n, void *result)
+{
+    sb__detail_clear();
+    sb__plan plan;
+    const sb_status check = sb__plan_make_dot(r, &plan);
+    SB_RETURN_IF(check != SB_OK, check);
+    return reduce_host(&plan, x, y, mask, n, result, NULL);
 }
 
 sb_status sb_reduce_host(sb_reduction r, const void *x,

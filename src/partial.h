@@ -14,16 +14,18 @@
  * elements. */
 size_t sb__partial_next_piece(uint64_t end, size_t left, unsigned *level);
 
-/* The checks of sb_partial_add_host() for appending n elements to p: its
- * reduction in *plan and its end in *end. */
-sb_status sb__partial_open(const sb_partial *p, size_t n, sb__plan *plan,
-                           uint64_t *end);
+/* The checks of sb_partial_add_host() (dot: sb_partial_add_dot_host())
+ * for appending n elements to p: its reduction in *plan (a dot product's
+ * plan for dot terms) and its end in *end. */
+sb_status sb__partial_open(const sb_partial *p, size_t n, bool dot,
+                           sb__plan *plan, uint64_t *end);
 
-/* Appends an aligned subtree of 16 << level elements at p's end (which
- * must be where sb__partial_next_piece() put one), given its node and
- * whether a checked step in it overflowed (then its value is ignored). */
+/* Appends an aligned subtree of 16 << level elements (dot terms if
+ * `dot`) at p's end (which must be where sb__partial_next_piece() put
+ * one), given its node and whether a checked step in it overflowed (then
+ * its value is ignored). */
 void sb__partial_push_subtree(sb_partial *p, sb__node node, bool overflow,
-                              unsigned level);
+                              unsigned level, bool dot);
 
 /* any / all: appends n elements whose truths are `any` and `all`. */
 void sb__partial_add_truths(sb_partial *p, bool any, bool all, size_t n);

@@ -77,14 +77,26 @@ sb_status sb__plan_make(sb_reduction r, sb__plan *plan)
     SB_FAIL_IF(!sb__type_valid(r.input), SB_INVALID_ARGUMENT,
                "r.input = %d is not an element type (SB_I8 ... SB_F64)",
                (int)r.input);
-    SB_FAIL_IF((r.flags & ~SB_WRAP) != 0, SB_INVALID_ARGUMENT,
-               "r.flags = 0x%x has bits that are not flags (SB_WRAP = 0x%x "
-               "is the only one)", r.flags, SB_WRAP);
+    SB_FAIL_IF((r.flags & ~(SB_WRAP | SB_SKIP_NAN)) != 0,
+               SB_INVALID_ARGUMENT,
+               "r.flags = 0x%x has bits that are not flags (SB_WRAP = 0x%x, "
+               "SB_SKIP_NAN = 0x%x)", r.flags, SB_WRAP, SB_SKIP_NAN);
+    SB_FAIL_IF(r.map != SB_MAP_NONE && r.map != SB_MAP_ABS &&
+               r.map != SB_MAP_SQUARE, SB_INVALID_ARGUMENT,
+               "r.map = %d is not an sb_map (SB_MAP_NONE, SB_MAP_ABS, "
+               "SB_MAP_SQUARE)", (int)r.map);
+    SB_FAIL_IF((r.flags & SB_SKIP_NAN) && !sb__type_is_float(r.input),
+               SB_INVALID_ARGUMENT,
+               "SB_SKIP_NAN is for float inputs; %s has no NaN",
+               sb_type_name(r.input));
 
     const bool boolean = r.op == SB_ANY || r.op == SB_ALL;
     const sb_type acc = r.accumulator == SB_SAME_AS_INPUT ? r.input
                                                           : r.accumulator;
     if (boolean) {
+        SB_FAIL_IF(r.map != SB_MAP_NONE, SB_INVALID_ARGUMENT,
+                   "%s takes no map: r.map must be SB_MAP_NONE, not %s",
+                   sb_op_name(r.op), sb_map_name(r.map));
         SB_FAIL_IF(acc != r.input, SB_INVALID_ARGUMENT,
                    "%s takes no accumulator: r.accumulator must be "
                    "SB_SAME_AS_INPUT (0) or the input type %s, not %s",
@@ -119,10 +131,55 @@ sb_status sb__plan_make(sb_reduction r, sb__plan *plan)
     plan->input = r.input;
     plan->acc = acc;
     plan->wrap = arith && (r.flags & SB_WRAP) != 0;
-    plan->checked = arith && !plan->wrap && !sb__type_is_float(acc);
+    plan->map = r.map;
+    plan->skip_nan = (r.flags & SB_SKIP_NAN) != 0;
+    plan->dot = false;
+    /* An integer map can overflow whatever the op: abs(INT32_MIN). */
+    const bool int_map = r.map != SB_MAP_NONE && !sb__type_is_float(acc);
+    plan->wrap = (arith || int_map) && (r.flags & SB_WRAP) != 0;
+    plan->checked = (arith || int_map) && !plan->wrap &&
+                    !sb__type_is_float(acc);
+    plan->prepared = acc != r.input || r.map != SB_MAP_NONE ||
+                     plan->skip_nan;
     plan->input_size = sb_type_size(r.input);
     plan->result_size = boolean ? 1 : sb_type_size(acc);
     return SB_OK;
+}
+
+sb_status sb__plan_make_dot(sb_reduction r, sb__plan *plan)
+{
+    SB_FAIL_IF(r.op != SB_SUM, SB_INVALID_ARGUMENT,
+               "a dot product is a sum: r.op must be SB_SUM, not %s",
+               sb_op_name(r.op));
+    SB_FAIL_IF(r.map != SB_MAP_NONE, SB_INVALID_ARGUMENT,
+               "a dot product takes no map: r.map must be SB_MAP_NONE, "
+               "not %s", sb_map_name(r.map));
+    const sb_status s = sb__plan_make(r, plan);
+    SB_RETURN_IF(s != SB_OK, s);
+    plan->dot = true;
+    plan->prepared = true;
+    return SB_OK;
+}
+
+sb_reduction sb__plan_reduction(const sb__plan *plan)
+{
+    const sb_reduction r = {
+        .op = plan->op, .input = plan->input, .accumulator = plan->acc,
+        .flags = (plan->wrap ? SB_WRAP : 0u) |
+                 (plan->skip_nan ? SB_SKIP_NAN : 0u),
+        .map = plan->map,
+    };
+    return r;
+}
+
+const char *sb_map_name(sb_map map)
+{
+    switch (map) {
+    case SB_MAP_NONE:   return "none";
+    case SB_MAP_ABS:    return "abs";
+    case SB_MAP_SQUARE: return "square";
+    }
+    return "?";
 }
 
 sb_status sb_reduction_check(sb_reduction r)

@@ -68,7 +68,14 @@ typedef struct {
     sb_type input;
     sb_type acc;          /* resolved: never 0; equals input for any/all */
     bool    wrap;         /* SB_WRAP on an integer sum/prod */
-    bool    checked;      /* integer sum/prod without SB_WRAP */
+    bool    checked;      /* an integer step can overflow: sum, prod, a
+                             map or a dot product's products, without
+                             SB_WRAP */
+    sb_map  map;          /* SB_MAP_NONE for dot products */
+    bool    skip_nan;     /* SB_SKIP_NAN (float inputs only) */
+    bool    dot;          /* the elements are x[i] * y[i] (sb__plan_dot) */
+    bool    prepared;     /* elements are not the input as it is: converted,
+                             mapped, NaN-skipping or products */
     size_t  input_size;   /* bytes per element */
     size_t  result_size;  /* bytes written to the result */
 } sb__plan;
@@ -76,6 +83,13 @@ typedef struct {
 /* Validates r and fills *plan.
  * @return SB_OK or SB_INVALID_ARGUMENT, with the error detail set. */
 sb_status sb__plan_make(sb_reduction r, sb__plan *plan);
+
+/* The same for a dot product's reduction (r.op SB_SUM, no map): *plan
+ * describes the sum of the terms x[i] * y[i]. */
+sb_status sb__plan_make_dot(sb_reduction r, sb__plan *plan);
+
+/* The sb_reduction a plan was made from (for partials, which keep one). */
+sb_reduction sb__plan_reduction(const sb__plan *plan);
 
 /* Whether input -> acc is an allowed conversion for sum/prod/min/max. */
 bool sb__pair_allowed(sb_type input, sb_type acc);

@@ -115,6 +115,8 @@ typedef struct {
 } bad_input;
 
 #define R(o, i, a, f) { .op = (o), .input = (i), .accumulator = (a), .flags = (f) }
+#define RM(o, i, a, f, m) { .op = (o), .input = (i), .accumulator = (a), \
+                            .flags = (f), .map = (sb_map)(m) }
 #define F32_SUM R(SB_SUM, SB_F32, 0, 0)
 #define F64_SUM R(SB_SUM, SB_F64, 0, 0)
 #define INVALID SB_INVALID_ARGUMENT
@@ -243,9 +245,20 @@ static const bad_input rows[] = {
     { "all with an accumulator", API_ALL, R(SB_ALL, SB_F32, SB_F64, 0), 16,
       .detail = "all takes no accumulator",
       .expect = INVALID },
-    { "unknown flag 2", API_ALL, R(SB_SUM, SB_I32, 0, 2u), 16,
-      .detail = "r.flags = 0x2 has bits that are not flags",
+    { "unknown flag 4", API_ALL, R(SB_SUM, SB_I32, 0, 4u), 16,
+      .detail = "r.flags = 0x4 has bits that are not flags",
       .expect = INVALID },
+    { "SB_SKIP_NAN on an integer input", API_ALL,
+      R(SB_SUM, SB_I32, 0, SB_SKIP_NAN), 16,
+      .detail = "SB_SKIP_NAN is for float inputs; i32 has no NaN",
+      .expect = INVALID },
+    { "unknown map 3", API_ALL, RM(SB_SUM, SB_F32, 0, 0, 3), 16,
+      .detail = "r.map = 3 is not an sb_map", .expect = INVALID },
+    { "map with any", API_ALL, RM(SB_ANY, SB_F32, 0, 0, SB_MAP_ABS), 16,
+      .detail = "any takes no map: r.map must be SB_MAP_NONE, not abs",
+      .expect = INVALID },
+    { "map with all", API_ALL, RM(SB_ALL, SB_I16, 0, 0, SB_MAP_SQUARE), 16,
+      .detail = "all takes no map", .expect = INVALID },
     { "unknown flag 1 << 31", API_ALL, R(SB_SUM, SB_I32, 0, SB_WRAP | 1u << 31),
       16, .detail = "r.flags = 0x80000001 has bits that are not flags",
       .expect = INVALID },

@@ -224,17 +224,17 @@ static bool run_here(const suite *s, size_t i, const sb_reduction *rs,
 static void the_status_word_tells_ok_empty_and_overflow(void **state)
 {
     const suite *s = *state;
-    static const sb_reduction used[] = { { SB_SUM, SB_F32, 0, 0 },
-                                         { SB_SUM, SB_I32, 0, 0 },
-                                         { SB_MIN, SB_F64, 0, 0 } };
+    static const sb_reduction used[] = { { SB_SUM, SB_F32, 0, 0, 0 },
+                                         { SB_SUM, SB_I32, 0, 0, 0 },
+                                         { SB_MIN, SB_F64, 0, 0, 0 } };
     for (size_t i = 0; i < s->all.count; i++) {
         if (!run_here(s, i, used, COUNT(used)))
             continue;
         const test_device *d = &s->all.devices[i];
         sb_context *ctx = s->contexts[i].ctx;
-        input ok = make_input(d, (sb_reduction){ SB_SUM, SB_F32, 0, 0 },
+        input ok = make_input(d, (sb_reduction){ SB_SUM, SB_F32, 0, 0, 0 },
                               100, FAMILY_UNIFORM, 1);
-        input overflow = make_input(d, (sb_reduction){ SB_SUM, SB_I32, 0, 0 },
+        input overflow = make_input(d, (sb_reduction){ SB_SUM, SB_I32, 0, 0, 0 },
                                     64, FAMILY_LIMITS, 2);
         const int32_t big[] = { INT32_MAX, 1 };   /* overflows in any order */
         memcpy(overflow.x, big, sizeof big);
@@ -243,7 +243,7 @@ static void the_status_word_tells_ok_empty_and_overflow(void **state)
         overflow.status = oracle_reduce(overflow.r, overflow.x, NULL,
                                         overflow.n, overflow.value);
         assert_int_equal(overflow.status, SB_OVERFLOW);
-        input empty = make_input(d, (sb_reduction){ SB_MIN, SB_F64, 0, 0 },
+        input empty = make_input(d, (sb_reduction){ SB_MIN, SB_F64, 0, 0, 0 },
                                  40, FAMILY_SPECIALS, 3);
         unsigned char zeros[40] = { 0 };
         cl_mem mask = make_buffer(d, sizeof zeros, zeros);
@@ -293,9 +293,9 @@ static void records_land_at_their_offset_and_nowhere_else(void **state)
             cl_mem result = sentinel_buffer(d, size);
             input in[RECORDS];
             static const sb_reduction rs[RECORDS] = {
-                { SB_SUM, SB_F64, 0, 0 }, { SB_ANY, SB_U8, 0, 0 },
-                { SB_MAX, SB_I16, SB_I64, 0 }, { SB_PROD, SB_U8, SB_U32, 0 },
-                { SB_SUM, SB_I8, SB_F32, 0 }, { SB_ALL, SB_F32, 0, 0 } };
+                { SB_SUM, SB_F64, 0, 0, 0 }, { SB_ANY, SB_U8, 0, 0, 0 },
+                { SB_MAX, SB_I16, SB_I64, 0, 0 }, { SB_PROD, SB_U8, SB_U32, 0, 0 },
+                { SB_SUM, SB_I8, SB_F32, 0, 0 }, { SB_ALL, SB_F32, 0, 0, 0 } };
             if (!run_here(s, i, rs, RECORDS))
                 break;
             for (size_t k = 0; k < RECORDS; k++) {
@@ -332,12 +332,12 @@ static void a_reduction_waits_for_the_write_that_fills_its_input(
         void **state)
 {
     const suite *s = *state;
-    static const sb_reduction used[] = { { SB_SUM, SB_F64, 0, 0 } };
+    static const sb_reduction used[] = { { SB_SUM, SB_F64, 0, 0, 0 } };
     for (size_t i = 0; i < s->all.count; i++) {
         if (!run_here(s, i, used, COUNT(used)))
             continue;
         const test_device *d = &s->all.devices[i];
-        const sb_reduction r = { SB_SUM, SB_F64, 0, 0 };
+        const sb_reduction r = { SB_SUM, SB_F64, 0, 0, 0 };
         const size_t n = several_groups(d);
         input before = make_input(d, r, n, FAMILY_UNIFORM, 30);
         input after = make_input(d, r, n, FAMILY_CANCELLATION, 31);
@@ -412,9 +412,9 @@ static void many_reductions_in_flight_then_one_finish(void **state)
         const test_device *d = &s->all.devices[i];
         enum { FLIGHT = 24 };
         static const sb_reduction rs[] = {
-            { SB_SUM, SB_F32, 0, 0 }, { SB_SUM, SB_F64, 0, 0 },
-            { SB_MIN, SB_F32, 0, 0 }, { SB_SUM, SB_I64, 0, SB_WRAP },
-            { SB_PROD, SB_F64, 0, 0 }, { SB_MAX, SB_U16, SB_U64, 0 } };
+            { SB_SUM, SB_F32, 0, 0, 0 }, { SB_SUM, SB_F64, 0, 0, 0 },
+            { SB_MIN, SB_F32, 0, 0, 0 }, { SB_SUM, SB_I64, 0, SB_WRAP, 0 },
+            { SB_PROD, SB_F64, 0, 0, 0 }, { SB_MAX, SB_U16, SB_U64, 0, 0 } };
         static const data_family families[] = {
             FAMILY_CANCELLATION, FAMILY_SPECIALS, FAMILY_NEGATIVE_ZERO,
             FAMILY_UNIFORM, FAMILY_PROD_EDGE, FAMILY_UNIFORM };
@@ -448,9 +448,9 @@ static void many_reductions_in_flight_then_one_finish(void **state)
 static void an_out_of_order_queue_gets_the_same_bits(void **state)
 {
     const suite *s = *state;
-    static const sb_reduction used[] = { { SB_SUM, SB_F64, 0, 0 },
-                                         { SB_MAX, SB_F64, 0, 0 },
-                                         { SB_PROD, SB_F64, 0, 0 } };
+    static const sb_reduction used[] = { { SB_SUM, SB_F64, 0, 0, 0 },
+                                         { SB_MAX, SB_F64, 0, 0, 0 },
+                                         { SB_PROD, SB_F64, 0, 0, 0 } };
     for (size_t i = 0; i < s->all.count; i++) {
         if (!run_here(s, i, used, COUNT(used)))
             continue;
@@ -467,8 +467,8 @@ static void an_out_of_order_queue_gets_the_same_bits(void **state)
         assert_int_equal(err, CL_SUCCESS);
         enum { FLIGHT = 8 };
         static const sb_reduction rs[] = {
-            { SB_SUM, SB_F64, 0, 0 }, { SB_MAX, SB_F64, 0, 0 },
-            { SB_PROD, SB_F64, 0, 0 }, { SB_SUM, SB_F64, 0, 0 } };
+            { SB_SUM, SB_F64, 0, 0, 0 }, { SB_MAX, SB_F64, 0, 0, 0 },
+            { SB_PROD, SB_F64, 0, 0, 0 }, { SB_SUM, SB_F64, 0, 0, 0 } };
         const size_t n = several_groups(d);
         input truth[FLIGHT];
         cl_mem x[FLIGHT];
@@ -510,13 +510,13 @@ static void an_out_of_order_queue_gets_the_same_bits(void **state)
 static void done_may_be_null_with_a_wait_list(void **state)
 {
     const suite *s = *state;
-    static const sb_reduction used[] = { { SB_MAX, SB_I32, 0, 0 } };
+    static const sb_reduction used[] = { { SB_MAX, SB_I32, 0, 0, 0 } };
     for (size_t i = 0; i < s->all.count; i++) {
         if (!run_here(s, i, used, COUNT(used)))
             continue;
         const test_device *d = &s->all.devices[i];
         sb_context *ctx = s->contexts[i].ctx;
-        input in = make_input(d, (sb_reduction){ SB_MAX, SB_I32, 0, 0 }, 77,
+        input in = make_input(d, (sb_reduction){ SB_MAX, SB_I32, 0, 0, 0 }, 77,
                               FAMILY_UNIFORM, 70);
         cl_mem result = sentinel_buffer(d, 16);
         cl_int err = CL_SUCCESS;
@@ -543,12 +543,12 @@ static void done_may_be_null_with_a_wait_list(void **state)
 static void a_null_queue_uses_the_context_s_own(void **state)
 {
     const suite *s = *state;
-    static const sb_reduction used[] = { { SB_SUM, SB_F32, SB_F64, 0 } };
+    static const sb_reduction used[] = { { SB_SUM, SB_F32, SB_F64, 0, 0 } };
     for (size_t i = 0; i < s->all.count; i++) {
         if (!run_here(s, i, used, COUNT(used)))
             continue;
         const test_device *d = &s->all.devices[i];
-        input in = make_input(d, (sb_reduction){ SB_SUM, SB_F32, SB_F64, 0 },
+        input in = make_input(d, (sb_reduction){ SB_SUM, SB_F32, SB_F64, 0, 0 },
                               several_groups(d), FAMILY_HUGE_RANGE, 80);
         cl_mem result = sentinel_buffer(d, 16);
         cl_event done = NULL;
@@ -584,7 +584,7 @@ static void enqueued_work_completes_after_the_context_is_released(
         void **state)
 {
     const suite *s = *state;
-    static const sb_reduction used[] = { { SB_MIN, SB_F64, 0, 0 } };
+    static const sb_reduction used[] = { { SB_MIN, SB_F64, 0, 0, 0 } };
     for (size_t i = 0; i < s->all.count; i++) {
         if (!run_here(s, i, used, COUNT(used)))
             continue;
@@ -592,7 +592,7 @@ static void enqueued_work_completes_after_the_context_is_released(
         const sb_options opts = { .flags = SB_OPT_NO_HOST };
         device_context dc;
         assert_int_equal(device_context_open(&dc, d, &opts), SB_OK);
-        input in = make_input(d, (sb_reduction){ SB_MIN, SB_F64, 0, 0 },
+        input in = make_input(d, (sb_reduction){ SB_MIN, SB_F64, 0, 0, 0 },
                               several_groups(d), FAMILY_SPECIALS, 90);
         cl_mem result = sentinel_buffer(d, 16);
         cl_int err = CL_SUCCESS;
@@ -633,12 +633,12 @@ static void ranges_that_end_at_the_end_of_a_buffer_are_accepted(
         void **state)
 {
     const suite *s = *state;
-    static const sb_reduction used[] = { { SB_SUM, SB_F64, 0, 0 } };
+    static const sb_reduction used[] = { { SB_SUM, SB_F64, 0, 0, 0 } };
     for (size_t i = 0; i < s->all.count; i++) {
         if (!run_here(s, i, used, COUNT(used)))
             continue;
         const test_device *d = &s->all.devices[i];
-        const sb_reduction r = { SB_SUM, SB_F64, 0, 0 };
+        const sb_reduction r = { SB_SUM, SB_F64, 0, 0, 0 };
         input in = make_input(d, r, 100, FAMILY_UNIFORM, 100);
         unsigned char ones[100];
         memset(ones, 1, sizeof ones);
@@ -670,14 +670,14 @@ static void an_empty_input_needs_no_buffers(void **state)
 {
     const suite *s = *state;
     static const sb_reduction used[] = {
-        { SB_SUM, SB_F64, 0, 0 }, { SB_MIN, SB_I8, SB_I64, 0 } };
+        { SB_SUM, SB_F64, 0, 0, 0 }, { SB_MIN, SB_I8, SB_I64, 0, 0 } };
     for (size_t i = 0; i < s->all.count; i++) {
         if (!run_here(s, i, used, COUNT(used)))
             continue;
         const test_device *d = &s->all.devices[i];
         cl_mem result = sentinel_buffer(d, 32);
-        const sb_reduction sum = { SB_SUM, SB_F64, 0, 0 };
-        const sb_reduction min = { SB_MIN, SB_I8, SB_I64, 0 };
+        const sb_reduction sum = { SB_SUM, SB_F64, 0, 0, 0 };
+        const sb_reduction min = { SB_MIN, SB_I8, SB_I64, 0, 0 };
         assert_int_equal(sb_reduce_enqueue(s->contexts[i].ctx, d->queue, sum,
                                            NULL, 0, NULL, 0, 0, result, 0, 0,
                                            NULL, NULL), SB_OK);

@@ -167,7 +167,7 @@ static const data_family prod_families[] = { PROD_FAMILIES };
 static const data_family order_families[] = { ORDER_FAMILIES };
 
 #define ROW(op, in, acc, flags, fam) \
-    { { op, in, acc, flags }, fam, COUNT(fam) }
+    { { op, in, acc, flags, 0 }, fam, COUNT(fam) }
 /* The reductions whose folds the instruction sets change: float sums and
  * products (explicit W-lane transposes), integer sums, products, min and
  * max (vectorised by the compiler per set), converted inputs. */

@@ -356,15 +356,15 @@ static void concurrent_callers_all_get_the_oracle_bits(void **state)
         mask_kind    mask;
         data_family  family;
     } specs[CONCURRENT_CASES] = {
-        { { SB_SUM, SB_F32, 0, 0 },  ((size_t)1 << 19) + 7, MASK_NONE,
+        { { SB_SUM, SB_F32, 0, 0, 0 },  ((size_t)1 << 19) + 7, MASK_NONE,
           FAMILY_UNIFORM },
-        { { SB_SUM, SB_F64, 0, 0 },  300007, MASK_RANDOM,
+        { { SB_SUM, SB_F64, 0, 0, 0 },  300007, MASK_RANDOM,
           FAMILY_CANCELLATION },
-        { { SB_PROD, SB_F64, 0, 0 }, 300007, MASK_NONE, FAMILY_PROD_EDGE },
-        { { SB_MIN, SB_F32, 0, 0 },  ((size_t)1 << 19) + 7,
+        { { SB_PROD, SB_F64, 0, 0, 0 }, 300007, MASK_NONE, FAMILY_PROD_EDGE },
+        { { SB_MIN, SB_F32, 0, 0, 0 },  ((size_t)1 << 19) + 7,
           MASK_EMPTY_LEAVES, FAMILY_SIGNED_ZEROS },
-        { { SB_SUM, SB_I64, 0, 0 },  300007, MASK_NONE, FAMILY_SUM_EDGE },
-        { { SB_SUM, SB_I32, SB_I64, 0 }, 1000, MASK_RANDOM,
+        { { SB_SUM, SB_I64, 0, 0, 0 },  300007, MASK_NONE, FAMILY_SUM_EDGE },
+        { { SB_SUM, SB_I32, SB_I64, 0, 0 }, 1000, MASK_RANDOM,
           FAMILY_UNIFORM },
     };
     prepared_case cases[CONCURRENT_CASES];

@@ -163,7 +163,7 @@ static sb_status host_run(const host_state *s, sb_reduction r, bool masked,
 
 static void u8_to_u64_sum_of_2p32_plus_17_elements_is_exact(void **state)
 {
-    const sb_reduction r = { SB_SUM, SB_U8, SB_U64, 0 };
+    const sb_reduction r = { SB_SUM, SB_U8, SB_U64, 0, 0 };
     const uint64_t want = pattern_sum(HOST_N);
     unsigned char got[RESULT_BUFFER];
     static const unsigned threads[2] = { 0, 3 };
@@ -178,7 +178,7 @@ static void u8_to_u64_sum_of_2p32_plus_17_elements_is_exact(void **state)
  * own, and the checked signed step). */
 static void u8_to_i64_sum_is_exact(void **state)
 {
-    const sb_reduction r = { SB_SUM, SB_U8, SB_I64, 0 };
+    const sb_reduction r = { SB_SUM, SB_U8, SB_I64, 0, 0 };
     const int64_t want = (int64_t)pattern_sum(HOST_N);
     unsigned char got[RESULT_BUFFER];
     assert_int_equal(host_run(*state, r, false, 0, got), SB_OK);
@@ -190,7 +190,7 @@ static void u8_to_i64_sum_is_exact(void **state)
  * not fit u32, whatever the order. */
 static void u8_to_u32_checked_sum_overflows(void **state)
 {
-    const sb_reduction r = { SB_SUM, SB_U8, SB_U32, 0 };
+    const sb_reduction r = { SB_SUM, SB_U8, SB_U32, 0, 0 };
     assert_true(pattern_sum(HOST_N) > UINT32_MAX);
     unsigned char got[RESULT_BUFFER];
     assert_int_equal(host_run(*state, r, false, 0, got), SB_OVERFLOW);
@@ -199,7 +199,7 @@ static void u8_to_u32_checked_sum_overflows(void **state)
 
 static void u8_to_u32_wrapping_sum_is_exact_modulo_2p32(void **state)
 {
-    const sb_reduction r = { SB_SUM, SB_U8, SB_U32, SB_WRAP };
+    const sb_reduction r = { SB_SUM, SB_U8, SB_U32, SB_WRAP, 0 };
     const uint32_t want = (uint32_t)pattern_sum(HOST_N);
     unsigned char got[RESULT_BUFFER];
     assert_int_equal(host_run(*state, r, false, 0, got), SB_OK);
@@ -208,7 +208,7 @@ static void u8_to_u32_wrapping_sum_is_exact_modulo_2p32(void **state)
 
 static void u8_to_f64_sum_is_exact(void **state)
 {
-    const sb_reduction r = { SB_SUM, SB_U8, SB_F64, 0 };
+    const sb_reduction r = { SB_SUM, SB_U8, SB_F64, 0, 0 };
     assert_true(pattern_sum(HOST_N) < (UINT64_C(1) << 53));
     const double want = (double)pattern_sum(HOST_N);
     unsigned char got[RESULT_BUFFER];
@@ -219,13 +219,13 @@ static void u8_to_f64_sum_is_exact(void **state)
 static void u8_min_max_any_without_mask(void **state)
 {
     unsigned char got[RESULT_BUFFER];
-    const sb_reduction mn = { SB_MIN, SB_U8, 0, 0 };
+    const sb_reduction mn = { SB_MIN, SB_U8, 0, 0, 0 };
     assert_int_equal(host_run(*state, mn, false, 0, got), SB_OK);
     assert_int_equal(got[0], 0);
-    const sb_reduction mx = { SB_MAX, SB_U8, 0, 0 };
+    const sb_reduction mx = { SB_MAX, SB_U8, 0, 0, 0 };
     assert_int_equal(host_run(*state, mx, false, 0, got), SB_OK);
     assert_int_equal(got[0], PERIOD - 1);
-    const sb_reduction any = { SB_ANY, SB_U8, 0, 0 };
+    const sb_reduction any = { SB_ANY, SB_U8, 0, 0, 0 };
     assert_int_equal(host_run(*state, any, false, 0, got), SB_OK);
     assert_int_equal(got[0], 1);
 }
@@ -264,28 +264,28 @@ static void check_masked(const host_state *s, const size_t *at, size_t count,
     unsigned char got[RESULT_BUFFER];
 
     if (ops & OP_MIN) {
-        const sb_reduction mn = { SB_MIN, SB_U8, 0, 0 };
+        const sb_reduction mn = { SB_MIN, SB_U8, 0, 0, 0 };
         assert_int_equal(host_run(s, mn, true, 0, got), SB_OK);
         assert_int_equal(got[0], want.min);
         assert_int_equal(got[1], RESULT_SENTINEL);
     }
     if (ops & OP_MAX) {
-        const sb_reduction mx = { SB_MAX, SB_U8, 0, 0 };
+        const sb_reduction mx = { SB_MAX, SB_U8, 0, 0, 0 };
         assert_int_equal(host_run(s, mx, true, 0, got), SB_OK);
         assert_int_equal(got[0], want.max);
     }
     if (ops & OP_ANY) {
-        const sb_reduction any = { SB_ANY, SB_U8, 0, 0 };
+        const sb_reduction any = { SB_ANY, SB_U8, 0, 0, 0 };
         assert_int_equal(host_run(s, any, true, 0, got), SB_OK);
         assert_int_equal(got[0], want.any);
     }
     if (ops & OP_ALL) {
-        const sb_reduction all = { SB_ALL, SB_U8, 0, 0 };
+        const sb_reduction all = { SB_ALL, SB_U8, 0, 0, 0 };
         assert_int_equal(host_run(s, all, true, 0, got), SB_OK);
         assert_int_equal(got[0], want.all);
     }
     if (ops & OP_SUM) {
-        const sb_reduction sum = { SB_SUM, SB_U8, SB_U64, 0 };
+        const sb_reduction sum = { SB_SUM, SB_U8, SB_U64, 0, 0 };
         assert_int_equal(host_run(s, sum, true, 0, got), SB_OK);
         assert_memory_equal(got, &want.sum, sizeof want.sum);
     }
@@ -317,10 +317,10 @@ static void masked_tail_and_a_zero_below_2p32_min_any_all(void **state)
 static void all_zero_mask_gives_empty_and_start_values(void **state)
 {
     unsigned char got[RESULT_BUFFER];
-    const sb_reduction mx = { SB_MAX, SB_U8, 0, 0 };
+    const sb_reduction mx = { SB_MAX, SB_U8, 0, 0, 0 };
     assert_int_equal(host_run(*state, mx, true, 0, got), SB_EMPTY);
     assert_untouched(got);
-    const sb_reduction all = { SB_ALL, SB_U8, 0, 0 };
+    const sb_reduction all = { SB_ALL, SB_U8, 0, 0, 0 };
     assert_int_equal(host_run(*state, all, true, 0, got), SB_OK);
     assert_int_equal(got[0], 1);
 }
@@ -452,7 +452,7 @@ static void device_u8_to_u64_sum_over_the_largest_buffer(void **state)
     for (int i = 0; i < PERIOD; i++)
         period[i] = (unsigned char)i;
     fill_buffer(d, d->bytes, 1, period);
-    const sb_reduction r = { SB_SUM, SB_U8, SB_U64, 0 };
+    const sb_reduction r = { SB_SUM, SB_U8, SB_U64, 0, 0 };
     unsigned char got[RESULT_BUFFER];
     static const size_t offsets[2] = { 0, 5 };
     for (int k = 0; k < 2; k++) {
@@ -461,7 +461,7 @@ static void device_u8_to_u64_sum_over_the_largest_buffer(void **state)
         assert_int_equal(device_and_host(d, r, off, n, got), SB_OK);
         assert_memory_equal(got, &want, sizeof want);
     }
-    const sb_reduction mx = { SB_MAX, SB_U8, 0, 0 };
+    const sb_reduction mx = { SB_MAX, SB_U8, 0, 0, 0 };
     assert_int_equal(device_and_host(d, mx, 1, d->bytes - 1, got), SB_OK);
     assert_int_equal(got[0], PERIOD - 1);
 }
@@ -478,7 +478,7 @@ static void device_i32_checked_sum_mixed_signs_is_exact(void **state)
         period[i] = i - 125;
     const size_t count = d->bytes / 4;
     fill_buffer(d, count, 4, period);
-    const sb_reduction r = { SB_SUM, SB_I32, 0, 0 };
+    const sb_reduction r = { SB_SUM, SB_I32, 0, 0, 0 };
     const size_t off = 3, n = count - off;
     const int64_t want64 = (int64_t)(pattern_sum(off + n) - pattern_sum(off))
                          - 125 * (int64_t)n;
@@ -503,10 +503,10 @@ static void device_i32_checked_sum_overflows_and_i64_is_exact(void **state)
     const uint64_t exact = 1024 * (pattern_sum(off + n) - pattern_sum(off));
     assert_true(exact > INT32_MAX);
     unsigned char got[RESULT_BUFFER];
-    const sb_reduction checked = { SB_SUM, SB_I32, 0, 0 };
+    const sb_reduction checked = { SB_SUM, SB_I32, 0, 0, 0 };
     assert_int_equal(device_and_host(d, checked, off, n, got), SB_OVERFLOW);
     assert_untouched(got);
-    const sb_reduction wide = { SB_SUM, SB_I32, SB_I64, 0 };
+    const sb_reduction wide = { SB_SUM, SB_I32, SB_I64, 0, 0 };
     const int64_t want = (int64_t)exact;
     assert_int_equal(device_and_host(d, wide, off, n, got), SB_OK);
     assert_memory_equal(got, &want, sizeof want);

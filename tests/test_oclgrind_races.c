@@ -81,13 +81,13 @@ static const struct {
     data_family  family;
     mask_kind    mask;
 } reductions[] = {
-    { { SB_SUM, SB_F32, 0, 0 }, FAMILY_SPECIALS, MASK_EMPTY_LEAVES },
-    { { SB_MAX, SB_F64, 0, 0 }, FAMILY_NEGATIVE_ZERO, MASK_RANDOM },
-    { { SB_SUM, SB_I64, 0, 0 }, FAMILY_SUM_EDGE, MASK_NONE },
-    { { SB_SUM, SB_U8, SB_U32, 0 }, FAMILY_UNIFORM, MASK_NONE },
-    { { SB_PROD, SB_F64, 0, 0 }, FAMILY_PROD_EDGE, MASK_ALTERNATE_LEAVES },
-    { { SB_ANY, SB_F32, 0, 0 }, FAMILY_NEGATIVE_ZERO, MASK_RANDOM },
-    { { SB_MIN, SB_I16, SB_I64, 0 }, FAMILY_LIMITS, MASK_NONE },
+    { { SB_SUM, SB_F32, 0, 0, 0 }, FAMILY_SPECIALS, MASK_EMPTY_LEAVES },
+    { { SB_MAX, SB_F64, 0, 0, 0 }, FAMILY_NEGATIVE_ZERO, MASK_RANDOM },
+    { { SB_SUM, SB_I64, 0, 0, 0 }, FAMILY_SUM_EDGE, MASK_NONE },
+    { { SB_SUM, SB_U8, SB_U32, 0, 0 }, FAMILY_UNIFORM, MASK_NONE },
+    { { SB_PROD, SB_F64, 0, 0, 0 }, FAMILY_PROD_EDGE, MASK_ALTERNATE_LEAVES },
+    { { SB_ANY, SB_F32, 0, 0, 0 }, FAMILY_NEGATIVE_ZERO, MASK_RANDOM },
+    { { SB_MIN, SB_I16, SB_I64, 0, 0 }, FAMILY_LIMITS, MASK_NONE },
 };
 
 static void representative_reductions_run_clean(void **state)

@@ -171,7 +171,7 @@ static sb_type decode_accumulator(uint8_t b, sb_type input)
     sb_type allowed[TYPE_COUNT];
     unsigned count = 0;
     for (int t = SB_I8; t <= SB_F64; t++) {
-        const sb_reduction probe = { SB_SUM, input, (sb_type)t, 0 };
+        const sb_reduction probe = { SB_SUM, input, (sb_type)t, 0, 0 };
         if (oracle_reduction_is_valid(probe))
             allowed[count++] = (sb_type)t;
     }

@@ -32,7 +32,7 @@ int main(void)
     cl_command_queue (*volatile queue_fn)(cl_context, cl_device_id,
             cl_command_queue_properties, cl_int *) = clCreateCommandQueue;
 #endif
-    const sb_reduction r = { SB_SUM, SB_F32, SB_SAME_AS_INPUT, 0 };
+    const sb_reduction r = { SB_SUM, SB_F32, SB_SAME_AS_INPUT, 0, 0 };
     const float x[3] = { 1.0f, 2.0f, 3.0f };
     float sum = 0.0f;
     const sb_status s = sb_reduce_host(r, x, NULL, 3, &sum);

@@ -23,7 +23,7 @@
 int main()
 {
     // Aggregate initialisation needs no cast: SB_SAME_AS_INPUT is an sb_type.
-    const sb_reduction r = { SB_SUM, SB_F32, SB_SAME_AS_INPUT, 0 };
+    const sb_reduction r = { SB_SUM, SB_F32, SB_SAME_AS_INPUT, 0, SB_MAP_NONE };
     const float x[3] = { 1.0f, 2.0f, 3.0f };
     float sum = 0.0f;
     const sb_status s = sb_reduce_host(r, x, nullptr, 3, &sum);

@@ -1,0 +1,155 @@
+/* host_prepare.c: the elements the fold reads when they are not the input
+ * as it is (docs/order.md, "Element maps, dot products"): each taking-part
+ * element converted exactly to the accumulator, then mapped (abs,
+ * square) or multiplied by its partner (dot products), in the
+ * accumulator; and, when NaNs are skipped, the mask that leaves them out.
+ *
+ * Elements that do not take part become 0 before any map or product, so
+ * that a masked-out INT32_MIN is no overflow: the fold never reads them.
+ * One loop per (input, accumulator) pair and kind of element, each simple
+ * enough for the compiler to vectorise. */
+#include <math.h>
+#include <string.h>
+#include "host_engine.h"
+
+/* ---- one element in the accumulator ---------------------------------------- */
+
+/* abs and products per accumulator type, checked (setting *ov) or
+ * wrapping. __builtin_mul_overflow stores the product modulo 2^bits, which
+ * is the wrapping answer. A signed abs fits unless v is the minimum, whose
+ * wrapped abs is itself. */
+#define SB_SIGNED_OPS_(tag, ctype, minimum)                                  \
+static inline ctype abs_##tag(ctype v, bool *ov)                             \
+{                                                                            \
+    *ov |= v == (minimum);                                                   \
+    return v == (minimum) ? v : v < 0 ? (ctype)-v : v;                       \
+}                                                                            \
+static inline ctype mul_##tag(ctype a, ctype b, bool *ov)                    \
+{                                                                            \
+    ctype r;                                                                 \
+    *ov |= __builtin_mul_overflow(a, b, &r);                                 \
+    return r;                                                                \
+}
+#define SB_UNSIGNED_OPS_(tag, ctype)                                         \
+static inline ctype abs_##tag(ctype v, bool *ov)                             \
+{                                                                            \
+    (void)ov;                                                                \
+    return v;                                                                \
+}                                                                            \
+static inline ctype mul_##tag(ctype a, ctype b, bool *ov)                    \
+{                                                                            \
+    ctype r;                                                                 \
+    *ov |= __builtin_mul_overflow(a, b, &r);                                 \
+    return r;                                                                \
+}
+SB_SIGNED_OPS_(i8, int8_t, INT8_MIN)
+SB_SIGNED_OPS_(i16, int16_t, INT16_MIN)
+SB_SIGNED_OPS_(i32, int32_t, INT32_MIN)
+SB_SIGNED_OPS_(i64, int64_t, INT64_MIN)
+SB_UNSIGNED_OPS_(u8, uint8_t)
+SB_UNSIGNED_OPS_(u16, uint16_t)
+SB_UNSIGNED_OPS_(u32, uint32_t)
+SB_UNSIGNED_OPS_(u64, uint64_t)
+#undef SB_SIGNED_OPS_
+#undef SB_UNSIGNED_OPS_
+
+/* Floats: abs clears the sign bit (NaNs and -0 too); a product is one
+ * IEEE multiplication (the library is built with -ffp-contract=off). */
+static inline float abs_f32(float v, bool *ov) { (void)ov; return fabsf(v); }
+static inline double abs_f64(double v, bool *ov) { (void)ov; return fabs(v); }
+static inline float mul_f32(float a, float b, bool *ov)
+{
+    (void)ov;
+    return a * b;
+}
+static inline double mul_f64(double a, double b, bool *ov)
+{
+    (void)ov;
+    return a * b;
+}
+
+/* ---- one loop per pair ----------------------------------------------------- */
+
+/* NaN tests for the input type: only floats have NaNs (SB_SKIP_NAN is
+ * refused for integer inputs). */
+#define SB_IS_NAN_i8(v)  0
+#define SB_IS_NAN_u8(v)  0
+#define SB_IS_NAN_i16(v) 0
+#define SB_IS_NAN_u16(v) 0
+#define SB_IS_NAN_i32(v) 0
+#define SB_IS_NAN_u32(v) 0
+#define SB_IS_NAN_i64(v) 0
+#define SB_IS_NAN_u64(v) 0
+#define SB_IS_NAN_f32(v) ((v) != (v))
+#define SB_IS_NAN_f64(v) ((v) != (v))
+
+/* The taking-part test of element i: the mask, then (with skip) NaNs. */
+#define SB_TAKES_PART_(in, i)                                                \
+    ((mask == NULL || mask[i] != 0) &&                                       \
+     !(skip && (SB_IS_NAN_##in(x[i]) ||                                      \
+                (y != NULL && SB_IS_NAN_##in(y[i])))))
+
+#define SB_PREPARE_FN_(in, ac)                                               \
+static bool prepare_##in##_##ac(const sb__plan *plan, const void *xv,       \
+                                const void *yv, const unsigned char *mask,  \
+                                size_t count, void *outv,                   \
+                                unsigned char *mask_out)                    \
+{                                                                            \
+    const sb__ctype_##in *x = xv, *y = yv;                                   \
+    sb__ctype_##ac *out = outv;                                              \
+    const bool skip = plan->skip_nan;                                        \
+    bool ov = false;                                                         \
+    if (skip)                                                                \
+        for (size_t i = 0; i < count; i++)                                   \
+            mask_out[i] = SB_TAKES_PART_(in, i);                             \
+    const unsigned char *m = skip ? mask_out : mask;                         \
+    if (plan->dot) {                                                         \
+        for (size_t i = 0; i < count; i++) {                                 \
+            const bool take = m == NULL || m[i] != 0;                        \
+            const sb__ctype_##ac a = take ? (sb__ctype_##ac)x[i] : 0;        \
+            const sb__ctype_##ac b = take ? (sb__ctype_##ac)y[i] : 0;        \
+            out[i] = mul_##ac(a, b, &ov);                                    \
+        }                                                                    \
+    } else if (plan->map == SB_MAP_ABS) {                                    \
+        for (size_t i = 0; i < count; i++) {                                 \
+            const bool take = m == NULL || m[i] != 0;                        \
+            out[i] = abs_##ac(take ? (sb__ctype_##ac)x[i] : 0, &ov);         \
+        }                                                                    \
+    } else if (plan->map == SB_MAP_SQUARE) {                                 \
+        for (size_t i = 0; i < count; i++) {                                 \
+            const bool take = m == NULL || m[i] != 0;                        \
+            const sb__ctype_##ac a = take ? (sb__ctype_##ac)x[i] : 0;        \
+            out[i] = mul_##ac(a, a, &ov);                                    \
+        }                                                                    \
+    } else {                                                                 \
+        for (size_t i = 0; i < count; i++)                                   \
+            out[i] = (sb__ctype_##ac)x[i];                                   \
+    }                                                                        \
+    return ov;                                                               \
+}
+#define SB_SAME_PAIR_(e, tag, ctype, f, s, cl) SB_PREPARE_FN_(tag, tag)
+SB_TYPE_LIST(SB_SAME_PAIR_)
+#undef SB_SAME_PAIR_
+SB_WIDENING_LIST(SB_PREPARE_FN_)
+
+const unsigned char *sb__prepare(const sb__plan *plan, const void *x,
+                                 const void *y, const unsigned char *mask,
+                                 size_t count, void *out,
+                                 unsigned char *mask_out, bool *overflow)
+{
+    bool ov = false;
+#define SB_PREPARE_CASE_(in, ac)                                             \
+    if (plan->input == (sb_type)SB__T_##in && plan->acc == (sb_type)SB__T_##ac) \
+        ov = prepare_##in##_##ac(plan, x, y, mask, count, out, mask_out);   \
+    else
+#define SB_SAME_CASE_(e, tag, ctype, f, s, cl) SB_PREPARE_CASE_(tag, tag)
+    SB_TYPE_LIST(SB_SAME_CASE_)
+    SB_WIDENING_LIST(SB_PREPARE_CASE_)
+        memset(out, 0, count * sb_type_size(plan->acc));  /* not reached */
+#undef SB_SAME_CASE_
+#undef SB_PREPARE_CASE_
+    /* Only a checked plan reports it; a wrapping one keeps the wrapped
+     * values. */
+    *overflow |= ov && plan->checked;
+    return plan->skip_nan ? mask_out : mask;
+}
