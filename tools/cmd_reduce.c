@@ -25,6 +25,8 @@ static void print_usage(FILE *out)
 {
     fprintf(out,
             "usage: samebits reduce --op OP [--type T] [--acc A] [--wrap]\n"
+            "                       [--map abs|square] [--skip-nan]\n"
+            "                       [--dot FILE2 [--dot-array NAME]]\n"
             "                       [--format F] [--array NAME]\n"
             "                       [--mask FILE [--mask-format F] [--mask-array NAME]]\n"
             "                       [--device SEL] [--chunk N] [--bits] [--json]\n"
@@ -39,8 +41,19 @@ static void print_usage(FILE *out)
             "                 f64; needed for text and raw (a .npy or .npz says it)\n"
             "  --acc A        the accumulator (default: T); only exact conversions,\n"
             "                 e.g. f32 -> f64, i32 -> i64 (see `samebits.h`)\n"
-            "  --wrap         integer sum/prod wrap around instead of failing\n"
-            "                 with overflow\n"
+            "  --wrap         integer sum/prod (and --map, --dot) wrap around\n"
+            "                 instead of failing with overflow\n"
+            "  --map M        abs or square: each element's |x| or x*x, in the\n"
+            "                 accumulator, before the reduction (sum, prod, min,\n"
+            "                 max): --op sum --map abs is the L1 norm, --map\n"
+            "                 square the squared 2-norm, --op max --map abs max|x|\n"
+            "  --skip-nan     float elements that are NaN do not take part, as if\n"
+            "                 masked out (numpy's nansum, nanmin, ...)\n"
+            "  --dot FILE2    the dot product of FILE and FILE2 (--op sum): the sum\n"
+            "                 of x[i] * y[i], each product rounded once. FILE2 has\n"
+            "                 FILE's type and length, in any format (--format\n"
+            "                 applies to both; --dot-array NAME picks its .npz\n"
+            "                 member)\n"
             "  --format F     auto (default), text, npy, npz or raw (below)\n"
             "  --array NAME   the array of a .npz to reduce (default: its only one)\n"
             "  --mask FILE    an element takes part iff its mask value is not 0:\n"
@@ -96,6 +109,7 @@ typedef struct {
     sb_reduction r;
     const char  *file, *mask_file, *device;
     const char  *array, *mask_array;       /* a .npz member, or NULL */
+    const char  *dot_file, *dot_array;     /* --dot FILE2, or NULL */
     cli_format   format, mask_format;
     int          bits, json;
     size_t       chunk;                    /* elements per piece */
@@ -134,6 +148,27 @@ static int parse_args(int argc, char **argv, reduce_args *a)
             return CLI_EXIT_OK;
         } else if (strcmp(argv[i], "--wrap") == 0) {
             a->r.flags |= SB_WRAP;
+        } else if (strcmp(argv[i], "--skip-nan") == 0) {
+            a->r.flags |= SB_SKIP_NAN;
+        } else if ((v = cli_option_value(argc, argv, &i, "--map", &missing)) || missing) {
+            if (missing || (strcmp(v, "abs") != 0 && strcmp(v, "square") != 0)) {
+                cli_error("reduce", "--map wants abs or square");
+                return CLI_EXIT_USAGE;
+            }
+            a->r.map = strcmp(v, "abs") == 0 ? SB_MAP_ABS : SB_MAP_SQUARE;
+        } else if ((v = cli_option_value(argc, argv, &i, "--dot", &missing)) || missing) {
+            if (missing) {
+                cli_error("reduce", "--dot wants the file of the second factors");
+                return CLI_EXIT_USAGE;
+            }
+            a->dot_file = v;
+        } else if ((v = cli_option_value(argc, argv, &i, "--dot-array", &missing)) || missing) {
+            if (missing) {
+                cli_error("reduce", "--dot-array wants the name of an array "
+                          "of the --dot .npz");
+                return CLI_EXIT_USAGE;
+            }
+            a->dot_array = v;
         } else if (strcmp(argv[i], "--bits") == 0) {
             a->bits = 1;
         } else if (strcmp(argv[i], "--json") == 0) {
@@ -222,6 +257,18 @@ static int parse_args(int argc, char **argv, reduce_args *a)
                   "standard input: name a FILE for one of them");
         return CLI_EXIT_USAGE;
     }
+    if (a->dot_file != NULL && strcmp(a->dot_file, "-") == 0
+            && (strcmp(a->file, "-") == 0
+                || (a->mask_file != NULL && strcmp(a->mask_file, "-") == 0))) {
+        cli_error("reduce", "only one of the inputs can come from standard "
+                  "input: name a file for the others");
+        return CLI_EXIT_USAGE;
+    }
+    if (a->dot_file == NULL && a->dot_array != NULL) {
+        cli_error("reduce", "--dot-array is for the --dot file: give --dot "
+                  "FILE2");
+        return CLI_EXIT_USAGE;
+    }
     /* An option that would be ignored is a mistake to say, not to skip. */
     if (a->mask_file == NULL && (have_mask_format || a->mask_array != NULL)) {
         cli_error("reduce", "%s is for the mask: give --mask FILE",
@@ -238,6 +285,15 @@ static int parse_args(int argc, char **argv, reduce_args *a)
             && a->mask_format != CLI_FORMAT_NPZ) {
         cli_error("reduce", "--mask-array picks an array of a .npz, and "
                   "--mask-format says the mask is not one");
+        return CLI_EXIT_USAGE;
+    }
+    if (a->dot_file != NULL && op != SB_SUM) {
+        cli_error("reduce", "--dot is a sum of products: --op sum, not %s",
+                  sb_op_name((sb_op)op));
+        return CLI_EXIT_USAGE;
+    }
+    if (a->dot_file != NULL && a->r.map != SB_MAP_NONE) {
+        cli_error("reduce", "--dot takes no --map");
         return CLI_EXIT_USAGE;
     }
     a->r.op = (sb_op)op;
@@ -329,7 +385,7 @@ static void explain(sb_reduction r, sb_status s, const char *detail)
 typedef struct {
     cl_context  clctx;
     sb_context *ctx;
-    cl_mem      xb, mb;
+    cl_mem      xb, yb, mb;        /* yb: a dot product's second factors */
     size_t      piece;
 } device_run;
 
@@ -337,6 +393,8 @@ static void device_close(device_run *run)
 {
     if (run->mb != NULL)
         clReleaseMemObject(run->mb);
+    if (run->yb != NULL)
+        clReleaseMemObject(run->yb);
     if (run->xb != NULL)
         clReleaseMemObject(run->xb);
     sb_context_release(run->ctx);
@@ -349,7 +407,7 @@ static void device_close(device_run *run)
  * the device's largest buffer is smaller. On failure `why` holds the
  * sentence. */
 static sb_status device_open(const cli_device *d, sb_type type, size_t want,
-                             int masked, device_run *run, char *why,
+                             int masked, int dot, device_run *run, char *why,
                              size_t why_size)
 {
     memset(run, 0, sizeof *run);
@@ -377,12 +435,17 @@ static sb_status device_open(const cli_device *d, sb_type type, size_t want,
     }
     run->xb = clCreateBuffer(run->clctx, CL_MEM_READ_ONLY, run->piece * elem,
                              NULL, &err);
-    if (run->xb != NULL && masked)
+    if (run->xb != NULL && dot)
+        run->yb = clCreateBuffer(run->clctx, CL_MEM_READ_ONLY,
+                                 run->piece * elem, NULL, &err);
+    if (run->xb != NULL && (!dot || run->yb != NULL) && masked)
         run->mb = clCreateBuffer(run->clctx, CL_MEM_READ_ONLY, run->piece,
                                  NULL, &err);
-    if (run->xb == NULL || (masked && run->mb == NULL)) {
+    if (run->xb == NULL || (dot && run->yb == NULL)
+            || (masked && run->mb == NULL)) {
         snprintf(why, why_size, "clCreateBuffer (%zu bytes) failed: %s",
-                 run->xb == NULL ? run->piece * elem : run->piece,
+                 run->xb == NULL || (dot && run->yb == NULL)
+                     ? run->piece * elem : run->piece,
                  cli_cl_error_name(err));
         return err == CL_OUT_OF_HOST_MEMORY
                     || err == CL_MEM_OBJECT_ALLOCATION_FAILURE
@@ -391,8 +454,9 @@ static sb_status device_open(const cli_device *d, sb_type type, size_t want,
     return SB_OK;
 }
 
-/* Writes k elements (and mask bytes) into the run's buffers. */
-static sb_status device_write(device_run *run, const void *x,
+/* Writes k elements (y: and their dot factors; mask bytes) into the
+ * run's buffers. */
+static sb_status device_write(device_run *run, const void *x, const void *y,
                               const unsigned char *mask, size_t k,
                               size_t elem, char *why, size_t why_size)
 {
@@ -400,6 +464,9 @@ static sb_status device_write(device_run *run, const void *x,
     cl_int err = CL_SUCCESS;
     if (k > 0)
         err = clEnqueueWriteBuffer(q, run->xb, CL_TRUE, 0, k * elem, x, 0,
+                                   NULL, NULL);
+    if (err == CL_SUCCESS && y != NULL && k > 0)
+        err = clEnqueueWriteBuffer(q, run->yb, CL_TRUE, 0, k * elem, y, 0,
                                    NULL, NULL);
     if (err == CL_SUCCESS && mask != NULL && k > 0)
         err = clEnqueueWriteBuffer(q, run->mb, CL_TRUE, 0, k, mask, 0, NULL,
@@ -481,7 +548,14 @@ static int check_reduction(sb_reduction r)
     if (sb_reduction_check(r) == SB_OK)
         return CLI_EXIT_OK;
     const sb_type acc = r.accumulator ? r.accumulator : r.input;
-    if ((r.op == SB_ANY || r.op == SB_ALL) && !(r.flags & SB_WRAP))
+    const int boolean = r.op == SB_ANY || r.op == SB_ALL;
+    if ((r.flags & SB_SKIP_NAN) && r.input != SB_F32 && r.input != SB_F64)
+        cli_error("reduce", "--skip-nan is for f32 and f64 input; %s has no "
+                  "NaN", sb_type_name(r.input));
+    else if (boolean && r.map != SB_MAP_NONE)
+        cli_error("reduce", "--map %s is for sum, prod, min and max, not %s",
+                  sb_map_name(r.map), sb_op_name(r.op));
+    else if (boolean && !(r.flags & SB_WRAP))
         cli_error("reduce", "--op %s takes no --acc: it reads each element "
                   "as true or false (%s)", sb_op_name(r.op), sb_error_detail());
     else if ((r.flags & SB_WRAP) && (acc == SB_F32 || acc == SB_F64))
@@ -501,6 +575,7 @@ typedef struct {
     sb_reduction r;
     size_t       n;
     int          masked;
+    int          dot;           /* --dot: a dot product */
     char         target[320];
     int          ran;           /* the library was called: status is set */
     sb_status    status;
@@ -519,11 +594,15 @@ static int finish(const reduce_outcome *o, int rc)
     printf("{");
     if (o->parsed) {
         const sb_type acc = o->r.accumulator ? o->r.accumulator : o->r.input;
-        printf("\"op\":\"%s\",\"type\":\"%s\",\"acc\":\"%s\",\"wrap\":%s,",
+        printf("\"op\":\"%s\",\"type\":\"%s\",\"acc\":\"%s\",\"wrap\":%s,"
+               "\"map\":\"%s\",\"skip_nan\":%s,\"dot\":%s,",
                sb_op_name(o->r.op),
                o->r.input ? sb_type_name(o->r.input) : "?",
                acc ? sb_type_name(acc) : "?",
-               (o->r.flags & SB_WRAP) ? "true" : "false");
+               (o->r.flags & SB_WRAP) ? "true" : "false",
+               sb_map_name(o->r.map),
+               (o->r.flags & SB_SKIP_NAN) ? "true" : "false",
+               o->dot ? "true" : "false");
         if (o->loaded)
             printf("\"n\":%zu,", o->n);
         printf("\"masked\":%s,\"device\":", o->masked ? "true" : "false");
@@ -561,6 +640,7 @@ int cmd_reduce(int argc, char **argv)
     out.parsed = 1;
     out.r = a.r;
     out.masked = a.mask_file != NULL;
+    out.dot = a.dot_file != NULL;
 
     /* Where it runs: the host, or exactly one device. */
     cli_device_list list;
@@ -585,10 +665,11 @@ int cmd_reduce(int argc, char **argv)
     }
 
     int rc;
-    cli_stream xs, ms;
+    cli_stream xs, ms, ys;
     memset(&xs, 0, sizeof xs);
     memset(&ms, 0, sizeof ms);
-    xs.fd = ms.fd = -1;
+    memset(&ys, 0, sizeof ys);
+    xs.fd = ms.fd = ys.fd = -1;
     device_run run;
     memset(&run, 0, sizeof run);
     char err[512] = "";
@@ -612,6 +693,20 @@ int cmd_reduce(int argc, char **argv)
     out.loaded = xs.n_known;
     if ((rc = check_reduction(r)) != CLI_EXIT_OK)
         goto done;
+    if (a.dot_file != NULL) {
+        if (cli_stream_open(a.dot_file, a.format, r.input, 0, a.dot_array,
+                            a.chunk, &ys, err, sizeof err) != 0) {
+            cli_error("reduce", "--dot %s", err);
+            rc = CLI_EXIT_INPUT;
+            goto done;
+        }
+        if (xs.n_known && ys.n_known && ys.n != xs.n) {
+            cli_error("reduce", "the --dot file %s has %zu elements, the "
+                      "data %zu: they must match", a.dot_file, ys.n, xs.n);
+            rc = CLI_EXIT_INPUT;
+            goto done;
+        }
+    }
     const char *mask_name = a.mask_file;
     if (a.mask_file != NULL) {
         if (cli_stream_open(a.mask_file, a.mask_format, SB_U8, 1,
@@ -639,7 +734,7 @@ int cmd_reduce(int argc, char **argv)
         /* A buffer as large as the input when it fits in one piece. */
         const size_t want = xs.n_known && xs.n < piece ? xs.n : piece;
         out.status = device_open(dev, r.input, want, a.mask_file != NULL,
-                                 &run, why, sizeof why);
+                                 a.dot_file != NULL, &run, why, sizeof why);
         if (out.status != SB_OK) {
             out.ran = 1;
             rc = exit_status(out.status, 1);
@@ -650,17 +745,24 @@ int cmd_reduce(int argc, char **argv)
     }
     /* In memory (or mapped) and no longer than a piece: one call, as the
      * library's own, with its details (an overflow names positions). */
-    if (xs.fd < 0 && ms.fd < 0 && xs.n <= piece) {
+    if (xs.fd < 0 && ms.fd < 0 && ys.fd < 0 && xs.n <= piece) {
         const void *x = xs.data.data;
+        const void *y = a.dot_file ? ys.data.data : NULL;
         const unsigned char *m = a.mask_file ? ms.data.data : NULL;
         if (dev == NULL) {
-            out.status = sb_reduce_host(r, x, m, xs.n, result);
+            out.status = y != NULL ? sb_dot_host(r, x, y, m, xs.n, result)
+                                   : sb_reduce_host(r, x, m, xs.n, result);
             snprintf(why, sizeof why, "%s", sb_error_detail());
         } else {
-            out.status = device_write(&run, x, m, xs.n, elem, why, sizeof why);
+            out.status = device_write(&run, x, y, m, xs.n, elem, why,
+                                      sizeof why);
+            cl_mem xb = xs.n ? run.xb : NULL, yb = xs.n ? run.yb : NULL;
+            cl_mem mb = m ? run.mb : NULL;
             if (out.status == SB_OK) {
-                out.status = sb_reduce(run.ctx, NULL, r, xs.n ? run.xb : NULL,
-                                       0, m ? run.mb : NULL, 0, xs.n, result);
+                out.status = a.dot_file
+                    ? sb_dot(run.ctx, NULL, r, xb, 0, yb, 0, mb, 0, xs.n,
+                             result)
+                    : sb_reduce(run.ctx, NULL, r, xb, 0, mb, 0, xs.n, result);
                 device_why(&run, out.status, why, sizeof why);
             }
         }
@@ -697,17 +799,42 @@ int cmd_reduce(int argc, char **argv)
                     goto done;
                 }
             }
+            const void *y = NULL;
+            if (a.dot_file != NULL) {
+                size_t ky = 0;
+                if (cli_stream_next(&ys, k > 0 ? k : 1, &y, &ky, err,
+                                    sizeof err) != 0) {
+                    cli_error("reduce", "--dot %s", err);
+                    rc = CLI_EXIT_INPUT;
+                    progress_show(&pr, 0, 1);
+                    goto done;
+                }
+                if (ky != k) {
+                    progress_show(&pr, 0, 1);
+                    cli_error("reduce", "the --dot file %s has %s elements "
+                              "than the data (%zu): they must match",
+                              a.dot_file, ky < k ? "fewer" : "more", xs.done);
+                    rc = CLI_EXIT_INPUT;
+                    goto done;
+                }
+            }
             if (k == 0)
                 break;
             if (dev == NULL) {
-                out.status = sb_partial_add_host(&part, x, m, k);
+                out.status = y != NULL
+                    ? sb_partial_add_dot_host(&part, x, y, m, k)
+                    : sb_partial_add_host(&part, x, m, k);
                 snprintf(why, sizeof why, "%s", sb_error_detail());
             } else {
-                out.status = device_write(&run, x, m, k, elem, why,
+                out.status = device_write(&run, x, y, m, k, elem, why,
                                           sizeof why);
+                cl_mem mb = m ? run.mb : NULL;
                 if (out.status == SB_OK) {
-                    out.status = sb_partial_add(run.ctx, NULL, &part, run.xb,
-                                                0, m ? run.mb : NULL, 0, k);
+                    out.status = y != NULL
+                        ? sb_partial_add_dot(run.ctx, NULL, &part, run.xb, 0,
+                                             run.yb, 0, mb, 0, k)
+                        : sb_partial_add(run.ctx, NULL, &part, run.xb, 0, mb,
+                                         0, k);
                     device_why(&run, out.status, why, sizeof why);
                 }
             }
@@ -743,6 +870,7 @@ int cmd_reduce(int argc, char **argv)
     }
 done:
     device_close(&run);
+    cli_stream_close(&ys);
     cli_stream_close(&ms);
     cli_stream_close(&xs);
     cli_devices_free(&list);

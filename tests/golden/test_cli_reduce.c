@@ -548,7 +548,7 @@ static void json_is_one_line_with_status_value_and_bits(void **state)
     assert_int_equal(res.status, 0);
     assert_string_equal(res.out,
         "{\"op\":\"prod\",\"type\":\"i32\",\"acc\":\"i32\",\"wrap\":false,"
-        "\"n\":4,\"masked\":false,\"device\":\"host\",\"status\":\"ok\","
+        "\"map\":\"none\",\"skip_nan\":false,\"dot\":false,\"n\":4,\"masked\":false,\"device\":\"host\",\"status\":\"ok\","
         "\"exit\":0,\"value\":\"24\",\"bits\":\"0x00000018\"}\n");
 }
 
@@ -737,6 +737,112 @@ static void pieces_give_the_bits_of_one_call(void **state)
     run(&res, "reduce --op sum --type i64 --format raw --chunk 3 --device "
         "pocl o.i64");
     assert_fails_with(&res, EXIT_NO_VALUE, "overflow");
+}
+
+/* As assert_has_host_bits(), for the dot product of x and y. */
+static void assert_has_dot_bits(const run_result *res, sb_reduction r,
+                                const void *x, const void *y,
+                                const unsigned char *mask, size_t n)
+{
+    unsigned char want[8];
+    assert_int_equal(sb_dot_host(r, x, y, mask, n, want), SB_OK);
+    char line[128];
+    expected_line(line, sizeof line, r, want);
+    assert_int_equal(res->status, 0);
+    assert_string_equal(res->out, line);
+}
+
+/* --map, --skip-nan and --dot give the bits of sb_reduce_host() and
+ * sb_dot_host(), in one call and in pieces, from files and pipes. */
+static void maps_skip_nan_and_dot_have_the_host_bits(void **state)
+{
+    (void)state;
+    enum { N = 1003 };
+    static float x[N], y[N];
+    static unsigned char mask[N];
+    write_cancelling_f32(x, N);
+    for (size_t i = 0; i < N; i++) {
+        y[i] = x[(i * 7) % N] * 0.75f - (float)(i % 5);
+        mask[i] = (i / 16) % 4 != 1 && i % 5 != 0;
+    }
+    const uint32_t nan_bits = 0xFFC00001u;          /* a negative NaN */
+    for (size_t i = 0; i < N; i += 37)
+        memcpy(&x[i], &nan_bits, 4);
+    for (size_t i = 16; i < 32; i++)                /* a whole leaf of NaN */
+        memcpy(&y[i], &nan_bits, 4);
+    write_bytes("m.f32", x, sizeof x);
+    write_bytes("m2.f32", y, sizeof y);
+    write_bytes("m.mask", mask, N);
+    const sb_reduction asum = { .op = SB_SUM, .input = SB_F32,
+                                .map = SB_MAP_ABS };
+    const sb_reduction nrm2 = { .op = SB_SUM, .input = SB_F32,
+                                .accumulator = SB_F64,
+                                .flags = SB_SKIP_NAN, .map = SB_MAP_SQUARE };
+    const sb_reduction amax = { .op = SB_MAX, .input = SB_F32,
+                                .flags = SB_SKIP_NAN, .map = SB_MAP_ABS };
+    const sb_reduction nanmin = { .op = SB_MIN, .input = SB_F32,
+                                  .flags = SB_SKIP_NAN };
+    const sb_reduction dot = { .op = SB_SUM, .input = SB_F32 };
+    const sb_reduction nandot = { .op = SB_SUM, .input = SB_F32,
+                                  .accumulator = SB_F64,
+                                  .flags = SB_SKIP_NAN };
+    const unsigned chunks[] = { 0, 1, 17, 256, 1000 };
+    run_result res;
+    for (size_t c = 0; c < sizeof chunks / sizeof chunks[0]; c++) {
+        char chunk[32] = "";
+        if (chunks[c] > 0)
+            snprintf(chunk, sizeof chunk, "--chunk %u", chunks[c]);
+        run(&res, "reduce --op sum --map abs --type f32 --format raw --bits "
+            "%s m.f32", chunk);
+        assert_has_host_bits(&res, asum, x, NULL, N);
+        run(&res, "reduce --op sum --acc f64 --map square --skip-nan --type "
+            "f32 --format raw --bits %s --mask m.mask --mask-format raw "
+            "m.f32", chunk);
+        assert_has_host_bits(&res, nrm2, x, mask, N);
+        run(&res, "reduce --op max --map abs --skip-nan --type f32 --format "
+            "raw --bits %s m.f32", chunk);
+        assert_has_host_bits(&res, amax, x, NULL, N);
+        run_piped(&res, x, sizeof x, "reduce --op min --skip-nan --type f32 "
+                  "--format raw --bits %s", chunk);
+        assert_has_host_bits(&res, nanmin, x, NULL, N);
+        run(&res, "reduce --op sum --dot m2.f32 --type f32 --format raw "
+            "--bits %s m.f32", chunk);
+        assert_has_dot_bits(&res, dot, x, y, NULL, N);
+        run_piped(&res, x, sizeof x, "reduce --op sum --acc f64 --skip-nan "
+                  "--dot m2.f32 --type f32 --format raw --bits %s --mask "
+                  "m.mask --mask-format raw", chunk);
+        assert_has_dot_bits(&res, nandot, x, y, mask, N);
+    }
+    /* Combinations the library refuses, in the command's words. */
+    run(&res, "reduce --op min --dot m2.f32 --type f32 --format raw m.f32");
+    assert_fails_with(&res, EXIT_USAGE, "--dot is a sum of products");
+    run(&res, "reduce --op sum --map abs --dot m2.f32 --type f32 --format "
+        "raw m.f32");
+    assert_fails_with(&res, EXIT_USAGE, "--dot takes no --map");
+    run(&res, "reduce --op any --map square --type f32 --format raw m.f32");
+    assert_fails_with(&res, EXIT_USAGE, "--map square is for sum, prod, min "
+                      "and max, not any");
+    run(&res, "reduce --op sum --skip-nan --type i32 --format raw m.f32");
+    assert_fails_with(&res, EXIT_USAGE, "--skip-nan is for f32 and f64");
+    run(&res, "reduce --op sum --map cube --type f32 --format raw m.f32");
+    assert_fails_with(&res, EXIT_USAGE, "--map wants abs or square");
+    run(&res, "reduce --op sum --dot-array y --type f32 --format raw m.f32");
+    assert_fails_with(&res, EXIT_USAGE, "--dot-array is for the --dot file");
+    /* The second factors must have the data's length and type. */
+    write_bytes("short.f32", y, sizeof y - 4);
+    run(&res, "reduce --op sum --dot short.f32 --type f32 --format raw "
+        "m.f32");
+    assert_fails_with(&res, EXIT_INPUT, "has 1002 elements, the data 1003");
+    run_piped(&res, y, sizeof y - 4, "reduce --op sum --dot m.f32 --chunk "
+              "100 --type f32 --format raw");
+    assert_fails_with(&res, EXIT_INPUT, "has more elements than the data");
+    const double d[2] = { 1.0, 2.0 };
+    write_npy("d.npy", 1, "{'descr': '<f8', 'fortran_order': False, "
+              "'shape': (2,), }", d, sizeof d);
+    write_npy("m.npy", 1, "{'descr': '<f4', 'fortran_order': False, "
+              "'shape': (1003,), }", x, sizeof x);
+    run(&res, "reduce --op sum --dot d.npy m.npy");
+    assert_fails_with(&res, EXIT_INPUT, "d.npy: the file holds f64");
 }
 
 /* On a terminal (script(1) gives the command one) a long input shows a
@@ -1736,6 +1842,7 @@ int main(int argc, char **argv)
         cmocka_unit_test(an_empty_input_is_answered_with_a_note),
         cmocka_unit_test(input_beyond_the_largest_device_buffer_streams_in_pieces),
         cmocka_unit_test(pieces_give_the_bits_of_one_call),
+        cmocka_unit_test(maps_skip_nan_and_dot_have_the_host_bits),
         cmocka_unit_test(piped_inputs_that_do_not_add_up_are_refused),
         cmocka_unit_test(a_terminal_shows_a_progress_line),
         cmocka_unit_test(a_device_gives_the_host_bits),
