@@ -158,9 +158,9 @@ static sb_status allreduce(MPI_Comm comm, sb_reduction r, const piece *in,
 
     /* Rank 0's reduction, which every rank must pass, and where this
      * rank's piece begins. */
-    int first[4] = { (int)r.op, (int)r.input, (int)r.accumulator,
-                     (int)r.flags };
-    MPI_Bcast(first, 4, MPI_INT, 0, comm);
+    int first[5] = { (int)r.op, (int)r.input, (int)r.accumulator,
+                     (int)r.flags, (int)r.map };
+    MPI_Bcast(first, 5, MPI_INT, 0, comm);
     uint64_t length = n_local, begin = 0;
     MPI_Exscan(&length, &begin, 1, MPI_UINT64_T, MPI_SUM, comm);
     if (rank == 0)
@@ -170,12 +170,14 @@ static sb_status allreduce(MPI_Comm comm, sb_reduction r, const piece *in,
     sb_status s = SB_OK;
     char detail[240];
     if (first[0] != (int)r.op || first[1] != (int)r.input
-            || first[2] != (int)r.accumulator || first[3] != (int)r.flags) {
+            || first[2] != (int)r.accumulator || first[3] != (int)r.flags
+            || first[4] != (int)r.map) {
         snprintf(detail, sizeof detail, "rank %d: its sb_reduction (op %d, "
-                 "input %d, accumulator %d, flags %d) is not rank 0's (op %d, "
-                 "input %d, accumulator %d, flags %d)", rank, (int)r.op,
-                 (int)r.input, (int)r.accumulator, (int)r.flags, first[0],
-                 first[1], first[2], first[3]);
+                 "input %d, accumulator %d, flags %d, map %d) is not rank "
+                 "0's (op %d, input %d, accumulator %d, flags %d, map %d)",
+                 rank, (int)r.op, (int)r.input, (int)r.accumulator,
+                 (int)r.flags, (int)r.map, first[0], first[1], first[2],
+                 first[3], first[4]);
         mark_failed(&mine, SB_INVALID_ARGUMENT, rank, detail);
     } else if (result == NULL) {
         snprintf(detail, sizeof detail, "rank %d: result is NULL", rank);

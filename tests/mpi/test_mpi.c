@@ -128,6 +128,14 @@ static const struct {
     { { SB_MAX, SB_U64, 0, 0, 0 }, { FAMILY_LIMITS, FAMILY_HUGE_RANGE } },
     { { SB_ANY, SB_F32, 0, 0, 0 }, { FAMILY_NEGATIVE_ZERO, FAMILY_SUBNORMAL } },
     { { SB_ALL, SB_I16, 0, 0, 0 }, { FAMILY_SIGNED_ZEROS, FAMILY_LIMITS } },
+    /* maps and NaN skipping travel with the partial */
+    { { SB_SUM, SB_F32, 0, SB_SKIP_NAN, SB_MAP_ABS },
+      { FAMILY_SPECIALS, FAMILY_CANCELLATION } },
+    { { SB_SUM, SB_F64, 0, 0, SB_MAP_SQUARE },
+      { FAMILY_SUBNORMAL, FAMILY_HUGE_RANGE } },
+    { { SB_MAX, SB_I32, 0, 0, SB_MAP_ABS }, { FAMILY_LIMITS, FAMILY_UNIFORM } },
+    { { SB_MIN, SB_F64, 0, SB_SKIP_NAN, 0 },
+      { FAMILY_SPECIALS, FAMILY_SIGNED_ZEROS } },
 };
 
 static void pieces_on_ranks_match_the_oracle(sb_context *ctx)
@@ -258,6 +266,16 @@ static void a_failing_rank_fails_every_rank(void)
     snprintf(needle, sizeof needle, "rank %d: x is NULL",
              middle < last ? middle : last);
     expect_failure("NULL x on two ranks", s, SB_INVALID_ARGUMENT, needle);
+    /* The same reduction but for its map on one rank. */
+    sb_reduction mapped = sum;
+    mapped.map = SB_MAP_ABS;
+    s = sb_mpi_allreduce_host(MPI_COMM_WORLD, rank == last && last > 0
+                              ? mapped : sum, x, NULL, 8, &out);
+    if (last > 0) {
+        snprintf(needle, sizeof needle, "rank %d: its sb_reduction", last);
+        expect_failure("another map on one rank", s, SB_INVALID_ARGUMENT,
+                       needle);
+    }
     /* Another reduction on one rank (rank 0 alone: nothing differs). */
     s = sb_mpi_allreduce_host(MPI_COMM_WORLD, rank == last && last > 0
                               ? max : sum, x, NULL, 8, &out);
