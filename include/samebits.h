@@ -346,6 +346,12 @@ SB_API SB_NODISCARD sb_status sb_reduce_host_opts(sb_reduction r,
  *  n > 0. */
 SB_API SB_NODISCARD sb_status sb_dot_host(sb_reduction r, const void *x,
         const void *y, const unsigned char *mask, size_t n, void *result);
+/*! sb_dot_host_opts() : sb_dot_host() with the options of
+ *  sb_reduce_host_opts() (threads, isa; NULL: the defaults), which never
+ *  change the bits. */
+SB_API SB_NODISCARD sb_status sb_dot_host_opts(sb_reduction r,
+        const void *x, const void *y, const unsigned char *mask, size_t n,
+        void *result, const sb_host_options *opts);
 
 /*! sb_partial : the state of the order's tree over one range [begin, end)
  *  of positions of a longer array (docs/order.md, "Pieces of one array").

@@ -36,6 +36,13 @@ typedef struct {
     sb__combine_fn combine;
 } sb__kernel;
 
+/* A full (SB_BLOCK_SIZE), unmasked block of a prepared float plan whose
+ * input is its accumulator: each element mapped (`map`) or, with y not
+ * NULL, multiplied by y's, as it is folded: the node of
+ * sb__prepare() followed by the block kernel, without the pass between. */
+typedef void (*sb__block_map_fn)(const void *x, const void *y, sb_map map,
+                                 sb__node *out);
+
 /* The host kernel of a plan's (accumulator, op, wrap) in the copy of
  * host_kernels.c built for `isa` (SB_ISA_BASELINE, SB_ISA_AVX2,
  * SB_ISA_AVX512: one this CPU runs, see sb__isa_resolve()); NULL for
@@ -50,6 +57,14 @@ const sb__kernel *sb__host_kernel_avx512(const sb__plan *plan);
  * that names none, SB_UNSUPPORTED for one this build or CPU cannot run
  * (both with a detail). */
 sb_status sb__isa_resolve(unsigned requested, unsigned *isa);
+
+/* The sb__block_map_fn of a prepared plan in the copy built for `isa`,
+ * or NULL where blocks take sb__prepare() (conversions, NaN skipping,
+ * integers). */
+sb__block_map_fn sb__host_block_map(const sb__plan *plan, unsigned isa);
+sb__block_map_fn sb__host_block_map_baseline(const sb__plan *plan);
+sb__block_map_fn sb__host_block_map_avx2(const sb__plan *plan);
+sb__block_map_fn sb__host_block_map_avx512(const sb__plan *plan);
 
 /* The root node of x[0..n) (sum, prod, min, max) on up to `threads`
  * threads (0: the default) with the kernels of `isa`; the caller holds

@@ -172,3 +172,15 @@ const sb__kernel *sb__host_kernel(const sb__plan *plan, unsigned isa)
     (void)isa;
     return sb__host_kernel_baseline(plan);
 }
+
+sb__block_map_fn sb__host_block_map(const sb__plan *plan, unsigned isa)
+{
+#if SB_HAVE_X86_VARIANTS
+    if (isa == SB_ISA_AVX512)
+        return sb__host_block_map_avx512(plan);
+    if (isa == SB_ISA_AVX2)
+        return sb__host_block_map_avx2(plan);
+#endif
+    (void)isa;
+    return sb__host_block_map_baseline(plan);
+}

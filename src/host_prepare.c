@@ -103,6 +103,24 @@ static bool prepare_##in##_##ac(const sb__plan *plan, const void *xv,       \
         for (size_t i = 0; i < count; i++)                                   \
             mask_out[i] = SB_TAKES_PART_(in, i);                             \
     const unsigned char *m = skip ? mask_out : mask;                         \
+    if (m == NULL) {                                                         \
+        /* Every element takes part: straight loops, vectorised. */          \
+        if (plan->dot)                                                       \
+            for (size_t i = 0; i < count; i++)                               \
+                out[i] = mul_##ac((sb__ctype_##ac)x[i], (sb__ctype_##ac)y[i], \
+                                  &ov);                                      \
+        else if (plan->map == SB_MAP_ABS)                                    \
+            for (size_t i = 0; i < count; i++)                               \
+                out[i] = abs_##ac((sb__ctype_##ac)x[i], &ov);                \
+        else if (plan->map == SB_MAP_SQUARE)                                 \
+            for (size_t i = 0; i < count; i++)                               \
+                out[i] = mul_##ac((sb__ctype_##ac)x[i], (sb__ctype_##ac)x[i], \
+                                  &ov);                                      \
+        else                                                                 \
+            for (size_t i = 0; i < count; i++)                               \
+                out[i] = (sb__ctype_##ac)x[i];                               \
+        return ov;                                                           \
+    }                                                                        \
     if (plan->dot) {                                                         \
         for (size_t i = 0; i < count; i++) {                                 \
             const bool take = m == NULL || m[i] != 0;                        \

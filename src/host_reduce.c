@@ -67,6 +67,7 @@ static sb__node merge_finish(const merge_stack *s, const sb__kernel *k,
 typedef struct {
     const sb__plan      *plan;
     const sb__kernel    *kernel;
+    sb__block_map_fn     block_map;      /* NULL: sb__prepare() */
     const unsigned char *x;
     const unsigned char *y;              /* a dot product's second factors */
     const unsigned char *mask;
@@ -91,6 +92,13 @@ static sb__node reduce_blocks(const job *j, size_t first_block,
                            ? j->n - start : SB_BLOCK_SIZE;
         const void *x = j->x + start * j->plan->input_size;
         const unsigned char *mask = j->mask ? j->mask + start : NULL;
+        if (j->block_map != NULL && mask == NULL && count == SB_BLOCK_SIZE) {
+            sb__node node;
+            j->block_map(x, j->y ? j->y + start * j->plan->input_size : NULL,
+                         j->plan->map, &node);
+            merge_push(&stack, j->kernel, node, overflow);
+            continue;
+        }
         if (j->plan->prepared) {
             mask = sb__prepare(j->plan, x,
                                j->y ? j->y + start * j->plan->input_size
@@ -220,6 +228,7 @@ static sb__node reduce_tree(const sb__plan *plan, const unsigned char *x,
     sb__node chunk_nodes[SB_MAX_THREADS * SB_CHUNKS_PER_THREAD];
     job j = {
         .plan = plan, .kernel = kernel, .x = x, .y = y, .mask = mask, .n = n,
+        .block_map = plan->prepared ? sb__host_block_map(plan, isa) : NULL,
         .chunk_blocks = chunk_blocks,
         .chunk_count = (blocks + chunk_blocks - 1) / chunk_blocks,
         .chunk_nodes = chunk_nodes,
@@ -381,14 +390,21 @@ sb_status sb_reduce_host_opts(sb_reduction r, const void *x,
     return reduce_host(&plan, x, NULL, mask, n, result, opts);
 }
 
-sb_status sb_dot_host(sb_reduction r, const void *x, const void *y,
-                      const unsigned char *mask, size_t n, void *result)
+sb_status sb_dot_host_opts(sb_reduction r, const void *x, const void *y,
+                           const unsigned char *mask, size_t n, void *result,
+                           const sb_host_options *opts)
 {
     sb__detail_clear();
     sb__plan plan;
     const sb_status check = sb__plan_make_dot(r, &plan);
     SB_RETURN_IF(check != SB_OK, check);
-    return reduce_host(&plan, x, y, mask, n, result, NULL);
+    return reduce_host(&plan, x, y, mask, n, result, opts);
+}
+
+sb_status sb_dot_host(sb_reduction r, const void *x, const void *y,
+                      const unsigned char *mask, size_t n, void *result)
+{
+    return sb_dot_host_opts(r, x, y, mask, n, result, NULL);
 }
 
 sb_status sb_reduce_host(sb_reduction r, const void *x,

@@ -9,6 +9,8 @@
  *                                a cold then a warm kernel cache
  *   4. tools/bench_stream.c      (--stream) one call against pieces
  *                                through sb_partial
+ *   5. tools/bench_maps.c        (--maps) maps and dot products against
+ *                                the plain sum
  * tools/bench_common.c holds what more than one part needs: the devices as
  * the bench opens them, the data it measures and the sinks for results.
  * Each part prints its own text section or JSON lines to stdout and its
@@ -147,5 +149,14 @@ int bench_first_call_child(const char *index);
  * (pieces that gave other bits than the one call included). */
 int bench_stream(int json, int log2_n, unsigned repeat, bench_device *devs,
                  size_t dev_count);
+
+/* ---- 5. maps and dot products (tools/bench_maps.c) ---------------------------- */
+
+/* f32 and f64 at 2^log2_n: the plain sum, SB_MAP_ABS, SB_MAP_SQUARE and
+ * a dot product, on the host (1 and every thread, next to the 1-thread
+ * read) and each device (default float mode). Returns 0, or -1 after a
+ * message. */
+int bench_maps(int json, int log2_n, unsigned repeat, bench_device *devs,
+               size_t dev_count);
 
 #endif /* SAMEBITS_BENCH_H */

@@ -15,6 +15,8 @@
  *    fresh child process, with a cold then a warm kernel cache.
  * 4. In pieces (bench_stream.c, --stream): one call against pieces through
  *    sb_partial, host and devices; the partial's size and a merge's cost.
+ * 5. Maps and dot products (bench_maps.c, --maps): |x|, x*x and x.y sums
+ *    against the plain sum and the read.
  *
  * What more than one part needs (the devices, the data, the sinks) is in
  * bench_common.c.
@@ -40,7 +42,7 @@ static void print_usage(FILE *out)
             "usage: samebits bench [--device SEL] [--sizes S1,S2,...] [--repeat N]\n"
             "                      [--types T1,...] [--ops OP1,...] [--json]\n"
             "                      [--float-modes M1,...] [--isa I] [--no-latency]\n"
-            "                      [--stream]\n"
+            "                      [--stream] [--maps]\n"
             "\n"
             "1. GB/s of input read by sum, min and prod over f32, f64 and i32 at\n"
             "   n = 2^S elements (default sizes 20,24; S in %d..%d):\n"
@@ -89,6 +91,9 @@ static void print_usage(FILE *out)
             "                --sizes) in one call and in pieces through sb_partial:\n"
             "                host pieces of 2^14..2^24, device pieces of 2^20..2^24\n"
             "                of one cl_mem; the partial's size and a merge's cost\n"
+            "  --maps        part 5: f32 and f64 sums of 2^S elements with\n"
+            "                SB_MAP_ABS, SB_MAP_SQUARE and as a dot product, next\n"
+            "                to the plain sum and the 1-thread read, host and devices\n"
             "\n"
             "Exit status: 0 measured; 2 a bad command line; 4 no such device, or\n"
             "a device failed (with --json, a last {\"kind\":\"error\"} record).\n",
@@ -231,7 +236,7 @@ static int run_bench(int argc, char **argv)
     int sizes[BENCH_MAX_SIZES] = { 20, 24 };
     size_t size_count = 2;
     unsigned long repeat = BENCH_DEFAULT_REPEAT;
-    int json = 0, latency = 1, stream = 0;
+    int json = 0, latency = 1, stream = 0, maps = 0;
     const char *device_spec = NULL;
     /* i64 is measured on request only (the baseline of software f64). */
     static const int all_types[] = { SB_F32, SB_F64, SB_I32, SB_I64 };
@@ -258,6 +263,8 @@ static int run_bench(int argc, char **argv)
             latency = 0;
         } else if (strcmp(argv[i], "--stream") == 0) {
             stream = 1;
+        } else if (strcmp(argv[i], "--maps") == 0) {
+            maps = 1;
         } else if ((v = cli_option_value(argc, argv, &i, "--first-call-child",
                                          &missing)) != NULL) {
             return bench_first_call_child(v);
@@ -375,6 +382,8 @@ static int run_bench(int argc, char **argv)
         largest = sizes[i] > largest ? sizes[i] : largest;
     if (stream && bench_stream(json, largest, plan.repeat, devs,
                                dev_count) != 0)
+        goto done;
+    if (maps && bench_maps(json, largest, plan.repeat, devs, dev_count) != 0)
         goto done;
     rc = CLI_EXIT_OK;
 done:
