@@ -180,7 +180,8 @@ static void nan_leaves(sb_type t, void *x, size_t n, uint64_t s)
             memcpy((char *)x + 4 * i, &bits, 4);
         } else {
             uint64_t bits = UINT64_C(0x7FF0000000000000)
-                          | (r & UINT64_C(0xFFFFFFFFFFFFF)) | (r & (UINT64_C(1) << 63));
+                          | (r & UINT64_C(0xFFFFFFFFFFFFF))
+                          | (r & (UINT64_C(1) << 63));
             if ((bits & UINT64_C(0xFFFFFFFFFFFFF)) == 0)
                 bits |= 1;
             memcpy((char *)x + 8 * i, &bits, 8);
