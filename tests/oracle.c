@@ -8,7 +8,11 @@
  * 128 bits and then checked against (or wrapped into) the accumulator's
  * range; float steps are done in the accumulator's own C type. The file is
  * compiled with -ffp-contract=off, and each float step is stored through a
- * volatile so that no excess precision or contraction can reach it. */
+ * volatile so that no excess precision or contraction can reach it.
+ *
+ * Maps (abs, square), skipped NaNs and dot products only change what
+ * enters the leaf fold (take_element()); the fold, the tree and the
+ * result are the same for all of them. */
 #include "oracle.h"
 
 #include <math.h>
@@ -118,6 +122,13 @@ static bool op_is_boolean(sb_op op)
     return op == SB_ANY || op == SB_ALL;
 }
 
+/* samebits.h: "typedef enum { SB_MAP_NONE = 0, SB_MAP_ABS, SB_MAP_SQUARE }
+ * sb_map". */
+static bool map_is_known(sb_map map)
+{
+    return (int)map >= (int)SB_MAP_NONE && (int)map <= (int)SB_MAP_SQUARE;
+}
+
 bool oracle_reduction_is_valid(sb_reduction r)
 {
     if (!op_is_known(r.op))
@@ -126,8 +137,10 @@ bool oracle_reduction_is_valid(sb_reduction r)
         return false;
     if (r.accumulator != 0 && !type_is_known(r.accumulator))
         return false;
-    if ((r.flags & ~SB_WRAP) != 0)
+    if ((r.flags & ~(SB_WRAP | SB_SKIP_NAN)) != 0)
         return false;                               /* unknown flag bits */
+    if (!map_is_known(r.map))
+        return false;                               /* unknown map */
     const sb_type acc = accumulator_of(r);
     if (op_is_boolean(r.op)) {
         /* "any and all have no accumulator: it must be 0 or the input type" */
@@ -141,7 +154,24 @@ bool oracle_reduction_is_valid(sb_reduction r)
      * is refused too. */
     if ((r.flags & SB_WRAP) && type_is_float(acc))
         return false;
+    /* SB_SKIP_NAN: "Valid for f32 and f64 inputs, with every op ...
+     * Refused (SB_INVALID_ARGUMENT) for integer inputs, which have no
+     * NaN." It is the input that is float, not the accumulator. */
+    if ((r.flags & SB_SKIP_NAN) && !type_is_float(r.input))
+        return false;
+    /* A map is "Valid with sum, prod, min and max ... Refused with any/all"
+     * (API-2.md: "Not valid with any/all/count"). */
+    if (r.map != SB_MAP_NONE && op_is_boolean(r.op))
+        return false;
     return true;
+}
+
+/* sb_dot_host(): "r.op must be SB_SUM and r.map SB_MAP_NONE"; every other
+ * rule (types, pairs, flags) is that of a reduction. */
+bool oracle_dot_is_valid(sb_reduction r)
+{
+    return oracle_reduction_is_valid(r) && r.op == SB_SUM &&
+           r.map == SB_MAP_NONE;
 }
 
 size_t oracle_result_size(sb_reduction r)
@@ -194,6 +224,13 @@ static bool element_is_true(exact_value v)
     return v.is_float ? v.real != 0.0 : v.integer != 0;
 }
 
+/* Whether an element is a float NaN (a binary32 NaN stays a NaN when read
+ * as binary64). Integers have no NaN. */
+static bool element_is_nan(exact_value v)
+{
+    return v.is_float && isnan(v.real);
+}
+
 /* ------------------------------------------------------------------------
  * Nodes: a leaf value or a tree node, or `none`
  * ---------------------------------------------------------------------- */
@@ -216,7 +253,20 @@ typedef struct {
     sb_op   op;
     sb_type acc;         /* the accumulator type (unused by any/all) */
     bool    wrap;        /* SB_WRAP */
+    sb_map  map;         /* r.map (always SB_MAP_NONE for a dot product) */
+    bool    skip_nan;    /* SB_SKIP_NAN */
 } reducer;
+
+/* What is reduced: the elements x[0..n), or for a dot product the terms
+ * x[i] * y[i]. */
+typedef struct {
+    sb_type              input;
+    const void          *x;
+    bool                 is_dot;
+    const void          *y;     /* the second factors of a dot product */
+    const unsigned char *mask;  /* NULL: every position takes part */
+    size_t               n;
+} elements;
 
 /* "Each element that takes part is converted to A first." The conversion
  * is exact because only exact pairs pass validation. */
@@ -393,14 +443,123 @@ static bool takes_part(const unsigned char *mask, size_t i)
     return mask == NULL || mask[i] != 0;
 }
 
+/* ------------------------------------------------------------------------
+ * Element maps and dot-product terms
+ *
+ * ORDER.md: "A map (abs, square) is applied to each taking-part element
+ * after its conversion to A, in A: abs is exact for floats; square is one
+ * rounded multiplication. For integers, an abs or square that does not fit
+ * A (abs(INT32_MIN) in i32) is an overflow under checked arithmetic, for
+ * every operation including min, max, argmin and argmax, or wraps modulo
+ * 2^bits(A) in the wrapping mode."
+ * ---------------------------------------------------------------------- */
+
+/* |e| in A. Floats: "exact (the sign bit cleared, NaNs included)"
+ * (samebits.h), so the bit is cleared, not computed. Integers: the exact
+ * |e| in 128 bits, then checked or wrapped like any step. An unsigned
+ * accumulator holds no negative value: |e| = e. */
+static bool absolute(const reducer *rd, node e, node *out)
+{
+    *out = e;
+    if (rd->acc == SB_F32) {
+        uint32_t bits;
+        memcpy(&bits, &e.v.f, sizeof bits);
+        bits &= UINT32_C(0x7FFFFFFF);
+        memcpy(&out->v.f, &bits, sizeof bits);
+        return true;
+    }
+    if (rd->acc == SB_F64) {
+        uint64_t bits;
+        memcpy(&bits, &e.v.d, sizeof bits);
+        bits &= UINT64_C(0x7FFFFFFFFFFFFFFF);
+        memcpy(&out->v.d, &bits, sizeof bits);
+        return true;
+    }
+    if (type_is_signed_integer(rd->acc)) {
+        const int128 exact = e.v.i < 0 ? -(int128)e.v.i : (int128)e.v.i;
+        return signed_result(rd, exact, &out->v.i);
+    }
+    return true;
+}
+
+/* a * b in A: one rounded float multiplication (stored through a volatile,
+ * never fused with what follows), or the exact integer product in 128 bits
+ * (|INT64_MIN|^2 = 2^126 and (2^64-1)^2 < 2^128 fit), checked or wrapped.
+ * Returns false on a checked overflow. */
+static bool multiply(const reducer *rd, node a, node b, node *out)
+{
+    out->has = true;
+    if (rd->acc == SB_F32) {
+        volatile float product = a.v.f * b.v.f;
+        out->v.f = product;
+        return true;
+    }
+    if (rd->acc == SB_F64) {
+        volatile double product = a.v.d * b.v.d;
+        out->v.d = product;
+        return true;
+    }
+    if (type_is_signed_integer(rd->acc))
+        return signed_result(rd, (int128)a.v.i * (int128)b.v.i, &out->v.i);
+    return unsigned_result(rd, (uint128)a.v.u * (uint128)b.v.u, &out->v.u);
+}
+
+static bool apply_map(const reducer *rd, node e, node *out)
+{
+    switch (rd->map) {
+    case SB_MAP_ABS:    return absolute(rd, e, out);
+    case SB_MAP_SQUARE: return multiply(rd, e, e, out);
+    case SB_MAP_NONE:   break;
+    }
+    *out = e;
+    return true;
+}
+
+typedef enum {
+    ELEMENT_SKIPPED,     /* does not take part */
+    ELEMENT_TAKES_PART,  /* *out holds its value in A */
+    ELEMENT_OVERFLOW     /* its map or product does not fit A (checked) */
+} element_status;
+
+/* Position i as it enters the leaf fold. */
+static element_status take_element(const reducer *rd, const elements *in,
+                                   size_t i, node *out)
+{
+    /* "element i takes part iff mask[i] != 0" */
+    if (!takes_part(in->mask, i))
+        return ELEMENT_SKIPPED;
+    const exact_value a = read_element(in->input, in->x, i);
+    if (!in->is_dot) {
+        /* "Skipping NaNs (on request): a float element that is a NaN does
+         * not take part, exactly as if its mask byte were 0". */
+        if (rd->skip_nan && element_is_nan(a))
+            return ELEMENT_SKIPPED;
+        /* "Each element that takes part is converted to A first", then the
+         * map "is applied ... after its conversion to A, in A". */
+        return apply_map(rd, convert_to_accumulator(rd, a), out)
+             ? ELEMENT_TAKES_PART : ELEMENT_OVERFLOW;
+    }
+    const exact_value b = read_element(in->input, in->y, i);
+    /* sb_dot_host(): with SB_SKIP_NAN "a term is skipped when either
+     * factor is a NaN". */
+    if (rd->skip_nan && (element_is_nan(a) || element_is_nan(b)))
+        return ELEMENT_SKIPPED;
+    /* "A dot product's element i is x[i] * y[i], both converted to A
+     * first, one rounded multiplication (never fused with the following
+     * addition); then the sum order above." */
+    return multiply(rd, convert_to_accumulator(rd, a),
+                    convert_to_accumulator(rd, b), out)
+         ? ELEMENT_TAKES_PART : ELEMENT_OVERFLOW;
+}
+
 /* Folds leaf `j` (positions 16j .. min(16j+15, n-1)) left to right.
  * sum/prod/any/all: v = start; v = v OP x for each taking-part x.
  * min/max: v = the first taking-part element; later ones replace it only
  * if strictly smaller / larger. No taking-part element: none. */
-static bool fold_leaf(const reducer *rd, sb_type input, const void *x,
-                      const unsigned char *mask, size_t n, size_t j,
+static bool fold_leaf(const reducer *rd, const elements *in, size_t j,
                       node *out)
 {
+    const size_t n = in->n;
     const size_t first = j * LEAF_SIZE;
     const size_t last = first + LEAF_SIZE - 1 < n - 1 ? first + LEAF_SIZE - 1
                                                       : n - 1;
@@ -408,9 +567,12 @@ static bool fold_leaf(const reducer *rd, sb_type input, const void *x,
     bool any_taking_part = false;
     node v = has_start ? start_value(rd) : none;
     for (size_t i = first; i <= last; i++) {
-        if (!takes_part(mask, i))
+        node e;
+        const element_status status = take_element(rd, in, i, &e);
+        if (status == ELEMENT_SKIPPED)
             continue;
-        const node e = convert_to_accumulator(rd, read_element(input, x, i));
+        if (status == ELEMENT_OVERFLOW)
+            return false;          /* "an overflow ... for every operation" */
         any_taking_part = true;
         if (!v.has) {
             v = e;                 /* min/max: the first taking-part element */
@@ -468,15 +630,13 @@ static void write_result(const reducer *rd, node root, void *result)
  * The whole reduction
  * ---------------------------------------------------------------------- */
 
-sb_status oracle_reduce(sb_reduction r, const void *x,
-                        const unsigned char *mask, size_t n, void *result)
+/* The reduction of `in` (validated by the caller). */
+static sb_status reduce_elements(sb_reduction r, const elements *in,
+                                 void *result)
 {
-    if (!oracle_reduction_is_valid(r) || result == NULL)
-        return SB_INVALID_ARGUMENT;
-    if (n > 0 && x == NULL)
-        return SB_INVALID_ARGUMENT;
-
-    const reducer rd = { r.op, accumulator_of(r), (r.flags & SB_WRAP) != 0 };
+    const reducer rd = { r.op, accumulator_of(r), (r.flags & SB_WRAP) != 0,
+                         r.map, (r.flags & SB_SKIP_NAN) != 0 };
+    const size_t n = in->n;
     const size_t leaves = n / LEAF_SIZE + (n % LEAF_SIZE != 0);
     node root = none;
 
@@ -490,7 +650,7 @@ sb_status oracle_reduce(sb_reduction r, const void *x,
             return SB_OUT_OF_MEMORY;
         }
         for (size_t j = 0; j < leaves; j++) {
-            if (!fold_leaf(&rd, r.input, x, mask, n, j, &level[j])) {
+            if (!fold_leaf(&rd, in, j, &level[j])) {
                 free(level);
                 free(upper);
                 return SB_OVERFLOW;
@@ -527,4 +687,26 @@ sb_status oracle_reduce(sb_reduction r, const void *x,
     }
     write_result(&rd, root, result);
     return SB_OK;
+}
+
+sb_status oracle_reduce(sb_reduction r, const void *x,
+                        const unsigned char *mask, size_t n, void *result)
+{
+    if (!oracle_reduction_is_valid(r) || result == NULL)
+        return SB_INVALID_ARGUMENT;
+    if (n > 0 && x == NULL)
+        return SB_INVALID_ARGUMENT;
+    const elements in = { r.input, x, false, NULL, mask, n };
+    return reduce_elements(r, &in, result);
+}
+
+sb_status oracle_dot(sb_reduction r, const void *x, const void *y,
+                     const unsigned char *mask, size_t n, void *result)
+{
+    if (!oracle_dot_is_valid(r) || result == NULL)
+        return SB_INVALID_ARGUMENT;
+    if (n > 0 && (x == NULL || y == NULL))
+        return SB_INVALID_ARGUMENT;
+    const elements in = { r.input, x, true, y, mask, n };
+    return reduce_elements(r, &in, result);
 }

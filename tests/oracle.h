@@ -25,11 +25,27 @@
 sb_status oracle_reduce(sb_reduction r, const void *x,
                         const unsigned char *mask, size_t n, void *result);
 
+/*! oracle_dot() :
+ *  The dot product of x[0..n) and y[0..n) (both of type r.input) with the
+ *  contract of sb_dot_host(): the sum, in the order of ORDER.md, of the
+ *  terms x[i] * y[i], each factor converted to the accumulator first and
+ *  the product rounded once (integer products checked or wrapping).
+ *  @return as oracle_reduce(); SB_INVALID_ARGUMENT where
+ *          oracle_dot_is_valid() is false or y is NULL with n > 0. */
+sb_status oracle_dot(sb_reduction r, const void *x, const void *y,
+                     const unsigned char *mask, size_t n, void *result);
+
 /*! oracle_reduction_is_valid() :
- *  @return whether ORDER.md and samebits.h allow `r`: known op, types and
- *          flags, an allowed input/accumulator pair, no SB_WRAP on a float
- *          accumulator. */
+ *  @return whether ORDER.md and samebits.h allow `r`: known op, types,
+ *          flags and map, an allowed input/accumulator pair, no SB_WRAP on
+ *          a float accumulator, SB_SKIP_NAN only on a float input, a map
+ *          only with sum, prod, min or max. */
 bool oracle_reduction_is_valid(sb_reduction r);
+
+/*! oracle_dot_is_valid() :
+ *  @return whether `r` is a valid dot product: a valid reduction with op
+ *          SB_SUM and map SB_MAP_NONE. */
+bool oracle_dot_is_valid(sb_reduction r);
 
 /*! oracle_result_size() :
  *  @return the bytes oracle_reduce() writes for `r` (the accumulator's size,

@@ -551,6 +551,8 @@ test_case make_case(uint64_t seed, sb_reduction r, size_t n, mask_kind mask,
     h = mix_seed(h, (uint64_t)n);
     h = mix_seed(h, (uint64_t)mask);
     h = mix_seed(h, (uint64_t)family);
+    if (r.map != SB_MAP_NONE)   /* so cases without a map keep their seeds */
+        h = mix_seed(h, (uint64_t)r.map);
     c.case_seed = h;
     c.offset = (unsigned)(h >> 61) % 3;   /* misaligned starts, sometimes */
     return c;
@@ -561,13 +563,15 @@ void print_case(FILE *out, const test_case *c)
     fprintf(out,
             "case: seed=%" PRIu64 " case_seed=0x%016" PRIx64
             " op=%s input=%s accumulator=%s flags=%s n=%zu mask=%s"
-            " family=%s offset=%u threads=%u isa=%s\n",
+            " family=%s offset=%u threads=%u isa=%s map=%s\n",
             c->seed, c->case_seed, op_name(c->r.op), type_name(c->r.input),
             type_name(c->r.accumulator),
             c->r.flags == 0 ? "checked"
-                            : c->r.flags == SB_WRAP ? "wrap" : "?",
+            : c->r.flags == SB_WRAP ? "wrap"
+            : c->r.flags == SB_SKIP_NAN ? "skip-nan"
+            : c->r.flags == (SB_WRAP | SB_SKIP_NAN) ? "wrap|skip-nan" : "?",
             c->n, mask_name(c->mask), family_name(c->family), c->offset,
-            c->threads, sb_isa_name(c->isa));
+            c->threads, sb_isa_name(c->isa), sb_map_name(c->r.map));
 }
 
 bool bits_equal(const void *a, const void *b, size_t size)

@@ -6,10 +6,13 @@
  * the worked 80-element example, signed zeros through leaves and `none`,
  * NaN and infinity, checked integer overflow that depends on the tree,
  * widening accumulators, empty results and start values, and every
- * refused argument (including the whole input x accumulator table). */
+ * refused argument (including the whole input x accumulator table); and
+ * element maps, skipped NaNs and dot products (oracle_dot() against
+ * sb_dot_host()). */
 #include <stdarg.h>              /* cmocka's four required headers */
 #include <stddef.h>
 #include <setjmp.h>
+#include <math.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -846,18 +849,25 @@ static void wrap_is_refused_with_a_float_accumulator(void **state)
         check_pair_table((sb_op)op, SB_WRAP);
 }
 
+/* Bit 1 (2u) is SB_SKIP_NAN now, refused on i32 for its own reason (no
+ * NaN); the bits above it are unknown, on an integer and a float input. */
 static void unknown_flag_bits_are_refused(void **state)
 {
     (void)state;
     const int32_t x[2] = { 1, 2 };
-    const unsigned flags[] = { 2u, 4u, 0x80000000u, SB_WRAP | 2u };
-    for (size_t k = 0; k < sizeof flags / sizeof *flags; k++) {
-        const sb_reduction r = { .op = SB_SUM, .input = SB_I32,
-                                 .flags = flags[k] };
-        expect_status(r, x, NULL, 2, SB_INVALID_ARGUMENT);
-        assert_int_equal(sb_reduction_check(r), SB_INVALID_ARGUMENT);
-        assert_int_equal(sb_result_size(r), 0);
-    }
+    const unsigned flags[] = { 2u, 4u, 8u, 0x80000000u, SB_WRAP | 4u,
+                               SB_SKIP_NAN | 4u };
+    const sb_type inputs[] = { SB_I32, SB_F32 };
+    for (size_t t = 0; t < 2; t++)
+        for (size_t k = 0; k < sizeof flags / sizeof *flags; k++) {
+            if (inputs[t] == SB_F32 && flags[k] == SB_SKIP_NAN)
+                continue;                 /* valid for a float input */
+            const sb_reduction r = { .op = SB_SUM, .input = inputs[t],
+                                     .flags = flags[k] };
+            expect_status(r, x, NULL, 2, SB_INVALID_ARGUMENT);
+            assert_int_equal(sb_reduction_check(r), SB_INVALID_ARGUMENT);
+            assert_int_equal(sb_result_size(r), 0);
+        }
 }
 
 static void unknown_op_or_type_is_refused(void **state)
@@ -921,6 +931,418 @@ static void nothing_is_written_to_result_on_error(void **state)
                   hundreds, NULL, 1, SB_INVALID_ARGUMENT);
     expect_status((sb_reduction){ .op = SB_SUM, .input = SB_I8 }, NULL, NULL,
                   2, SB_INVALID_ARGUMENT);
+}
+
+/* ------------------------------------------------------------------------
+ * Element maps, skipped NaNs and dot products (ORDER.md: "Element maps,
+ * dot products, half precision, positions")
+ *
+ * "A map (abs, square) is applied to each taking-part element after its
+ * conversion to A, in A: abs is exact for floats; square is one rounded
+ * multiplication. For integers, an abs or square that does not fit A ... is
+ * an overflow under checked arithmetic, for every operation ..., or wraps
+ * modulo 2^bits(A) in the wrapping mode." Every expected value below is
+ * worked out by hand in the comment above it.
+ * ---------------------------------------------------------------------- */
+
+static sb_reduction mapped(sb_op op, sb_type input, sb_type acc,
+                           unsigned flags, sb_map map)
+{
+    const sb_reduction r = { op, input, acc, flags, map };
+    return r;
+}
+
+/* asum = SUM + ABS, f32.
+ * { -0.0, -1.5, 2.25, -0.0 }: abs clears each sign bit: +0, 1.5, 2.25, +0.
+ *   fold: +0 + +0 = +0; +0 + 1.5 = 1.5; 1.5 + 2.25 = 3.75; 3.75 + 0 = 3.75.
+ *   3.75 = 1.875 * 2^1: exponent 128 (0x40000000), fraction .875 = 0x700000:
+ *   0x40700000.
+ * { 1, NaN with the sign set and payload 1 (0xFFC00001), 2 }: abs gives
+ *   0x7FC00001 (still a NaN); 1 + NaN = NaN; NaN + 2 = NaN: the canonical
+ *   0x7FC00000. With SB_SKIP_NAN the NaN does not take part: 1 + 2 = 3 =
+ *   1.5 * 2^1: 0x40400000.
+ * max |x| of { -0.0 }: abs(-0.0) = +0.0: 0x00000000, where max of { -0.0 }
+ *   is the element itself, 0x80000000. */
+static void asum_clears_signs_of_zeros_and_nans(void **state)
+{
+    (void)state;
+    const sb_reduction asum = mapped(SB_SUM, SB_F32, 0, 0, SB_MAP_ABS);
+    const float x[4] = { -0.0f, -1.5f, 2.25f, -0.0f };
+    expect_f32_bits(asum, x, NULL, 4, UINT32_C(0x40700000));
+
+    const float y[3] = { 1.0f, f32_from_bits(UINT32_C(0xFFC00001)), 2.0f };
+    expect_f32_bits(asum, y, NULL, 3, F32_CANONICAL_NAN);
+    expect_f32_bits(mapped(SB_SUM, SB_F32, 0, SB_SKIP_NAN, SB_MAP_ABS), y,
+                    NULL, 3, UINT32_C(0x40400000));
+
+    const float negative_zero[1] = { -0.0f };
+    expect_f32_bits(mapped(SB_MAX, SB_F32, 0, 0, SB_MAP_ABS), negative_zero,
+                    NULL, 1, UINT32_C(0x00000000));
+    expect_f32_bits(mapped(SB_MAX, SB_F32, 0, 0, SB_MAP_NONE), negative_zero,
+                    NULL, 1, UINT32_C(0x80000000));
+}
+
+/* Squared sum = SUM + SQUARE, f32; each square is rounded once, subnormals
+ * kept.
+ * x = 3 * 2^-76 (a normal binary32, 1.5 * 2^-75): x^2 = 9 * 2^-152
+ *   = 1.125 * 2^-149, between the subnormals 1 * 2^-149 and 2 * 2^-149,
+ *   nearer 1: the square is 2^-149 (0x00000001), not flushed to 0. Two such
+ *   elements: 0 + 2^-149 = 2^-149, then + 2^-149 = 2^-148: 0x00000002.
+ * x = 2^64 (and -2^64): x^2 = 2^128 > FLT_MAX: +inf (0x7F800000) for both
+ *   signs; +inf + 1 = +inf. With an f64 accumulator the element is first
+ *   converted to f64 and squared there: 2^128 exactly (exponent 1151 =
+ *   0x47F: 0x47F0000000000000); 2^128 + 1 rounds back to 2^128 (the ulp of
+ *   2^128 in binary64 is 2^76), and + 2^128 from the second element gives
+ *   2^129 = 0x4800000000000000. */
+static void squares_round_once_to_subnormals_and_to_infinity(void **state)
+{
+    (void)state;
+    const sb_reduction ssq = mapped(SB_SUM, SB_F32, 0, 0, SB_MAP_SQUARE);
+    const float tiny[2] = { 3.0f * 0x1p-76f, -3.0f * 0x1p-76f };
+    expect_f32_bits(ssq, tiny, NULL, 1, UINT32_C(0x00000001));
+    expect_f32_bits(ssq, tiny, NULL, 2, UINT32_C(0x00000002));
+
+    const float big[3] = { 0x1p64f, 1.0f, -0x1p64f };
+    expect_f32_bits(ssq, big, NULL, 3, UINT32_C(0x7F800000));
+    expect_f64_bits(mapped(SB_SUM, SB_F32, SB_F64, 0, SB_MAP_SQUARE), big,
+                    NULL, 2, UINT64_C(0x47F0000000000000));
+    expect_f64_bits(mapped(SB_SUM, SB_F32, SB_F64, 0, SB_MAP_SQUARE), big,
+                    NULL, 3, UINT64_C(0x4800000000000000));
+}
+
+/* max vs max |x| over { 3, -5, 4 }:
+ *   max: v = 3; -5 > 3 no; 4 > 3 yes: 4 (f64 0x4010000000000000);
+ *   max |x|: 3, 5, 4: v = 3; 5 > 3: 5; 4 > 5 no: 5 (0x4014000000000000).
+ *   The same in i32: 4 and 5; min |x| is 3 and min is -5. */
+static void max_abs_differs_from_max(void **state)
+{
+    (void)state;
+    const double d[3] = { 3.0, -5.0, 4.0 };
+    expect_f64_bits(mapped(SB_MAX, SB_F64, 0, 0, SB_MAP_NONE), d, NULL, 3,
+                    UINT64_C(0x4010000000000000));
+    expect_f64_bits(mapped(SB_MAX, SB_F64, 0, 0, SB_MAP_ABS), d, NULL, 3,
+                    UINT64_C(0x4014000000000000));
+    const int32_t i[3] = { 3, -5, 4 };
+    expect_integer(mapped(SB_MAX, SB_I32, 0, 0, SB_MAP_NONE), i, NULL, 3, 4);
+    expect_integer(mapped(SB_MAX, SB_I32, 0, 0, SB_MAP_ABS), i, NULL, 3, 5);
+    expect_integer(mapped(SB_MIN, SB_I32, 0, 0, SB_MAP_NONE), i, NULL, 3, -5);
+    expect_integer(mapped(SB_MIN, SB_I32, 0, 0, SB_MAP_ABS), i, NULL, 3, 3);
+}
+
+/* min |x| with ties of + and -.
+ * { -2, 2, -1, 1 } (f32): abs: 2, 2, 1, 1: v = 2; 2 < 2 no; 1 < 2 yes: 1;
+ *   1 < 1 no: +1.0 = 0x3F800000 (never -1: the sign is cleared first).
+ * Zeros in two leaves, x[0] and x[16], the rest masked out:
+ *   { -0.0 at 0, +0.0 at 16 }: min: leaves -0.0 and +0.0; the right replaces
+ *   the left only if +0 < -0, which is false: -0.0 = 0x80000000.
+ *   { +0.0 at 0, -0.0 at 16 }: likewise the left: +0.0 = 0x00000000.
+ *   min |x| of either: both leaves are +0.0: 0x00000000. */
+static void min_abs_ties_of_both_signs(void **state)
+{
+    (void)state;
+    const sb_reduction min_abs = mapped(SB_MIN, SB_F32, 0, 0, SB_MAP_ABS);
+    const sb_reduction min = mapped(SB_MIN, SB_F32, 0, 0, SB_MAP_NONE);
+    const float x[4] = { -2.0f, 2.0f, -1.0f, 1.0f };
+    expect_f32_bits(min_abs, x, NULL, 4, UINT32_C(0x3F800000));
+
+    float z[17] = { 0 };
+    unsigned char mask[17] = { 0 };
+    mask[0] = mask[16] = 1;
+    z[0] = -0.0f;
+    z[16] = 0.0f;
+    expect_f32_bits(min, z, mask, 17, UINT32_C(0x80000000));
+    expect_f32_bits(min_abs, z, mask, 17, UINT32_C(0x00000000));
+    z[0] = 0.0f;
+    z[16] = -0.0f;
+    expect_f32_bits(min, z, mask, 17, UINT32_C(0x00000000));
+    expect_f32_bits(min_abs, z, mask, 17, UINT32_C(0x00000000));
+}
+
+/* abs(INT32_MIN) = 2^31 does not fit i32 (max 2^31 - 1): an overflow for
+ * every op, min and max included, although max and min themselves never
+ * overflow. In i32 -> i64 it is first converted to i64, where 2^31 fits:
+ *   { 5, INT32_MIN, 7 }: abs 5, 2147483648, 7: sum 2147483660, max
+ *   2147483648, min 5, prod 5 * 2147483648 * 7 = 75161927680. */
+static void abs_of_int32_min_overflows_i32_but_fits_i64(void **state)
+{
+    (void)state;
+    const int32_t x[3] = { 5, INT32_MIN, 7 };
+    for (int op = SB_SUM; op <= SB_MAX; op++)
+        expect_status(mapped((sb_op)op, SB_I32, 0, 0, SB_MAP_ABS), x, NULL, 3,
+                      SB_OVERFLOW);
+    expect_integer(mapped(SB_SUM, SB_I32, SB_I64, 0, SB_MAP_ABS), x, NULL, 3,
+                   INT64_C(2147483660));
+    expect_integer(mapped(SB_MAX, SB_I32, SB_I64, 0, SB_MAP_ABS), x, NULL, 3,
+                   INT64_C(2147483648));
+    expect_integer(mapped(SB_MIN, SB_I32, SB_I64, 0, SB_MAP_ABS), x, NULL, 3,
+                   5);
+    expect_integer(mapped(SB_PROD, SB_I32, SB_I64, 0, SB_MAP_ABS), x, NULL, 3,
+                   INT64_C(75161927680));
+}
+
+/* SB_WRAP: abs(INT8_MIN) = 128 = -128 modulo 2^8, so |INT8_MIN| is INT8_MIN.
+ *   { INT8_MIN }: sum 0 + (-128) = -128.
+ *   { INT8_MIN, 100 }: abs -128, 100: max 100, min -128.
+ *   Checked (no SB_WRAP), the same elements overflow, for max too. */
+static void wrapped_abs_of_int8_min_is_int8_min(void **state)
+{
+    (void)state;
+    const int8_t x[2] = { INT8_MIN, 100 };
+    expect_integer(mapped(SB_SUM, SB_I8, 0, SB_WRAP, SB_MAP_ABS), x, NULL, 1,
+                   -128);
+    expect_integer(mapped(SB_MAX, SB_I8, 0, SB_WRAP, SB_MAP_ABS), x, NULL, 2,
+                   100);
+    expect_integer(mapped(SB_MIN, SB_I8, 0, SB_WRAP, SB_MAP_ABS), x, NULL, 2,
+                   -128);
+    expect_status(mapped(SB_MAX, SB_I8, 0, 0, SB_MAP_ABS), x, NULL, 2,
+                  SB_OVERFLOW);
+}
+
+/* Squares of i16 (max 32767): 181^2 = 32761 fits, 182^2 = 33124 does not.
+ *   { 181 }: sum of squares 32761.
+ *   { 181, 182 }: checked: overflow (in the map, for max as well).
+ *   SB_WRAP: 33124 - 65536 = -32412; sum 32761 + (-32412) = 349 (and the
+ *     exact 65885 modulo 65536 is 349 too: wrapping is order-free); max of
+ *     the squares 32761.
+ *   i16 -> i32: 65885, no overflow.
+ *   i16 -> f32, x = 32767: 32767^2 = 1073676289 = 0x3FFF0001 (30 bits); in
+ *     [2^29, 2^30) binary32 numbers are 64 apart: 1073676289 / 64 =
+ *     16776192.02, so it rounds to 16776192 * 64 = 1073676288 = 1.999878 *
+ *     2^29: exponent 156 (0x4E000000), fraction (1073676288 - 2^29) / 64 =
+ *     8387584 = 0x7FFC00: 0x4E7FFC00. The square is rounded in the
+ *     accumulator, once. */
+static void i16_square_overflows_and_wraps(void **state)
+{
+    (void)state;
+    const int16_t x[2] = { 181, 182 };
+    expect_integer(mapped(SB_SUM, SB_I16, 0, 0, SB_MAP_SQUARE), x, NULL, 1,
+                   32761);
+    expect_status(mapped(SB_SUM, SB_I16, 0, 0, SB_MAP_SQUARE), x, NULL, 2,
+                  SB_OVERFLOW);
+    expect_status(mapped(SB_MAX, SB_I16, 0, 0, SB_MAP_SQUARE), x, NULL, 2,
+                  SB_OVERFLOW);
+    expect_integer(mapped(SB_SUM, SB_I16, 0, SB_WRAP, SB_MAP_SQUARE), x, NULL,
+                   2, 349);
+    expect_integer(mapped(SB_MAX, SB_I16, 0, SB_WRAP, SB_MAP_SQUARE), x, NULL,
+                   2, 32761);
+    expect_integer(mapped(SB_SUM, SB_I16, SB_I32, 0, SB_MAP_SQUARE), x, NULL,
+                   2, 65885);
+    const int16_t big[1] = { 32767 };
+    expect_f32_bits(mapped(SB_SUM, SB_I16, SB_F32, 0, SB_MAP_SQUARE), big,
+                    NULL, 1, UINT32_C(0x4E7FFC00));
+}
+
+/* The map is applied to taking-part elements only: { INT32_MIN, 3, -4 }
+ * with mask { 0, 1, 1 }: abs 3, 4: sum 7, max 4; no overflow. Unmasked the
+ * same reduction overflows. */
+static void masked_out_int32_min_is_not_mapped(void **state)
+{
+    (void)state;
+    const int32_t x[3] = { INT32_MIN, 3, -4 };
+    const unsigned char mask[3] = { 0, 1, 1 };
+    expect_integer(mapped(SB_SUM, SB_I32, 0, 0, SB_MAP_ABS), x, mask, 3, 7);
+    expect_integer(mapped(SB_MAX, SB_I32, 0, 0, SB_MAP_ABS), x, mask, 3, 4);
+    expect_status(mapped(SB_MAX, SB_I32, 0, 0, SB_MAP_ABS), x, NULL, 3,
+                  SB_OVERFLOW);
+}
+
+/* SB_SKIP_NAN: "a float element that is a NaN does not take part, exactly as
+ * if its mask byte were 0".
+ * 32 NaNs (two leaves): nothing takes part: sum +0.0 (0x00000000), prod 1
+ *   (0x3F800000), min and max SB_EMPTY, any 0, all 1; with the abs map too.
+ * Leaf 0 all NaN, leaf 1 = { 2, 1, then NaNs }: with skipping, leaf 0 is
+ *   none and leaf 1 is min(2, 1) = 1: combine(none, 1) = 1 (0x3F800000).
+ *   Without: leaf 0 is NaN (its first element; later NaNs do not replace
+ *   it), leaf 1 is 1; 1 < NaN is false, so NaN: 0x7FC00000.
+ * any over { NaN, 0.0 }: a NaN is true (1); skipped, only 0.0 is left: 0. */
+static void skipped_nans_empty_whole_leaves(void **state)
+{
+    (void)state;
+    float x[32];
+    for (size_t i = 0; i < 32; i++)
+        x[i] = f32_from_bits(UINT32_C(0x7FC00000) + (uint32_t)i);
+    const unsigned skip = SB_SKIP_NAN;
+    expect_f32_bits(mapped(SB_SUM, SB_F32, 0, skip, 0), x, NULL, 32, 0);
+    expect_f32_bits(mapped(SB_SUM, SB_F32, 0, skip, SB_MAP_ABS), x, NULL, 32,
+                    0);
+    expect_f32_bits(mapped(SB_PROD, SB_F32, 0, skip, 0), x, NULL, 32,
+                    UINT32_C(0x3F800000));
+    expect_status(mapped(SB_MIN, SB_F32, 0, skip, 0), x, NULL, 32, SB_EMPTY);
+    expect_status(mapped(SB_MAX, SB_F32, 0, skip, SB_MAP_SQUARE), x, NULL, 32,
+                  SB_EMPTY);
+    expect_integer(mapped(SB_ANY, SB_F32, 0, skip, 0), x, NULL, 32, 0);
+    expect_integer(mapped(SB_ALL, SB_F32, 0, skip, 0), x, NULL, 32, 1);
+
+    x[16] = 2.0f;
+    x[17] = 1.0f;
+    expect_f32_bits(mapped(SB_MIN, SB_F32, 0, skip, 0), x, NULL, 32,
+                    UINT32_C(0x3F800000));
+    expect_f32_bits(mapped(SB_MIN, SB_F32, 0, 0, 0), x, NULL, 32,
+                    F32_CANONICAL_NAN);
+
+    const double d[2] = { f64_from_bits(UINT64_C(0xFFF0000000000001)), 0.0 };
+    expect_integer(mapped(SB_ANY, SB_F64, 0, 0, 0), d, NULL, 2, 1);
+    expect_integer(mapped(SB_ANY, SB_F64, 0, skip, 0), d, NULL, 2, 0);
+}
+
+/* Dot products: run on oracle_dot() and sb_dot_host(), as expect_result()
+ * does for reductions. */
+static void expect_dot(sb_reduction r, const void *x, const void *y,
+                       const unsigned char *mask, size_t n, sb_status status,
+                       const void *expected, size_t size)
+{
+    unsigned char oracle[RESULT_BUFFER], host[RESULT_BUFFER];
+    memset(oracle, RESULT_SENTINEL, sizeof oracle);
+    memset(host, RESULT_SENTINEL, sizeof host);
+    const sb_status so = oracle_dot(r, x, y, mask, n, oracle);
+    const sb_status sh = sb_dot_host(r, x, y, mask, n, host);
+    bool good = so == status && sh == status;
+    if (status == SB_OK)
+        good = good && bits_equal(oracle, expected, size) &&
+               bits_equal(host, expected, size) &&
+               all_sentinel(oracle, size) && all_sentinel(host, size);
+    else
+        good = good && all_sentinel(oracle, 0) && all_sentinel(host, 0);
+    if (!good) {
+        fprintf(stderr, "dot: input=%s accumulator=%s flags=%u n=%zu\n"
+                "  expected %s ", type_name(r.input), type_name(r.accumulator),
+                r.flags, n, status_name(status));
+        if (status == SB_OK)
+            print_result(stderr, r, expected);
+        fprintf(stderr, "\n  oracle   %s ", status_name(so));
+        print_result(stderr, r, oracle);
+        fprintf(stderr, "\n  host     %s ", status_name(sh));
+        print_result(stderr, r, host);
+        fprintf(stderr, "\n");
+    }
+    assert_true(good);
+}
+
+static void expect_dot_integer(sb_reduction r, const void *x, const void *y,
+                               size_t n, int64_t value)
+{
+    const sb_type acc = r.accumulator == 0 ? r.input : r.accumulator;
+    unsigned char bytes[8];
+    for (size_t k = 0; k < 8; k++)
+        bytes[k] = (unsigned char)((uint64_t)value >> (8 * k));
+    expect_dot(r, x, y, NULL, n, SB_OK, bytes, type_size(acc));
+}
+
+/* Integer products are checked like any step, or wrap:
+ * i32: x = { 65536, 3 }, y = { 32768, 4 }: 65536 * 32768 = 2^31 > INT32_MAX:
+ *   overflow. SB_WRAP: 2^31 modulo 2^32 read as i32 is -2^31; 0 + (-2^31) +
+ *   12 = -2147483636. i32 -> i64: 2147483648 + 12 = 2147483660.
+ * u8: 255 * 255 = 65025 > 255: overflow; wrapped 65025 = 254 * 256 + 1: 1. */
+static void dot_integer_products_overflow_or_wrap(void **state)
+{
+    (void)state;
+    const int32_t x[2] = { 65536, 3 }, y[2] = { 32768, 4 };
+    const sb_reduction dot = { .op = SB_SUM, .input = SB_I32 };
+    expect_dot(dot, x, y, NULL, 2, SB_OVERFLOW, NULL, 0);
+    expect_dot_integer(mapped(SB_SUM, SB_I32, 0, SB_WRAP, 0), x, y, 2,
+                       INT64_C(-2147483636));
+    expect_dot_integer(mapped(SB_SUM, SB_I32, SB_I64, 0, 0), x, y, 2,
+                       INT64_C(2147483660));
+    const uint8_t u[1] = { 255 };
+    expect_dot(mapped(SB_SUM, SB_U8, 0, 0, 0), u, u, NULL, 1, SB_OVERFLOW,
+               NULL, 0);
+    expect_dot_integer(mapped(SB_SUM, SB_U8, 0, SB_WRAP, 0), u, u, 1, 1);
+}
+
+/* SB_SKIP_NAN in a dot product: "a term is skipped when either factor is a
+ * NaN". x = { 1, 2, 3 }, y = { 10, NaN, 100 }: 1*10 + 3*100 = 310 =
+ *   1.2109375 * 2^8: exponent 1031 (0x407), fraction 0.2109375 = 27/128:
+ *   0x4073600000000000. Without skipping 2 * NaN is NaN: canonical NaN.
+ * A product that is a NaN of non-NaN factors is not skipped: inf * 0 = NaN,
+ *   so x = { inf }, y = { 0 } gives the canonical NaN even with skipping. */
+static void dot_skips_a_nan_in_y_only(void **state)
+{
+    (void)state;
+    const double x[3] = { 1.0, 2.0, 3.0 };
+    const double y[3] = { 10.0, f64_from_bits(UINT64_C(0x7FF0000000000123)),
+                          100.0 };
+    const uint64_t want = UINT64_C(0x4073600000000000);
+    expect_dot(mapped(SB_SUM, SB_F64, 0, SB_SKIP_NAN, 0), x, y, NULL, 3,
+               SB_OK, &want, 8);
+    expect_dot(mapped(SB_SUM, SB_F64, 0, 0, 0), x, y, NULL, 3, SB_OK,
+               &F64_CANONICAL_NAN, 8);
+    const double inf[1] = { INFINITY }, zero[1] = { 0.0 };
+    expect_dot(mapped(SB_SUM, SB_F64, 0, SB_SKIP_NAN, 0), inf, zero, NULL, 1,
+               SB_OK, &F64_CANONICAL_NAN, 8);
+}
+
+/* "one rounded multiplication (never fused with the following addition)".
+ * f64, a = 1 + 2^-27: a * a = 1 + 2^-26 + 2^-54. The ulp of [1, 2) is
+ *   2^-52; 2^-54 is less than half of it, so the product rounds to
+ *   p = 1 + 2^-26. x = { -(1 + 2^-26), a }, y = { 1, a }: terms -p and p:
+ *   0 + (-p) = -p; -p + p = +0.0 (an exact zero sum is +0 in nearest-even):
+ *   0x0000000000000000. Fused, the second step would be fma(a, a, -p) =
+ *   exactly 2^-54 = 0x3C90000000000000 (exponent 1023 - 54 = 969 = 0x3C9).
+ * f32, a = 1 + 2^-13: a * a = 1 + 2^-12 + 2^-26, ulp 2^-23, rounds to
+ *   1 + 2^-12; the dot is +0.0 and the fused form 2^-26 = 0x32800000
+ *   (exponent 127 - 26 = 101 = 0x65). */
+static void dot_rounds_each_product_before_adding(void **state)
+{
+    (void)state;
+    const double a = 1.0 + 0x1p-27, p = 1.0 + 0x1p-26;
+    const double x[2] = { -p, a }, y[2] = { 1.0, a };
+    const uint64_t zero64 = 0;
+    expect_dot(mapped(SB_SUM, SB_F64, 0, 0, 0), x, y, NULL, 2, SB_OK,
+               &zero64, 8);
+    assert_int_equal(bits_of_f64(fma(a, a, -p)),
+                     UINT64_C(0x3C90000000000000));   /* computed: differs */
+
+    const float af = 1.0f + 0x1p-13f, pf = 1.0f + 0x1p-12f;
+    const float xf[2] = { -pf, af }, yf[2] = { 1.0f, af };
+    const uint32_t zero32 = 0;
+    expect_dot(mapped(SB_SUM, SB_F32, 0, 0, 0), xf, yf, NULL, 2, SB_OK,
+               &zero32, 4);
+    assert_int_equal(bits_of_f32(fmaf(af, af, -pf)), UINT32_C(0x32800000));
+    /* In f32 -> f64 the product of the converted factors is exact
+     * (24 + 24 bits fit 53): (1 + 2^-12 + 2^-26) - (1 + 2^-12) = 2^-26,
+     * exponent 1023 - 26 = 997 = 0x3E5: 0x3E50000000000000. */
+    const uint64_t small = UINT64_C(0x3E50000000000000);
+    expect_dot(mapped(SB_SUM, SB_F32, SB_F64, 0, 0), xf, yf, NULL, 2, SB_OK,
+               &small, 8);
+}
+
+/* Validity: a map is refused with any/all and an unknown map is refused; a
+ * dot product must be SB_SUM without a map; SB_SKIP_NAN only for float
+ * inputs. */
+static void maps_and_dots_refuse_bad_combinations(void **state)
+{
+    (void)state;
+    const float f[2] = { 1.0f, 2.0f };
+    const int32_t i[2] = { 1, 2 };
+    expect_status(mapped(SB_ANY, SB_F32, 0, 0, SB_MAP_ABS), f, NULL, 2,
+                  SB_INVALID_ARGUMENT);
+    expect_status(mapped(SB_ALL, SB_I32, 0, 0, SB_MAP_SQUARE), i, NULL, 2,
+                  SB_INVALID_ARGUMENT);
+    expect_status(mapped(SB_SUM, SB_F32, 0, 0, (sb_map)3), f, NULL, 2,
+                  SB_INVALID_ARGUMENT);
+    expect_status(mapped(SB_SUM, SB_F32, 0, 0, (sb_map)-1), f, NULL, 2,
+                  SB_INVALID_ARGUMENT);
+    expect_status(mapped(SB_SUM, SB_I32, 0, SB_SKIP_NAN, 0), i, NULL, 2,
+                  SB_INVALID_ARGUMENT);
+    expect_status(mapped(SB_SUM, SB_I8, SB_F32, SB_SKIP_NAN, 0), i, NULL, 2,
+                  SB_INVALID_ARGUMENT);   /* the input has no NaN */
+    expect_status(mapped(SB_SUM, SB_F32, 0, 4u, 0), f, NULL, 2,
+                  SB_INVALID_ARGUMENT);
+    expect_dot(mapped(SB_MIN, SB_F32, 0, 0, 0), f, f, NULL, 2,
+               SB_INVALID_ARGUMENT, NULL, 0);
+    expect_dot(mapped(SB_PROD, SB_F32, 0, 0, 0), f, f, NULL, 2,
+               SB_INVALID_ARGUMENT, NULL, 0);
+    expect_dot(mapped(SB_SUM, SB_F32, 0, 0, SB_MAP_ABS), f, f, NULL, 2,
+               SB_INVALID_ARGUMENT, NULL, 0);
+    expect_dot(mapped(SB_SUM, SB_F32, 0, 0, 0), f, NULL, NULL, 2,
+               SB_INVALID_ARGUMENT, NULL, 0);
+    assert_false(oracle_dot_is_valid(mapped(SB_ANY, SB_F32, 0, 0, 0)));
+    assert_true(oracle_dot_is_valid(mapped(SB_SUM, SB_F32, SB_F64,
+                                           SB_SKIP_NAN, 0)));
+    assert_true(oracle_reduction_is_valid(mapped(SB_ANY, SB_F64, 0,
+                                                 SB_SKIP_NAN, 0)));
+    assert_true(oracle_reduction_is_valid(mapped(SB_MIN, SB_U8, SB_F32, 0,
+                                                 SB_MAP_SQUARE)));
 }
 
 /* ------------------------------------------------------------------------
@@ -1082,6 +1504,19 @@ int main(void)
         cmocka_unit_test(null_x_with_elements_is_refused),
         cmocka_unit_test(null_result_is_refused),
         cmocka_unit_test(nothing_is_written_to_result_on_error),
+        cmocka_unit_test(asum_clears_signs_of_zeros_and_nans),
+        cmocka_unit_test(squares_round_once_to_subnormals_and_to_infinity),
+        cmocka_unit_test(max_abs_differs_from_max),
+        cmocka_unit_test(min_abs_ties_of_both_signs),
+        cmocka_unit_test(abs_of_int32_min_overflows_i32_but_fits_i64),
+        cmocka_unit_test(wrapped_abs_of_int8_min_is_int8_min),
+        cmocka_unit_test(i16_square_overflows_and_wraps),
+        cmocka_unit_test(masked_out_int32_min_is_not_mapped),
+        cmocka_unit_test(skipped_nans_empty_whole_leaves),
+        cmocka_unit_test(dot_integer_products_overflow_or_wrap),
+        cmocka_unit_test(dot_skips_a_nan_in_y_only),
+        cmocka_unit_test(dot_rounds_each_product_before_adding),
+        cmocka_unit_test(maps_and_dots_refuse_bad_combinations),
         cmocka_unit_test(oracle_equals_the_padded_perfect_tree_form),
     };
     seed = test_seed(20240611u);
