@@ -325,16 +325,18 @@ static cl_mem device_buffer(check_target *t, const void *data, size_t bytes,
 
 /* Runs case `c` on every shape of `t` and records the outcome. */
 static void run_case(check_target *t, size_t index, const corpus_case *c,
-                     const void *x, const unsigned char *mask,
+                     const void *x, const void *y, const unsigned char *mask,
                      const char *want)
 {
     check_count *fam = &t->family[c->family];
     const size_t elem = sb_type_size(c->r.input);
     sb_status setup = SB_OK;
-    cl_mem xb = NULL, mb = NULL;
+    cl_mem xb = NULL, yb = NULL, mb = NULL;
     if (t->dev != NULL && c->n > 0) {
         xb = device_buffer(t, x, c->n * elem, &setup);
-        if (xb != NULL && mask != NULL)
+        if (xb != NULL && c->dot)
+            yb = device_buffer(t, y, c->n * elem, &setup);
+        if (xb != NULL && (yb != NULL || !c->dot) && mask != NULL)
             mb = device_buffer(t, mask, c->n, &setup);
     }
     int differs = 0, errors = 0, refused = 0;
@@ -348,7 +350,11 @@ static void run_case(check_target *t, size_t index, const corpus_case *c,
             /* the buffers could not be made */
         } else if (t->dev == NULL) {
             const sb_host_options o = { .threads = t->shapes[k].threads };
-            s = sb_reduce_host_opts(c->r, x, mask, c->n, result, &o);
+            s = c->dot ? sb_dot_host_opts(c->r, x, y, mask, c->n, result, &o)
+                       : sb_reduce_host_opts(c->r, x, mask, c->n, result, &o);
+        } else if (c->dot) {
+            s = sb_dot(t->shapes[k].ctx, NULL, c->r, xb, 0, yb, 0, mb, 0,
+                       c->n, result);
         } else {
             s = sb_reduce(t->shapes[k].ctx, NULL, c->r, xb, 0, mb, 0, c->n,
                           result);
@@ -374,6 +380,8 @@ static void run_case(check_target *t, size_t index, const corpus_case *c,
     }
     if (mb != NULL)
         clReleaseMemObject(mb);
+    if (yb != NULL)
+        clReleaseMemObject(yb);
     if (xb != NULL)
         clReleaseMemObject(xb);
     if (t->digest != NULL)
@@ -507,35 +515,44 @@ static int dump_case(const corpus_case *cases, size_t count, const char *id)
         return CLI_EXIT_USAGE;
     }
     const size_t bytes = c->n * sb_type_size(c->r.input);
-    void *x = malloc(bytes + 1);
+    void *x = malloc(bytes + 1), *y = malloc(bytes + 1);
     unsigned char *mask = malloc(c->n + 1);
     int rc = CLI_EXIT_INPUT;      /* out of memory, or a file not written */
-    char xpath[128], mpath[128];
+    char xpath[128], ypath[128], mpath[128];
     snprintf(xpath, sizeof xpath, "%s.raw", c->id);
+    snprintf(ypath, sizeof ypath, "%s.y.raw", c->id);
     snprintf(mpath, sizeof mpath, "%s.mask", c->id);
-    if (x == NULL || mask == NULL) {
+    if (x == NULL || y == NULL || mask == NULL) {
         cli_error("check", "out of memory");
         goto done;
     }
     corpus_fill(c, x);
     corpus_fill_mask(c, mask);
+    if (c->dot)
+        corpus_fill_y(c, y);
     if (write_file(xpath, x, bytes) != 0
+            || (c->dot && write_file(ypath, y, bytes) != 0)
             || (c->mask != CORPUS_MASK_NONE && write_file(mpath, mask, c->n) != 0))
         goto done;
     /* The files are raw: reduce detects text, .npy and .npz but never
      * guesses raw, so the command says it (a corpus mask's bytes are any
      * non-zero value, not only 1). */
-    printf("samebits reduce --op %s --type %s --acc %s%s --format raw%s%s%s "
-           "--bits %s\n",
+    printf("samebits reduce --op %s --type %s --acc %s%s%s%s%s%s%s --format "
+           "raw%s%s%s --bits %s\n",
            sb_op_name(c->r.op), sb_type_name(c->r.input),
            sb_type_name(c->r.accumulator),
            (c->r.flags & SB_WRAP) ? " --wrap" : "",
+           c->r.map != SB_MAP_NONE ? " --map " : "",
+           c->r.map != SB_MAP_NONE ? sb_map_name(c->r.map) : "",
+           (c->r.flags & SB_SKIP_NAN) ? " --skip-nan" : "",
+           c->dot ? " --dot " : "", c->dot ? ypath : "",
            c->mask != CORPUS_MASK_NONE ? " --mask " : "",
            c->mask != CORPUS_MASK_NONE ? mpath : "",
            c->mask != CORPUS_MASK_NONE ? " --mask-format raw" : "", xpath);
     rc = CLI_EXIT_OK;
 done:
     free(x);
+    free(y);
     free(mask);
     return rc;
 }
@@ -728,20 +745,26 @@ int cmd_check(int argc, char **argv)
         selected++;
         const size_t elem = sb_type_size(c->r.input);
         void *x = malloc(c->n * elem + 1);
+        void *y = c->dot ? malloc(c->n * elem + 1) : NULL;
         unsigned char *mask = c->mask != CORPUS_MASK_NONE ? malloc(c->n + 1) : NULL;
-        if (x == NULL || (c->mask != CORPUS_MASK_NONE && mask == NULL)) {
+        if (x == NULL || (c->dot && y == NULL)
+                || (c->mask != CORPUS_MASK_NONE && mask == NULL)) {
             free(x);
+            free(y);
             free(mask);
             cli_error("check", "out of memory for case %s", c->id);
             goto done;
         }
         corpus_fill(c, x);
+        if (y != NULL)
+            corpus_fill_y(c, y);
         if (mask != NULL)
             corpus_fill_mask(c, mask);
         for (size_t k = 0; k < target_count; k++)
             if (c->quick || !targets[k].quick)
-                run_case(&targets[k], i, c, x, mask, want[i]);
+                run_case(&targets[k], i, c, x, y, mask, want[i]);
         free(x);
+        free(y);
         free(mask);
         if (progress && cli_now() - last > 0.5) {
             last = cli_now();

@@ -303,9 +303,8 @@ static uint64_t float_element(const corpus_case *c, size_t i, uint64_t r,
     }
 }
 
-void corpus_fill(const corpus_case *c, void *x)
+static void fill_stream(const corpus_case *c, uint64_t state, void *x)
 {
-    uint64_t state = corpus_hash(c->id);
     uint64_t prev = 0;
     for (size_t i = 0; i < c->n; i++) {
         const uint64_t r = corpus_splitmix64(&state);
@@ -321,6 +320,18 @@ void corpus_fill(const corpus_case *c, void *x)
             put_int(c->r.input, x, i, int_element(c, i, r));
         }
     }
+}
+
+void corpus_fill(const corpus_case *c, void *x)
+{
+    fill_stream(c, corpus_hash(c->id), x);
+}
+
+void corpus_fill_y(const corpus_case *c, void *y)
+{
+    char seed_text[sizeof c->id + 8];
+    snprintf(seed_text, sizeof seed_text, "%s/y", c->id);
+    fill_stream(c, corpus_hash(seed_text), y);
 }
 
 void corpus_fill_mask(const corpus_case *c, unsigned char *mask)
@@ -386,9 +397,9 @@ typedef struct {
     int failed;
 } case_list;
 
-static void add(case_list *l, sb_op op, sb_type input, sb_type acc,
-                unsigned flags, corpus_family f, corpus_mask m, size_t n,
-                int quick)
+static void add_full(case_list *l, sb_op op, sb_type input, sb_type acc,
+                     unsigned flags, sb_map map, int dot, corpus_family f,
+                     corpus_mask m, size_t n, int quick)
 {
     if (l->failed)
         return;
@@ -398,13 +409,17 @@ static void add(case_list *l, sb_op op, sb_type input, sb_type acc,
     c.r.input = input;
     c.r.accumulator = acc;
     c.r.flags = flags;
+    c.r.map = map;
+    c.dot = dot;
     c.family = f;
     c.mask = m;
     c.n = n;
     c.quick = quick;
-    snprintf(c.id, sizeof c.id, "%s.%s.%s%s.%s.%s.n%zu", sb_op_name(op),
-             sb_type_name(input), sb_type_name(acc),
-             (flags & SB_WRAP) ? ".wrap" : "", family_names[f],
+    snprintf(c.id, sizeof c.id, "%s.%s.%s%s%s%s.%s.%s.n%zu",
+             dot ? "dot" : sb_op_name(op), sb_type_name(input),
+             sb_type_name(acc), (flags & SB_WRAP) ? ".wrap" : "",
+             map == SB_MAP_ABS ? ".abs" : map == SB_MAP_SQUARE ? ".square" : "",
+             (flags & SB_SKIP_NAN) ? ".skipnan" : "", family_names[f],
              mask_names[m], n);
     for (size_t i = 0; i < l->count; i++)
         if (strcmp(l->cases[i].id, c.id) == 0)
@@ -420,6 +435,13 @@ static void add(case_list *l, sb_op op, sb_type input, sb_type acc,
         l->cap = cap;
     }
     l->cases[l->count++] = c;
+}
+
+static void add(case_list *l, sb_op op, sb_type input, sb_type acc,
+                unsigned flags, corpus_family f, corpus_mask m, size_t n,
+                int quick)
+{
+    add_full(l, op, input, acc, flags, SB_MAP_NONE, 0, f, m, n, quick);
 }
 
 /* Sizes across the leaf (16) and power-of-two boundaries, up to 2^20 + 1:
@@ -528,6 +550,66 @@ static void add_sweeps(case_list *l)
         add(l, SB_SUM, SB_F64, SB_F64, 0, CORPUS_UNIFORM, CORPUS_MASK_HALF, n, 1);
 }
 
+/* Part 4, maps, NaN skipping and dot products: representative
+ * reductions, each over every family that applies, unmasked at n = 17
+ * and masked at n = 4097; the first family also at n = 100003. */
+static void add_maps(case_list *l)
+{
+    enum { ABS = SB_MAP_ABS, SQ = SB_MAP_SQUARE, SKIP = SB_SKIP_NAN,
+           WRAP = SB_WRAP };
+    static const struct {
+        sb_op op; sb_type in, acc; unsigned flags; int map, dot;
+    } reps[] = {
+        { SB_SUM, SB_F32, SB_F32, 0, ABS, 0 },
+        { SB_SUM, SB_F64, SB_F64, 0, ABS, 0 },
+        { SB_SUM, SB_F32, SB_F64, 0, SQ, 0 },
+        { SB_SUM, SB_F64, SB_F64, 0, SQ, 0 },
+        { SB_PROD, SB_F32, SB_F32, 0, SQ, 0 },
+        { SB_MAX, SB_F32, SB_F32, 0, ABS, 0 },
+        { SB_MIN, SB_F64, SB_F64, 0, ABS, 0 },
+        { SB_SUM, SB_I32, SB_I32, 0, ABS, 0 },
+        { SB_MAX, SB_I32, SB_I32, 0, ABS, 0 },
+        { SB_MAX, SB_I32, SB_I64, 0, ABS, 0 },
+        { SB_SUM, SB_I16, SB_I32, 0, SQ, 0 },
+        { SB_SUM, SB_I32, SB_I32, WRAP, SQ, 0 },
+        { SB_MIN, SB_I8, SB_I8, WRAP, ABS, 0 },
+        { SB_SUM, SB_F32, SB_F32, SKIP, 0, 0 },
+        { SB_MIN, SB_F32, SB_F32, SKIP, 0, 0 },
+        { SB_MAX, SB_F64, SB_F64, SKIP, 0, 0 },
+        { SB_ANY, SB_F64, SB_F64, SKIP, 0, 0 },
+        { SB_SUM, SB_F64, SB_F64, SKIP, SQ, 0 },
+        { SB_MAX, SB_F32, SB_F32, SKIP, ABS, 0 },
+        { SB_SUM, SB_F32, SB_F32, 0, 0, 1 },
+        { SB_SUM, SB_F64, SB_F64, 0, 0, 1 },
+        { SB_SUM, SB_F32, SB_F64, 0, 0, 1 },
+        { SB_SUM, SB_F32, SB_F32, SKIP, 0, 1 },
+        { SB_SUM, SB_I32, SB_I32, 0, 0, 1 },
+        { SB_SUM, SB_I32, SB_I64, 0, 0, 1 },
+        { SB_SUM, SB_I16, SB_I16, WRAP, 0, 1 },
+        { SB_SUM, SB_U8, SB_U32, 0, 0, 1 },
+    };
+    size_t k = 0;   /* (reduction, family) pairs so far */
+    for (size_t i = 0; i < sizeof reps / sizeof reps[0]; i++) {
+        int first = 1;
+        for (int f = 0; f < CORPUS_FAMILY_COUNT; f++) {
+            if (!family_applies((corpus_family)f, reps[i].in, reps[i].acc))
+                continue;
+            const sb_map map = (sb_map)reps[i].map;
+            add_full(l, reps[i].op, reps[i].in, reps[i].acc, reps[i].flags,
+                     map, reps[i].dot, (corpus_family)f, CORPUS_MASK_NONE,
+                     17, 1);
+            add_full(l, reps[i].op, reps[i].in, reps[i].acc, reps[i].flags,
+                     map, reps[i].dot, (corpus_family)f,
+                     grid_masks[k++ % GRID_MASKS], 4097, 0);
+            if (first)
+                add_full(l, reps[i].op, reps[i].in, reps[i].acc,
+                         reps[i].flags, map, reps[i].dot, (corpus_family)f,
+                         CORPUS_MASK_NONE, 100003, 0);
+            first = 0;
+        }
+    }
+}
+
 const corpus_case *corpus_cases(size_t *count)
 {
     static case_list list;
@@ -535,6 +617,7 @@ const corpus_case *corpus_cases(size_t *count)
         add_grid(&list);
         add_families(&list);
         add_sweeps(&list);
+        add_maps(&list);
         if (list.failed) {
             free(list.cases);
             list.cases = NULL;

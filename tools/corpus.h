@@ -22,7 +22,7 @@
 #include "samebits.h"
 
 /* Bumped whenever a case, a generator rule or the line format changes. */
-#define CORPUS_VERSION 1
+#define CORPUS_VERSION 2
 
 typedef enum {
     CORPUS_UNIFORM,       /* floats in [-1, 1); integers over the full range */
@@ -61,6 +61,7 @@ typedef enum {
 typedef struct {
     char          id[96];   /* e.g. "sum.f32.f64.harmonic.half.n4097" */
     sb_reduction  r;        /* accumulator always explicit */
+    int           dot;      /* a dot product of x and a second input y */
     corpus_family family;
     corpus_mask   mask;
     size_t        n;
@@ -84,6 +85,11 @@ uint64_t corpus_hash(const char *text);
 /*! corpus_fill() : writes the c->n input elements of case `c` (type
  *  c->r.input, native byte order) to `x`. */
 void corpus_fill(const corpus_case *c, void *x);
+
+/*! corpus_fill_y() : the second factors of a dot product case: c->n
+ *  elements of c->r.input from the stream of c->id + "/y", by the same
+ *  family rule as corpus_fill(). */
+void corpus_fill_y(const corpus_case *c, void *y);
 
 /*! corpus_fill_mask() : writes the c->n mask bytes of `c` to `mask`
  *  (nothing for CORPUS_MASK_NONE). */

@@ -60,13 +60,13 @@ def applies(family, inp, acc):
 def case_list():
     cases, seen = [], set()
 
-    def add(op, inp, acc, wrap, family, mask, n, quick):
-        cid = "%s.%s.%s%s.%s.%s.n%d" % (op, inp, acc, ".wrap" if wrap else "",
-                                         family, mask, n)
+    def add(op, inp, acc, wrap, family, mask, n, quick, extra=""):
+        cid = "%s.%s.%s%s%s.%s.%s.n%d" % (op, inp, acc, ".wrap" if wrap else "",
+                                           extra, family, mask, n)
         if cid not in seen:
             seen.add(cid)
             cases.append(dict(id=cid, op=op, inp=inp, acc=acc, family=family,
-                              mask=mask, n=n, quick=quick))
+                              mask=mask, n=n, quick=quick, dot=op == "dot"))
 
     j = k = 0
     for op in ["sum", "prod", "min", "max", "any", "all"]:
@@ -110,6 +110,31 @@ def case_list():
                 add("sum", "i64", "i64", 0, "edge_high", "nomask", n, n <= 4097)
     for n in range(34):
         add("sum", "f64", "f64", 0, "uniform", "half", n, True)
+    maps = ["sum.f32.f32.abs", "sum.f64.f64.abs", "sum.f32.f64.square",
+            "sum.f64.f64.square", "prod.f32.f32.square", "max.f32.f32.abs",
+            "min.f64.f64.abs", "sum.i32.i32.abs", "max.i32.i32.abs",
+            "max.i32.i64.abs", "sum.i16.i32.square", "sum.i32.i32.wrap.square",
+            "min.i8.i8.wrap.abs", "sum.f32.f32.skipnan", "min.f32.f32.skipnan",
+            "max.f64.f64.skipnan", "any.f64.f64.skipnan",
+            "sum.f64.f64.square.skipnan", "max.f32.f32.abs.skipnan",
+            "dot.f32.f32", "dot.f64.f64", "dot.f32.f64", "dot.f32.f32.skipnan",
+            "dot.i32.i32", "dot.i32.i64", "dot.i16.i16.wrap", "dot.u8.u32"]
+    p = 0
+    for rep in maps:
+        parts = rep.split(".")
+        op, inp, acc = parts[0], parts[1], parts[2]
+        wrap = "wrap" in parts[3:]
+        extra = "".join("." + w for w in parts[3:] if w != "wrap")
+        first = True
+        for f in FAMILIES:
+            if not applies(f, inp, acc):
+                continue
+            add(op, inp, acc, wrap, f, "nomask", 17, True, extra)
+            add(op, inp, acc, wrap, f, MASKS[p % 6], 4097, False, extra)
+            if first:
+                add(op, inp, acc, wrap, f, "nomask", 100003, False, extra)
+            first = False
+            p += 1
     return cases
 
 
@@ -235,8 +260,8 @@ def int_value(c, i, r):
     raise ValueError(f)
 
 
-def input_bytes(c):
-    state = fnv1a64(c["id"])
+def input_bytes(c, stream=""):
+    state = fnv1a64(c["id"] + stream)
     t = c["inp"]
     out = bytearray()
     prev = 0
@@ -296,7 +321,7 @@ def main():
     # Every family x input type x mask kind once, small cases first.
     sample, covered = [], set()
     for c in sorted(cases, key=lambda c: c["n"]):
-        key = (c["family"], c["inp"], c["mask"])
+        key = (c["family"], c["inp"], c["mask"], c["dot"])
         if key not in covered and c["n"] <= 100003:
             covered.add(key)
             sample.append(c)
@@ -309,6 +334,15 @@ def main():
         if got != input_bytes(c):
             print("FAIL: %s: the input differs from docs/corpus.md" % c["id"])
             failures += 1
+        if c["dot"]:
+            path = os.path.join(workdir, c["id"] + ".y.raw")
+            with open(path, "rb") as f:
+                got = f.read()
+            os.remove(path)
+            if got != input_bytes(c, "/y"):
+                print("FAIL: %s: the second factors differ from "
+                      "docs/corpus.md" % c["id"])
+                failures += 1
         if c["mask"] != "nomask":
             path = os.path.join(workdir, c["id"] + ".mask")
             with open(path, "rb") as f:

@@ -56,19 +56,26 @@ static int golden_line(const corpus_case *c, char *line, size_t size)
 {
     const size_t elem = sb_type_size(c->r.input);
     void *x = malloc(c->n * elem + 1);
+    void *y = c->dot ? malloc(c->n * elem + 1) : NULL;
     unsigned char *mask = c->mask != CORPUS_MASK_NONE ? malloc(c->n + 1) : NULL;
-    if (x == NULL || (c->mask != CORPUS_MASK_NONE && mask == NULL)) {
+    if (x == NULL || (c->dot && y == NULL)
+            || (c->mask != CORPUS_MASK_NONE && mask == NULL)) {
         free(x);
+        free(y);
         free(mask);
         fprintf(stderr, "write_golden: out of memory\n");
         return -1;
     }
     corpus_fill(c, x);
+    if (y != NULL)
+        corpus_fill_y(c, y);
     if (mask != NULL)
         corpus_fill_mask(c, mask);
     unsigned char result[8] = { 0 };
-    const sb_status s = oracle_reduce(c->r, x, mask, c->n, result);
+    const sb_status s = c->dot ? oracle_dot(c->r, x, y, mask, c->n, result)
+                               : oracle_reduce(c->r, x, mask, c->n, result);
     free(x);
+    free(y);
     free(mask);
     if (s != SB_OK && s != SB_EMPTY && s != SB_OVERFLOW) {
         fprintf(stderr, "write_golden: the oracle fails case %s with "
