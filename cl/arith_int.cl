@@ -87,7 +87,8 @@ typedef ulong  uwrap_t;
  * per element: x + 2^(b-7) (signed) or x (unsigned) below 2^(b-6). Only
  * for 32/64-bit accumulators: for 8/16 bits the window is too narrow to
  * matter. */
-#if SB_ACC_BITS >= 32 && SB_CHECKED && SB_OP == SB_OP_SUM
+/* Not with a map or a product: the window is on the input values. */
+#if SB_ACC_BITS >= 32 && SB_CHECKED && SB_OP == SB_OP_SUM && !SB_TERMS
 #define SB_HAVE_SUM_WINDOW 1
 #if SB_ACC_BITS == 32
 #define SB_UACC_NAME uint

@@ -2,6 +2,11 @@
  * use it (docs/order.md):
  *   sb_load(x)          an element as an accumulator value: its exact
  *                       conversion, or its truth for any/all
+ *   sb_term(x, y, f)    what the fold reads of element x (and y): sb_load,
+ *                       then the map, or the product of a dot product; a
+ *                       checked integer map or product that does not fit
+ *                       sets SB_OVERFLOW
+ *   sb_in_is_nan(x)     whether an input element is a NaN (SB_SKIP_NAN)
  *   sb_step(a, b, f)    a op b, for the fold and for combine() alike; a
  *                       checked step that does not fit sets SB_OVERFLOW
  *   SB_HAS_START,       a leaf of sum, prod, any, all starts from the start
@@ -63,6 +68,83 @@ inline acc_t sb_load(in_t x)
     return as_ulong((double)x);
 #else
     return sb_f64_from_long((long)x);        /* software, from an integer */
+#endif
+}
+
+/* ---- maps and products, in the accumulator ------------------------------- */
+
+/* One multiplication of the accumulator: rounded once for floats (the
+ * guarded one exact where the hardware would flush: arith_float.cl),
+ * checked or wrapping for integers. */
+SB_FN_INLINE acc_t sb_term_mul(acc_t a, acc_t b, uint *f)
+{
+#if SB_ACC_KIND == SB_KIND_INT && SB_WRAP
+    return sb_mul_wrap(a, b);
+#elif SB_ACC_KIND == SB_KIND_INT
+    return sb_mul_checked(a, b, f);
+#else
+    return sb_acc_mul(a, b);
+#endif
+}
+
+/* |a|: floats clear the sign bit (NaNs too: the result's NaN is made
+ * canonical anyway); a signed integer's minimum has no abs that fits, so
+ * it overflows, or wraps to itself. Negated in unsigned arithmetic, where
+ * the minimum is not undefined. */
+SB_FN_INLINE acc_t sb_term_abs(acc_t a, uint *f)
+{
+#if SB_ACC_NATIVE_FLOAT
+    return fabs(a);
+#elif SB_ACC_KIND == SB_KIND_F32
+    return a & SB_F32_ABS;
+#elif SB_ACC_KIND == SB_KIND_F64
+    return a & SB_F64_ABS;
+#elif SB_ACC_SIGNED
+    const acc_t minimum = SB_AS_ACC((uwrap_t)((uwrap_t)1 << (SB_ACC_BITS - 1)));
+#if !SB_WRAP
+    *f |= a == minimum ? SB_OVERFLOW : 0u;
+#endif
+    return a < (acc_t)0 ? SB_AS_ACC((uwrap_t)(0u - (uwrap_t)a)) : a;
+#else
+    return a;
+#endif
+}
+
+/* The map of a converted element. */
+SB_FN_INLINE acc_t sb_term_map(acc_t a, uint *f)
+{
+#if SB_MAP == SB_MAP_ABS
+    return sb_term_abs(a, f);
+#elif SB_MAP == SB_MAP_SQUARE
+    return sb_term_mul(a, a, f);
+#else
+    return a;
+#endif
+}
+
+/* What the fold reads of element x (y: the dot product's other factor,
+ * ignored otherwise). */
+SB_FN_INLINE acc_t sb_term(in_t x, in_t y, uint *f)
+{
+#if SB_DOT
+    return sb_term_mul(sb_load(x), sb_load(y), f);
+#else
+    return sb_term_map(sb_load(x), f);
+#endif
+}
+
+/* A NaN on bits where the hardware's compare could see a flushed value
+ * differently (it cannot, but bits need no float instruction at all). */
+inline int sb_in_is_nan(in_t x)
+{
+#if SB_IN_KIND == SB_KIND_INT
+    return 0;
+#elif SB_IN_MODE == SB_MODE_NATIVE
+    return isnan(x);
+#elif SB_IN_KIND == SB_KIND_F32
+    return (x & SB_F32_ABS) > SB_F32_INF;
+#else
+    return (x & SB_F64_ABS) > SB_F64_INF;
 #endif
 }
 
@@ -205,7 +287,10 @@ inline int sb_group_is_plain(in16_t e0, in16_t e1, in16_t e2, in16_t e3)
 inline acc_t sb_plain_step(acc_t a, acc_t b) { return sb_add_wrap(a, b); }
 
 #elif SB_ACC_KIND != SB_KIND_INT && SB_ACC_MODE == SB_MODE_GUARDED && \
-      !SB_IS_BOOLEAN
+      !SB_IS_BOOLEAN && SB_MAP != SB_MAP_SQUARE && !SB_DOT
+/* Not for squares and products: the test below is on the input's
+ * magnitudes, which they change (the square of 1e-30f is subnormal); abs
+ * keeps every magnitude, so the test holds for |x| as for x. */
 #define SB_HAVE_PLAIN 1
 /* Sum: elements of magnitude 2^-103 (2^-970) or more, or zero, are on the
  * normal grid (arith_float.cl). Product: elements of magnitude 1/2 or more

@@ -20,6 +20,13 @@
  *   sb_nodes   the same over the nodes of the previous pass (npi
  *              consecutive nodes per work-item), until one work-group is
  *              left.
+ * Maps and dot products change only what a leaf reads (ops.cl, sb_term):
+ * every fold applies them to the elements it loads, y read beside x at the
+ * same positions; SB_SKIP_NAN takes the leaf-by-leaf fold, which tests
+ * each element, as a mask does. Fast paths whose test is on the input as
+ * it is (the guarded plain groups for squares and products, the checked
+ * sum's window, the order-free items of a checked map) are left out of
+ * such programs.
  * Nodes between passes live in one buffer: `cap` values, then `cap` uint
  * flags. The record: the value (canonical NaN) at byte 0, written only when
  * the status is ok, and the status word at byte SB_RESULT_STATUS_OFFSET.
@@ -87,8 +94,9 @@ inline void sb_pop_all(acc_t *sv, uint *sf, uint top, acc_t *v, uint *f)
 /* ---- 1. leaves ---------------------------------------------------------------- */
 
 /* One leaf of any shape: bounds and mask checked per element. */
-inline void sb_leaf(const global in_t *x, const global uchar *mask,
-                    ulong first, ulong n, acc_t *v, uint *f)
+inline void sb_leaf(const global in_t *x, const global in_t *y,
+                    const global uchar *mask, ulong first, ulong n, acc_t *v,
+                    uint *f)
 {
     acc_t a = sb_start();
     uint fl = 0;
@@ -96,7 +104,11 @@ inline void sb_leaf(const global in_t *x, const global uchar *mask,
     for (ulong i = first; i < end; i++) {
         if (mask && !mask[i])
             continue;
-        const acc_t e = sb_load(x[i]);
+        const in_t xi = x[i];
+        const in_t yi = SB_DOT ? y[i] : xi;
+        if (SB_SKIP_NAN && (sb_in_is_nan(xi) || (SB_DOT && sb_in_is_nan(yi))))
+            continue;                 /* as if masked out: no map, no flag */
+        const acc_t e = sb_term(xi, yi, &fl);
         a = (fl & SB_HAS) ? sb_step(a, e, &fl) : sb_first(e);
         fl |= SB_HAS;
     }
@@ -104,14 +116,25 @@ inline void sb_leaf(const global in_t *x, const global uchar *mask,
     *f = fl;
 }
 
+/* Element k of the loaded vector E as the fold reads it (sb_term): a dot
+ * product's other factor is in the vector of the same name with _y
+ * (e0_y beside e0), loaded from y at the same positions (SB_LOAD_Y). */
+#if SB_DOT
+#define SB_TERM(E, k) sb_term(E.k, SB_CAT(E, _y).k, &fl)
+#define SB_LOAD_Y(E, at) const in16_t SB_CAT(E, _y) = vload16(0, y + (at));
+#else
+#define SB_TERM(E, k) sb_term(E.k, E.k, &fl)
+#define SB_LOAD_Y(E, at)
+#endif
+
 /* Position k of four full leaves side by side: element k of each into
  * that leaf's chain. Four independent chains, one step of each in turn,
  * so that the core overlaps them. */
 #define SB_STEP4(STEP, E0, E1, E2, E3, k)                             \
-    a0 = STEP(a0, sb_load(E0.k), &fl);                                \
-    a1 = STEP(a1, sb_load(E1.k), &fl);                                \
-    a2 = STEP(a2, sb_load(E2.k), &fl);                                \
-    a3 = STEP(a3, sb_load(E3.k), &fl);
+    a0 = STEP(a0, SB_TERM(E0, k), &fl);                               \
+    a1 = STEP(a1, SB_TERM(E1, k), &fl);                               \
+    a2 = STEP(a2, SB_TERM(E2, k), &fl);                               \
+    a3 = STEP(a3, SB_TERM(E3, k), &fl);
 
 /* Four full, unmasked leaves E0..E3 folded left to right, then their
  * aligned subtree into OUT: a node of level 2. Every leaf is full, so
@@ -121,10 +144,10 @@ inline void sb_leaf(const global in_t *x, const global uchar *mask,
  * inliner, and the choice became a branch in every step). */
 #define SB_FOLD_FOUR(STEP, E0, E1, E2, E3, OUT)                       \
     {                                                                 \
-        acc_t a0 = sb_first(sb_load(E0.s0));                          \
-        acc_t a1 = sb_first(sb_load(E1.s0));                          \
-        acc_t a2 = sb_first(sb_load(E2.s0));                          \
-        acc_t a3 = sb_first(sb_load(E3.s0));                          \
+        acc_t a0 = sb_first(SB_TERM(E0, s0));                         \
+        acc_t a1 = sb_first(SB_TERM(E1, s0));                         \
+        acc_t a2 = sb_first(SB_TERM(E2, s0));                         \
+        acc_t a3 = sb_first(SB_TERM(E3, s0));                         \
         SB_STEP4(STEP, E0, E1, E2, E3, s1)                            \
         SB_STEP4(STEP, E0, E1, E2, E3, s2)                            \
         SB_STEP4(STEP, E0, E1, E2, E3, s3)                            \
@@ -153,13 +176,15 @@ inline void sb_leaf(const global in_t *x, const global uchar *mask,
  * it (the checked sum's window, the guarded grids), else the step's own.
  * The loads stay in this function: passing the four vectors to a fold
  * that is not inlined costs a lane extract per element (10-15% on POCL). */
-inline void sb_four_leaves(const global in_t *x, ulong first, acc_t *v,
-                           uint *f)
+inline void sb_four_leaves(const global in_t *x, const global in_t *y,
+                           ulong first, acc_t *v, uint *f)
 {
     const in16_t e0 = vload16(0, x + first);
     const in16_t e1 = vload16(0, x + first + 16);
     const in16_t e2 = vload16(0, x + first + 32);
     const in16_t e3 = vload16(0, x + first + 48);
+    SB_LOAD_Y(e0, first) SB_LOAD_Y(e1, first + 16)
+    SB_LOAD_Y(e2, first + 32) SB_LOAD_Y(e3, first + 48)
     uint fl = 0;
 #if SB_HAVE_PLAIN
     if (sb_group_is_plain(e0, e1, e2, e3))
@@ -174,13 +199,13 @@ inline void sb_four_leaves(const global in_t *x, ulong first, acc_t *v,
  * work-group's items one after another, needs eight chains to keep two
  * vector adders busy, and two four-leaf folds in one function are
  * straight-line code that the core interleaves. */
-inline void sb_eight_leaves(const global in_t *x, ulong first, acc_t *v,
-                            uint *f)
+inline void sb_eight_leaves(const global in_t *x, const global in_t *y,
+                            ulong first, acc_t *v, uint *f)
 {
     acc_t lo, hi;
     uint flo, fhi;
-    sb_four_leaves(x, first, &lo, &flo);
-    sb_four_leaves(x, first + 64, &hi, &fhi);
+    sb_four_leaves(x, y, first, &lo, &flo);
+    sb_four_leaves(x, y, first + 64, &hi, &fhi);
     uint fl = flo | fhi;
     *v = sb_step(lo, hi, &fl);
     *f = fl;
@@ -213,7 +238,8 @@ inline int sb_leaves_are_plain(const global in_t *x, ulong first, uint count)
 
 /* Eight full leaves known to allow the plain fold: the native fold's
  * code with the plain step. */
-inline void sb_eight_plain_leaves(const global in_t *x, ulong first,
+inline void sb_eight_plain_leaves(const global in_t *x,
+                                  const global in_t *y, ulong first,
                                   acc_t *v, uint *f)
 {
     uint fl = 0;
@@ -223,6 +249,8 @@ inline void sb_eight_plain_leaves(const global in_t *x, ulong first,
         const in16_t e1 = vload16(0, x + first + 16);
         const in16_t e2 = vload16(0, x + first + 32);
         const in16_t e3 = vload16(0, x + first + 48);
+        SB_LOAD_Y(e0, first) SB_LOAD_Y(e1, first + 16)
+        SB_LOAD_Y(e2, first + 32) SB_LOAD_Y(e3, first + 48)
         SB_FOLD_FOUR(SB_PLAIN_STEP_F, e0, e1, e2, e3, lo)
     }
     {
@@ -230,10 +258,12 @@ inline void sb_eight_plain_leaves(const global in_t *x, ulong first,
         const in16_t e5 = vload16(0, x + first + 80);
         const in16_t e6 = vload16(0, x + first + 96);
         const in16_t e7 = vload16(0, x + first + 112);
+        SB_LOAD_Y(e4, first + 64) SB_LOAD_Y(e5, first + 80)
+        SB_LOAD_Y(e6, first + 96) SB_LOAD_Y(e7, first + 112)
         SB_FOLD_FOUR(SB_PLAIN_STEP_F, e4, e5, e6, e7, hi)
     }
     *v = sb_plain_step(lo, hi);
-    *f = SB_HAS;
+    *f = fl | SB_HAS;
 }
 #endif
 
@@ -249,11 +279,14 @@ inline void sb_eight_plain_leaves(const global in_t *x, ulong first,
  * end: a read's loop with one vector op per load. The leaf-by-leaf fold
  * extracted lanes for its sixteen chains (on POCL 0.5-0.65 of its read
  * kernel for the i32 sum). */
+/* With a map or a product only when it wraps (SB_WRAP then covers the
+ * sum or product too): a checked one would need its overflow tested per
+ * lane, and the checked sum's window is on the input values. */
 #if SB_WIDE_FOLDS_OK && SB_ACC_KIND == SB_KIND_INT && \
     SB_IN_KIND == SB_KIND_INT && !SB_IS_BOOLEAN && \
-    (SB_OP == SB_OP_MIN || SB_OP == SB_OP_MAX || \
-     ((SB_OP == SB_OP_SUM || SB_OP == SB_OP_PROD) && SB_WRAP) || \
-     (SB_OP == SB_OP_SUM && SB_ACC_BITS >= 32))
+    (SB_WRAP || (!SB_TERMS && \
+     (SB_OP == SB_OP_MIN || SB_OP == SB_OP_MAX || \
+      (SB_OP == SB_OP_SUM && SB_ACC_BITS >= 32))))
 #define SB_ORDER_FREE_ITEMS 1
 #if SB_ACC_BITS == 8
 #define SB_UW_NAME uchar
@@ -276,7 +309,32 @@ typedef SB_CAT(SB_UW_NAME, 16) uw16_t;
 #define SB_V_NAME SB_UW_NAME
 #endif
 typedef SB_CAT(SB_V_NAME, 16) vacc16_t;
-#define SB_VLOAD(e) SB_CAT(convert_, SB_CAT(SB_V_NAME, 16))(e)
+typedef SB_CAT(SB_ACC_T, 16) acc16_t;
+#define SB_AS_UW16(v) SB_CAT(as_, SB_CAT(SB_UW_NAME, 16))(v)
+#define SB_AS_ACC16(v) SB_CAT(as_, SB_CAT(SB_ACC_T, 16))(v)
+#define SB_AS_V16(v) SB_CAT(as_, SB_CAT(SB_V_NAME, 16))(v)
+#define SB_TO_ACC16(e) SB_CAT(convert_, SB_CAT(SB_ACC_T, 16))(e)
+
+/* Sixteen elements from x + at (and y + at) as the lanes read them: converted,
+ * then the wrapping map or product (sb_term's, lane by lane: vector
+ * arithmetic on small types does not promote, so it wraps at their width;
+ * abs() returns the unsigned magnitude, whose bits are the wrapped abs). */
+inline vacc16_t sb_vterm(const global in_t *x, const global in_t *y,
+                         ulong at)
+{
+    const acc16_t a = SB_TO_ACC16(vload16(0, x + at));
+#if SB_DOT
+    const acc16_t b = SB_TO_ACC16(vload16(0, y + at));
+    return SB_AS_V16(SB_AS_UW16(a) * SB_AS_UW16(b));
+#elif SB_MAP == SB_MAP_SQUARE
+    return SB_AS_V16(SB_AS_UW16(a) * SB_AS_UW16(a));
+#elif SB_MAP == SB_MAP_ABS
+    return SB_AS_V16(abs(a));
+#else
+    return SB_AS_V16(a);
+#endif
+}
+#define SB_VLOAD_AT(at) sb_vterm(x, y, (at))
 #if SB_OP == SB_OP_MIN
 #define SB_VOP(a, b) min((a), (b))
 #elif SB_OP == SB_OP_MAX
@@ -295,8 +353,8 @@ typedef SB_CAT(SB_V_NAME, 16) vacc16_t;
 
 /* Whether this item takes the order-free fold, and if so its node. The
  * caller has checked that the item is full and unmasked. */
-inline int sb_order_free_item(const global in_t *x, ulong first, uint lpi,
-                              acc_t *v)
+inline int sb_order_free_item(const global in_t *x, const global in_t *y,
+                              ulong first, uint lpi, acc_t *v)
 {
     const uint k = 31u - clz(lpi) + 4u;   /* log2(lpi * 16) */
 #if SB_ITEM_WINDOW
@@ -315,18 +373,18 @@ inline int sb_order_free_item(const global in_t *x, ulong first, uint lpi,
     vacc16_t a0, a1, a2, a3;
     uint l;
     if (lpi >= 4) {
-        a0 = SB_VLOAD(vload16(0, x + first));
-        a1 = SB_VLOAD(vload16(0, x + first + 16));
-        a2 = SB_VLOAD(vload16(0, x + first + 32));
-        a3 = SB_VLOAD(vload16(0, x + first + 48));
+        a0 = SB_VLOAD_AT(first);
+        a1 = SB_VLOAD_AT(first + 16);
+        a2 = SB_VLOAD_AT(first + 32);
+        a3 = SB_VLOAD_AT(first + 48);
         SB_WINDOW_ADD(a0) SB_WINDOW_ADD(a1) SB_WINDOW_ADD(a2)
         SB_WINDOW_ADD(a3)
         for (l = 4; l < lpi; l += 4) {
             const ulong at = first + (ulong)l * SB_LEAF_SIZE;
-            const vacc16_t b0 = SB_VLOAD(vload16(0, x + at));
-            const vacc16_t b1 = SB_VLOAD(vload16(0, x + at + 16));
-            const vacc16_t b2 = SB_VLOAD(vload16(0, x + at + 32));
-            const vacc16_t b3 = SB_VLOAD(vload16(0, x + at + 48));
+            const vacc16_t b0 = SB_VLOAD_AT(at);
+            const vacc16_t b1 = SB_VLOAD_AT(at + 16);
+            const vacc16_t b2 = SB_VLOAD_AT(at + 32);
+            const vacc16_t b3 = SB_VLOAD_AT(at + 48);
             SB_WINDOW_ADD(b0) SB_WINDOW_ADD(b1) SB_WINDOW_ADD(b2)
             SB_WINDOW_ADD(b3)
             a0 = SB_VOP(a0, b0);
@@ -336,10 +394,10 @@ inline int sb_order_free_item(const global in_t *x, ulong first, uint lpi,
         }
         a0 = SB_VOP(SB_VOP(a0, a1), SB_VOP(a2, a3));
     } else {
-        a0 = SB_VLOAD(vload16(0, x + first));
+        a0 = SB_VLOAD_AT(first);
         SB_WINDOW_ADD(a0)
         for (l = 1; l < lpi; l++) {
-            const vacc16_t b = SB_VLOAD(vload16(0, x + first + l * 16));
+            const vacc16_t b = SB_VLOAD_AT(first + l * 16);
             SB_WINDOW_ADD(b)
             a0 = SB_VOP(a0, b);
         }
@@ -446,6 +504,21 @@ inline int sb_order_free_item(const global in_t *x, ulong first, uint lpi,
 #endif
 typedef SB_CAT(SB_ACC_T, SB_LANES) vecw_t;
 
+/* A row piece as the fold reads it: the map or product is position by
+ * position, so it is applied before the transpose (sb_term's, lane by
+ * lane: fabs clears the sign bit, one rounded multiply, never fused with
+ * the fold's add: FP_CONTRACT is off). */
+#if SB_DOT
+#define SB_VTERMW(at) (SB_VLOADW(x + (at)) * SB_VLOADW(y + (at)))
+#elif SB_MAP == SB_MAP_SQUARE
+#define SB_VTERMW(at) sb_vsquare(SB_VLOADW(x + (at)))
+inline vecw_t sb_vsquare(vecw_t v) { return v * v; }
+#elif SB_MAP == SB_MAP_ABS
+#define SB_VTERMW(at) fabs(SB_VLOADW(x + (at)))
+#else
+#define SB_VTERMW(at) SB_VLOADW(x + (at))
+#endif
+
 /* Stage d of the transpose: every pair (i, i + d) with i lacking bit d. */
 #define SB_TRANSPOSE_STAGE(r, d)                                      \
     SB_UNROLL for (int i = 0; i < SB_LANES; i++)                      \
@@ -480,14 +553,14 @@ inline acc_t sb_lane_tree(vecw_t a)
  * subtree, a node of level SB_LANES_LOG2. Each leaf is loaded as
  * 16 / SB_LANES row pieces; piece p of every leaf, transposed, gives
  * positions p * SB_LANES ... of all of them. */
-SB_FN_INLINE acc_t sb_lane_leaves(const global in_t *x, ulong first)
+SB_FN_INLINE acc_t sb_lane_leaves(const global in_t *x, const global in_t *y,
+                                  ulong first)
 {
     vecw_t a = (vecw_t)SB_ACC_ZERO;
     SB_UNROLL for (int p = 0; p < SB_LEAF_SIZE / SB_LANES; p++) {
         vecw_t r[SB_LANES];
         SB_UNROLL for (int l = 0; l < SB_LANES; l++)
-            r[l] = SB_VLOADW(x + first + (ulong)l * SB_LEAF_SIZE +
-                             p * SB_LANES);
+            r[l] = SB_VTERMW(first + (ulong)l * SB_LEAF_SIZE + p * SB_LANES);
         sb_transpose_lanes(r);
         a = p == 0 ? SB_VFIRST(r[0]) : SB_VSTEP(a, r[0]);
         SB_UNROLL for (int j = 1; j < SB_LANES; j++)
@@ -563,6 +636,7 @@ inline void sb_emit(acc_t v, uint f, uint pos, global acc_t *out_v,
 /* ---- the kernels ----------------------------------------------------------------- */
 
 kernel void sb_leaves(const global in_t *x, ulong x_off,
+                      const global in_t *y, ulong y_off,
                       const global uchar *mask, ulong mask_off, ulong n,
                       uint lpi, uint sg, local acc_t *lv, local uint *lf,
                       global acc_t *out_v, ulong out_cap, uint final,
@@ -572,8 +646,13 @@ kernel void sb_leaves(const global in_t *x, ulong x_off,
     uint pos, hw;
     sg = sb_choose_subgroup(sg, wg, &pos, &hw);
     x += x_off;
+    if (SB_DOT)
+        y += y_off;                  /* NULL unless a dot product */
     if (mask)
         mask += mask_off;
+    /* Full leaves may take the fast folds only when every element takes
+     * part: no mask, and no NaN to skip. */
+    const int whole = !mask && !SB_SKIP_NAN;
 
     /* 1. and 2.: this work-item's leaves, into its binary counter. */
     const ulong item = (ulong)get_group_id(0) * wg + pos;
@@ -588,17 +667,17 @@ kernel void sb_leaves(const global in_t *x, ulong x_off,
      * its 2-8 KiB are in the cache for the fold) pay for the extra pass;
      * a GPU's four leaves per item test inside the fold, where taking
      * elements out of the loaded vectors costs nothing. */
-    const int plain = !mask && lpi % 8 == 0 &&
+    const int plain = whole && lpi % 8 == 0 &&
                       (first_leaf + lpi) * SB_LEAF_SIZE <= n &&
                       sb_leaves_are_plain(x, first_leaf * SB_LEAF_SIZE, lpi);
 #endif
     uint l = 0;
 #if SB_ORDER_FREE_ITEMS
     {
-        acc_t whole;
-        if (!mask && (first_leaf + lpi) * SB_LEAF_SIZE <= n &&
-            sb_order_free_item(x, first_leaf * SB_LEAF_SIZE, lpi, &whole)) {
-            sb_push(sv, sf, sl, &top, whole, SB_HAS, 0);
+        acc_t node;
+        if (whole && (first_leaf + lpi) * SB_LEAF_SIZE <= n &&
+            sb_order_free_item(x, y, first_leaf * SB_LEAF_SIZE, lpi, &node)) {
+            sb_push(sv, sf, sl, &top, node, SB_HAS, 0);
             l = lpi;   /* the item is one node: its leaves are done */
         }
     }
@@ -608,29 +687,29 @@ kernel void sb_leaves(const global in_t *x, ulong x_off,
         acc_t v;
         uint f;
 #if SB_LANE_LEAVES
-        if (!mask && l % SB_LANES == 0 && lpi - l >= SB_LANES &&
+        if (whole && l % SB_LANES == 0 && lpi - l >= SB_LANES &&
             first + SB_LANES * SB_LEAF_SIZE <= n) {
-            sb_push(sv, sf, sl, &top, sb_lane_leaves(x, first), SB_HAS,
+            sb_push(sv, sf, sl, &top, sb_lane_leaves(x, y, first), SB_HAS,
                     SB_LANES_LOG2);
             l += SB_LANES;
             continue;
         }
 #endif
-        if (!mask && l % 8 == 0 && lpi - l >= 8 && first + 128 <= n) {
+        if (whole && l % 8 == 0 && lpi - l >= 8 && first + 128 <= n) {
 #if SB_PLAIN_ITEMS
             if (plain)
-                sb_eight_plain_leaves(x, first, &v, &f);
+                sb_eight_plain_leaves(x, y, first, &v, &f);
             else
 #endif
-                sb_eight_leaves(x, first, &v, &f);
+                sb_eight_leaves(x, y, first, &v, &f);
             sb_push(sv, sf, sl, &top, v, f, 3);
             l += 8;
-        } else if (!mask && l % 4 == 0 && lpi - l >= 4 && first + 64 <= n) {
-            sb_four_leaves(x, first, &v, &f);
+        } else if (whole && l % 4 == 0 && lpi - l >= 4 && first + 64 <= n) {
+            sb_four_leaves(x, y, first, &v, &f);
             sb_push(sv, sf, sl, &top, v, f, 2);
             l += 4;
         } else {
-            sb_leaf(x, mask, first, n, &v, &f);
+            sb_leaf(x, y, mask, first, n, &v, &f);
             sb_push(sv, sf, sl, &top, v, f, 0);
             l += 1;
         }

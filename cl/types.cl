@@ -16,7 +16,12 @@
  *   SB_F32_MODE,          how binary32 / binary64 arithmetic is done:
  *   SB_F64_MODE           SB_MODE_NATIVE, SB_MODE_GUARDED, SB_MODE_SOFTWARE
  *   SB_OP, SB_WRAP        the operation (SB_OP_SUM ... SB_OP_ALL) and the
- *                         wrapping integer mode
+ *                         wrapping integer mode (of the sum or product, and
+ *                         of an integer map)
+ *   SB_MAP                the element map: SB_MAP_NONE, SB_MAP_ABS,
+ *                         SB_MAP_SQUARE (applied in the accumulator)
+ *   SB_SKIP_NAN           a float NaN element does not take part
+ *   SB_DOT                the elements are x[i] * y[i] (a second buffer y)
  *   SB_NEED_FP64          the program uses the device's doubles
  *   SB_LEAF_SIZE, SB_MAX_LPI_LOG2, SB_STATUS_*, SB_RESULT_STATUS_OFFSET,
  *   SB_SG_BACKEND         the order's leaf, the per-item limit, the status
@@ -32,7 +37,9 @@
     !defined(SB_LEAF_SIZE) || !defined(SB_MAX_LPI_LOG2) || \
     !defined(SB_STATUS_OK) || !defined(SB_STATUS_EMPTY) || \
     !defined(SB_STATUS_OVERFLOW) || !defined(SB_RESULT_STATUS_OFFSET) || \
-    !defined(SB_WIDE_FOLDS_OK)
+    !defined(SB_WIDE_FOLDS_OK) || !defined(SB_MAP) || \
+    !defined(SB_MAP_NONE) || !defined(SB_MAP_ABS) || \
+    !defined(SB_MAP_SQUARE) || !defined(SB_SKIP_NAN) || !defined(SB_DOT)
 #error "build with the host's -D options (src/device_programs.c)"
 #endif
 #if SB_LEAF_SIZE != 16
@@ -71,8 +78,12 @@ typedef SB_CAT(SB_IN_T, 16) in16_t;
 #define SB_ACC_NATIVE_FLOAT (SB_ACC_KIND != SB_KIND_INT && \
                              SB_ACC_MODE == SB_MODE_NATIVE)
 #define SB_IS_BOOLEAN (SB_OP == SB_OP_ANY || SB_OP == SB_OP_ALL)
+/* Whether an element is not the input as it is converted: mapped or a
+ * product. An integer map or product can overflow whatever the op (abs of
+ * INT32_MIN), so it makes every op checked, min and max included. */
+#define SB_TERMS (SB_MAP != SB_MAP_NONE || SB_DOT)
 #define SB_CHECKED (SB_ACC_KIND == SB_KIND_INT && !SB_WRAP && \
-                    (SB_OP == SB_OP_SUM || SB_OP == SB_OP_PROD))
+                    (SB_OP == SB_OP_SUM || SB_OP == SB_OP_PROD || SB_TERMS))
 
 /* A tree node: a value and flags. NONE: no flag set. */
 #define SB_HAS      1u   /* the node has a value (not none) */

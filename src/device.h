@@ -34,6 +34,13 @@ typedef enum {
 
 typedef enum { SB_PASS_LEAVES, SB_PASS_NODES, SB_PASS_COUNT } sb__kernel_pass;
 
+/* What else tells a family's programs apart (cl/types.cl): the map, or a
+ * dot product (0 plain, 1 abs, 2 square, 3 dot), whether NaNs are skipped
+ * (+4), and whether an integer map wraps where the family does not say so,
+ * for min and max (+8). */
+#define SB_VARIANT_COUNT 16
+unsigned sb__kernel_variant_of(const sb__plan *plan);
+
 /* The family of a plan's operation and integer mode. */
 sb__kernel_family sb__kernel_family_of(const sb__plan *plan);
 
@@ -55,9 +62,9 @@ struct sb_context {
     char             extensions[8192];
     pthread_mutex_t  lock;         /* guards everything below but the atomic */
     cl_program       programs[SB_TYPE_COUNT + 1][SB_TYPE_COUNT + 1]
-                             [SB_FAMILY_COUNT];
+                             [SB_FAMILY_COUNT][SB_VARIANT_COUNT];
     cl_kernel        kernels[SB_TYPE_COUNT + 1][SB_TYPE_COUNT + 1]
-                            [SB_FAMILY_COUNT][SB_PASS_COUNT];
+                            [SB_FAMILY_COUNT][SB_VARIANT_COUNT][SB_PASS_COUNT];
     sb__scratch      scratch[SB_SCRATCH_SLOTS];
     char            *build_log;
     atomic_int       last_cl_error; /* any thread may record a failure */
@@ -78,6 +85,13 @@ sb_status sb__check_call(sb_context *ctx, cl_command_queue queue,
                          sb_reduction r, cl_mem x, size_t x_offset,
                          cl_mem mask, size_t mask_offset, size_t n,
                          sb__checked_call *out);
+
+/* The same for a dot product (sb__plan_make_dot()): y checked as x is. */
+sb_status sb__check_dot_call(sb_context *ctx, cl_command_queue queue,
+                             sb_reduction r, cl_mem x, size_t x_offset,
+                             cl_mem y, size_t y_offset, cl_mem mask,
+                             size_t mask_offset, size_t n,
+                             sb__checked_call *out);
 
 /* Whether a device of this name is the Oclgrind simulator: slow, ranked
  * last by the automatic choice, and kept off the kernels' wide folds. */

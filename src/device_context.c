@@ -173,13 +173,14 @@ void sb_context_release(sb_context *ctx)
     }
     for (int a = 0; a <= SB_TYPE_COUNT; a++)
         for (int b = 0; b <= SB_TYPE_COUNT; b++) {
-            for (int f = 0; f < SB_FAMILY_COUNT; f++) {
-                for (int p = 0; p < SB_PASS_COUNT; p++)
-                    if (ctx->kernels[a][b][f][p])
-                        SB_CL(clReleaseKernel)(ctx->kernels[a][b][f][p]);
-                if (ctx->programs[a][b][f])
-                    sb__program_release(ctx->programs[a][b][f]);
-            }
+            for (int f = 0; f < SB_FAMILY_COUNT; f++)
+                for (int v = 0; v < SB_VARIANT_COUNT; v++) {
+                    for (int p = 0; p < SB_PASS_COUNT; p++)
+                        if (ctx->kernels[a][b][f][v][p])
+                            SB_CL(clReleaseKernel)(ctx->kernels[a][b][f][v][p]);
+                    if (ctx->programs[a][b][f][v])
+                        sb__program_release(ctx->programs[a][b][f][v]);
+                }
         }
     SB_CL(clReleaseCommandQueue)(ctx->own_queue);
     SB_CL(clReleaseContext)(ctx->cl_ctx);

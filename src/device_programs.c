@@ -1,7 +1,8 @@
 /* device_programs.c: the kernels of a context, built on first use: one
- * program per reduction (input, accumulator, and the family of
- * SB_KERNEL_FAMILY_LIST: operation and integer mode), with the context's
- * float modes, holds the two kernels sb_leaves and sb_nodes. Everything
+ * program per reduction (input, accumulator, the family of
+ * SB_KERNEL_FAMILY_LIST: operation and integer mode, and the variant: map,
+ * dot product, NaN skipping), with the context's float modes, holds the
+ * two kernels sb_leaves and sb_nodes. Everything
  * the kernels must agree on with the host (types, kinds, modes, the
  * operation, the leaf size, the status values, the result record's
  * layout, the per-item limit) reaches them as -D options made from the
@@ -34,6 +35,13 @@ sb__kernel_family sb__kernel_family_of(const sb__plan *p)
     case SB_ALL:  return SB_FAMILY_ALL;
     }
     return SB_FAMILY_SUM;
+}
+
+unsigned sb__kernel_variant_of(const sb__plan *p)
+{
+    const bool ordered = p->op == SB_MIN || p->op == SB_MAX;
+    return (p->dot ? 3u : (unsigned)p->map) + (p->skip_nan ? 4u : 0u)
+         + (ordered && p->wrap ? 8u : 0u);
 }
 
 static const char *const pass_names[SB_PASS_COUNT] = {
@@ -105,7 +113,9 @@ static void build_options(const sb_context *ctx, const sb__plan *plan,
              "-DSB_WRAP=%d -DSB_NEED_FP64=%d -DSB_SG_BACKEND=%d "
              "-DSB_LEAF_SIZE=%d -DSB_MAX_LPI_LOG2=%d -DSB_STATUS_OK=%d "
              "-DSB_STATUS_EMPTY=%d -DSB_STATUS_OVERFLOW=%d "
-             "-DSB_RESULT_STATUS_OFFSET=%d -DSB_WIDE_FOLDS_OK=%d",
+             "-DSB_RESULT_STATUS_OFFSET=%d -DSB_WIDE_FOLDS_OK=%d "
+             "-DSB_MAP=%d -DSB_MAP_NONE=%d -DSB_MAP_ABS=%d -DSB_MAP_SQUARE=%d "
+             "-DSB_SKIP_NAN=%d -DSB_DOT=%d",
              std, (ctx->opts.flags & SB_OPT_FLUSH_SUBNORMALS)
                   ? "-cl-denorms-are-zero " : "",
              storage_name(c, plan->input),
@@ -118,7 +128,9 @@ static void build_options(const sb_context *ctx, const sb__plan *plan,
              SB_MODE_SOFTWARE, (int)plan->op, SB_SUM, SB_PROD, SB_MIN, SB_MAX,
              SB_ANY, SB_ALL, plan->wrap, f64_hw, backend, SB_LEAF_SIZE,
              SB_MAX_PER_ITEM_LOG2, SB_OK, SB_EMPTY, SB_OVERFLOW,
-             (int)offsetof(sb_device_result, status), wide_folds_ok(c));
+             (int)offsetof(sb_device_result, status), wide_folds_ok(c),
+             (int)plan->map, SB_MAP_NONE, SB_MAP_ABS, SB_MAP_SQUARE,
+             plan->skip_nan, plan->dot);
 }
 
 /* ---- programs shared between contexts ---------------------------------------
@@ -227,7 +239,8 @@ static sb_status program_get(sb_context *ctx, const sb__plan *plan,
                              cl_program *out)
 {
     cl_program *slot = &ctx->programs[plan->input][plan->acc]
-                                     [sb__kernel_family_of(plan)];
+                                     [sb__kernel_family_of(plan)]
+                                     [sb__kernel_variant_of(plan)];
     if (*slot != NULL) {
         *out = *slot;
         return SB_OK;
@@ -281,7 +294,8 @@ sb_status sb__kernel_get(sb_context *ctx, const sb__plan *plan,
                          sb__kernel_pass pass, cl_kernel *out)
 {
     const sb__kernel_family family = sb__kernel_family_of(plan);
-    cl_kernel *slot = &ctx->kernels[plan->input][plan->acc][family][pass];
+    cl_kernel *slot = &ctx->kernels[plan->input][plan->acc][family]
+                                   [sb__kernel_variant_of(plan)][pass];
     if (*slot == NULL) {
         cl_program prog;
         const sb_status s = program_get(ctx, plan, &prog);

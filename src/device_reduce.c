@@ -46,18 +46,13 @@ static sb_status check_buffer(sb_context *ctx, const char *what, cl_mem buf,
     return SB_OK;
 }
 
-sb_status sb__check_call(sb_context *ctx, cl_command_queue queue,
-                         sb_reduction r, cl_mem x, size_t x_offset,
-                         cl_mem mask, size_t mask_offset, size_t n,
-                         sb__checked_call *out)
+/* The checks of sb__check_call() and sb__check_dot_call() after the plan:
+ * y is NULL unless the plan is a dot product's. */
+static sb_status check_rest(sb_context *ctx, cl_command_queue queue,
+                            cl_mem x, size_t x_offset, cl_mem y,
+                            size_t y_offset, cl_mem mask, size_t mask_offset,
+                            size_t n, sb__checked_call *out)
 {
-    SB_FAIL_IF(ctx == NULL, SB_INVALID_ARGUMENT, "ctx is NULL");
-    const sb_status s = sb__plan_make(r, &out->plan);
-    SB_RETURN_IF(s != SB_OK, s);
-    /* Not in the kernels yet: refused rather than computed without. */
-    SB_FAIL_IF(out->plan.map != SB_MAP_NONE || out->plan.skip_nan,
-               SB_UNSUPPORTED, "maps and SB_SKIP_NAN run on the host only "
-               "in this version (sb_reduce_host)");
     if (queue == NULL) {
         queue = ctx->own_queue;
     } else {
@@ -90,6 +85,15 @@ sb_status sb__check_call(sb_context *ctx, cl_command_queue queue,
                                           out->plan.input_size, unit);
         SB_RETURN_IF(sx != SB_OK, sx);
     }
+    if (out->plan.dot) {
+        SB_FAIL_IF(y == NULL && n > 0, SB_INVALID_ARGUMENT,
+                   "y is NULL while n = %zu", n);
+        if (y != NULL) {
+            const sb_status sy = check_buffer(ctx, "y", y, y_offset, n,
+                                              out->plan.input_size, unit);
+            SB_RETURN_IF(sy != SB_OK, sy);
+        }
+    }
     if (mask != NULL) {
         const sb_status sm = check_buffer(ctx, "mask", mask, mask_offset, n,
                                           1, "mask bytes");
@@ -104,6 +108,31 @@ sb_status sb__check_call(sb_context *ctx, cl_command_queue queue,
                "%s on %s: %s (sb_device_report())", sb_type_name(t),
                ctx->caps.name, ctx->caps.type_reason[t]);
     return SB_OK;
+}
+
+sb_status sb__check_call(sb_context *ctx, cl_command_queue queue,
+                         sb_reduction r, cl_mem x, size_t x_offset,
+                         cl_mem mask, size_t mask_offset, size_t n,
+                         sb__checked_call *out)
+{
+    SB_FAIL_IF(ctx == NULL, SB_INVALID_ARGUMENT, "ctx is NULL");
+    const sb_status s = sb__plan_make(r, &out->plan);
+    SB_RETURN_IF(s != SB_OK, s);
+    return check_rest(ctx, queue, x, x_offset, NULL, 0, mask, mask_offset, n,
+                      out);
+}
+
+sb_status sb__check_dot_call(sb_context *ctx, cl_command_queue queue,
+                             sb_reduction r, cl_mem x, size_t x_offset,
+                             cl_mem y, size_t y_offset, cl_mem mask,
+                             size_t mask_offset, size_t n,
+                             sb__checked_call *out)
+{
+    SB_FAIL_IF(ctx == NULL, SB_INVALID_ARGUMENT, "ctx is NULL");
+    const sb_status s = sb__plan_make_dot(r, &out->plan);
+    SB_RETURN_IF(s != SB_OK, s);
+    return check_rest(ctx, queue, x, x_offset, y, y_offset, mask, mask_offset,
+                      n, out);
 }
 
 static size_t div_up(size_t a, size_t b) { return a / b + (a % b != 0); }
@@ -123,7 +152,8 @@ static cl_int launch(cl_command_queue q, cl_kernel k, size_t groups,
 /* Enqueues the chain; ctx->lock held. On success *done is the event of the
  * last launch (owned by the caller). */
 static sb_status enqueue_chain(sb_context *ctx, const sb__checked_call *c,
-                               cl_mem x, size_t x_offset, cl_mem mask,
+                               cl_mem x, size_t x_offset, cl_mem y,
+                               size_t y_offset, cl_mem mask,
                                size_t mask_offset, size_t n, cl_mem res,
                                size_t res_offset, cl_uint num_wait,
                                const cl_event *wait, cl_event *done)
@@ -165,7 +195,8 @@ static sb_status enqueue_chain(sb_context *ctx, const sb__checked_call *c,
             return s;
         }
 
-    const cl_ulong n64 = n, xo = x_offset, mo = mask_offset, ro = res_offset;
+    const cl_ulong n64 = n, xo = x_offset, yo = y_offset, mo = mask_offset;
+    const cl_ulong ro = res_offset;
     cl_uint final = groups == 1;
     cl_int err = CL_SUCCESS;
     cl_event ev = NULL;
@@ -174,20 +205,23 @@ static sb_status enqueue_chain(sb_context *ctx, const sb__checked_call *c,
         const cl_uint lpi = o->leaves_per_item;
         cl_mem out = final ? res : ctx->scratch[slot[0]].buf;
         const cl_ulong out_cap = final ? 0 : cap[0];
+        const cl_mem yy = c->plan.dot ? y : NULL;
         err = ARG(0, x);
         if (err == CL_SUCCESS) err = ARG(1, xo);
-        if (err == CL_SUCCESS) err = ARG(2, mask);
-        if (err == CL_SUCCESS) err = ARG(3, mo);
-        if (err == CL_SUCCESS) err = ARG(4, n64);
-        if (err == CL_SUCCESS) err = ARG(5, lpi);
-        if (err == CL_SUCCESS) err = ARG(6, sg);
-        if (err == CL_SUCCESS) err = SB_CL(clSetKernelArg)(k, 7, wg * acc, NULL);
-        if (err == CL_SUCCESS) err = SB_CL(clSetKernelArg)(k, 8, wg * 4, NULL);
-        if (err == CL_SUCCESS) err = ARG(9, out);
-        if (err == CL_SUCCESS) err = ARG(10, out_cap);
-        if (err == CL_SUCCESS) err = ARG(11, final);
-        if (err == CL_SUCCESS) err = ARG(12, res);
-        if (err == CL_SUCCESS) err = ARG(13, ro);
+        if (err == CL_SUCCESS) err = ARG(2, yy);
+        if (err == CL_SUCCESS) err = ARG(3, yo);
+        if (err == CL_SUCCESS) err = ARG(4, mask);
+        if (err == CL_SUCCESS) err = ARG(5, mo);
+        if (err == CL_SUCCESS) err = ARG(6, n64);
+        if (err == CL_SUCCESS) err = ARG(7, lpi);
+        if (err == CL_SUCCESS) err = ARG(8, sg);
+        if (err == CL_SUCCESS) err = SB_CL(clSetKernelArg)(k, 9, wg * acc, NULL);
+        if (err == CL_SUCCESS) err = SB_CL(clSetKernelArg)(k, 10, wg * 4, NULL);
+        if (err == CL_SUCCESS) err = ARG(11, out);
+        if (err == CL_SUCCESS) err = ARG(12, out_cap);
+        if (err == CL_SUCCESS) err = ARG(13, final);
+        if (err == CL_SUCCESS) err = ARG(14, res);
+        if (err == CL_SUCCESS) err = ARG(15, ro);
         if (err == CL_SUCCESS)
             err = launch(c->queue, k, groups, wg, num_wait, wait, &ev);
     }
@@ -241,18 +275,17 @@ static sb_status enqueue_chain(sb_context *ctx, const sb__checked_call *c,
     return SB_OK;
 }
 
-sb_status sb_reduce_enqueue(sb_context *ctx, cl_command_queue queue,
-                            sb_reduction r, cl_mem x, size_t x_offset,
-                            cl_mem mask, size_t mask_offset, size_t n,
-                            cl_mem result, size_t result_offset,
-                            cl_uint num_wait, const cl_event *wait,
-                            cl_event *done)
+/* sb_reduce_enqueue() and sb_dot_enqueue() after the checks of x, y and
+ * the mask. */
+static sb_status enqueue_checked(sb_context *ctx, const sb__checked_call *cc,
+                                 cl_mem x, size_t x_offset, cl_mem y,
+                                 size_t y_offset, cl_mem mask,
+                                 size_t mask_offset, size_t n, cl_mem result,
+                                 size_t result_offset, cl_uint num_wait,
+                                 const cl_event *wait, cl_event *done)
 {
-    sb__detail_clear();
-    sb__checked_call c;
-    sb_status s = sb__check_call(ctx, queue, r, x, x_offset, mask, mask_offset,
-                             n, &c);
-    SB_RETURN_IF(s != SB_OK, s);
+    const sb__checked_call c = *cc;
+    sb_status s;
     SB_FAIL_IF(result == NULL, SB_INVALID_ARGUMENT, "result is NULL");
     SB_FAIL_IF(result_offset % 8 != 0, SB_INVALID_ARGUMENT,
                "result_offset = %zu is not a multiple of 8", result_offset);
@@ -268,8 +301,8 @@ sb_status sb_reduce_enqueue(sb_context *ctx, cl_command_queue queue,
 
     cl_event ev = NULL;
     pthread_mutex_lock(&ctx->lock);
-    s = enqueue_chain(ctx, &c, x, x_offset, mask, mask_offset, n, result,
-                      result_offset, num_wait, wait, &ev);
+    s = enqueue_chain(ctx, &c, x, x_offset, y, y_offset, mask, mask_offset,
+                      n, result, result_offset, num_wait, wait, &ev);
     pthread_mutex_unlock(&ctx->lock);
     SB_RETURN_IF(s != SB_OK, s);
     SB_CL(clFlush)(c.queue);
@@ -278,6 +311,39 @@ sb_status sb_reduce_enqueue(sb_context *ctx, cl_command_queue queue,
     else
         SB_CL(clReleaseEvent)(ev);
     return SB_OK;
+}
+
+sb_status sb_reduce_enqueue(sb_context *ctx, cl_command_queue queue,
+                            sb_reduction r, cl_mem x, size_t x_offset,
+                            cl_mem mask, size_t mask_offset, size_t n,
+                            cl_mem result, size_t result_offset,
+                            cl_uint num_wait, const cl_event *wait,
+                            cl_event *done)
+{
+    sb__detail_clear();
+    sb__checked_call c;
+    const sb_status s = sb__check_call(ctx, queue, r, x, x_offset, mask,
+                                       mask_offset, n, &c);
+    SB_RETURN_IF(s != SB_OK, s);
+    return enqueue_checked(ctx, &c, x, x_offset, NULL, 0, mask, mask_offset,
+                           n, result, result_offset, num_wait, wait, done);
+}
+
+sb_status sb_dot_enqueue(sb_context *ctx, cl_command_queue queue,
+                         sb_reduction r, cl_mem x, size_t x_offset, cl_mem y,
+                         size_t y_offset, cl_mem mask, size_t mask_offset,
+                         size_t n, cl_mem result, size_t result_offset,
+                         cl_uint num_wait, const cl_event *wait,
+                         cl_event *done)
+{
+    sb__detail_clear();
+    sb__checked_call c;
+    const sb_status s = sb__check_dot_call(ctx, queue, r, x, x_offset, y,
+                                           y_offset, mask, mask_offset, n, &c);
+    SB_RETURN_IF(s != SB_OK, s);
+    return enqueue_checked(ctx, &c, x, x_offset, y, y_offset, mask,
+                           mask_offset, n, result, result_offset, num_wait,
+                           wait, done);
 }
 
 /* Small inputs: read the range back and use the host path (no launch).
@@ -290,57 +356,69 @@ enum { HOST_SHORTCUT_STACK_BYTES = 2048 };
 
 static sb_status reduce_on_host(sb_context *ctx, const sb__checked_call *c,
                                 sb_reduction r, cl_mem x, size_t x_offset,
-                                cl_mem mask, size_t mask_offset, size_t n,
-                                void *result)
+                                cl_mem y, size_t y_offset, cl_mem mask,
+                                size_t mask_offset, size_t n, void *result)
 {
+    const bool dot = c->plan.dot;
     if (n == 0)
-        return sb_reduce_host_opts(r, NULL, NULL, 0, result, &ctx->opts.host);
+        return dot ? sb_dot_host(r, NULL, NULL, NULL, 0, result)
+                   : sb_reduce_host_opts(r, NULL, NULL, 0, result,
+                                         &ctx->opts.host);
     const size_t size = c->plan.input_size;
-    const size_t x_bytes = n * size, bytes = x_bytes + (mask ? n : 0);
+    const size_t x_bytes = n * size, y_bytes = dot ? x_bytes : 0;
+    const size_t bytes = x_bytes + y_bytes + (mask ? n : 0);
     _Alignas(16) unsigned char stack[HOST_SHORTCUT_STACK_BYTES];
     unsigned char *copy = bytes <= sizeof stack ? stack : sb__mem.malloc(bytes);
     SB_FAIL_IF(copy == NULL, SB_OUT_OF_MEMORY,
                "cannot allocate %zu bytes for the host shortcut's copy", bytes);
-    unsigned char *mask_copy = mask ? copy + x_bytes : NULL;
-    /* Both reads block: a pending read into memory freed on an error path
+    unsigned char *y_copy = dot ? copy + x_bytes : NULL;
+    unsigned char *mask_copy = mask ? copy + x_bytes + y_bytes : NULL;
+    /* Every read blocks: a pending read into memory freed on an error path
      * is the bug to avoid, and the caller's queue may be out of order. */
     cl_int err = SB_CL(clEnqueueReadBuffer)(c->queue, x, CL_TRUE,
                                             x_offset * size, x_bytes, copy,
                                             0, NULL, NULL);
+    if (err == CL_SUCCESS && dot)
+        err = SB_CL(clEnqueueReadBuffer)(c->queue, y, CL_TRUE, y_offset * size,
+                                         y_bytes, y_copy, 0, NULL, NULL);
     if (err == CL_SUCCESS && mask != NULL)
         err = SB_CL(clEnqueueReadBuffer)(c->queue, mask, CL_TRUE, mask_offset,
                                          n, mask_copy, 0, NULL, NULL);
-    sb_status s = err != CL_SUCCESS
-                ? sb__cl_fail(ctx, err, "clEnqueueReadBuffer (the host "
-                              "shortcut's copy of a small input)")
-                : sb_reduce_host_opts(r, copy, mask_copy, n, result,
-                                      &ctx->opts.host);
+    sb_status s;
+    if (err != CL_SUCCESS)
+        s = sb__cl_fail(ctx, err, "clEnqueueReadBuffer (the host shortcut's "
+                        "copy of a small input)");
+    else if (dot)   /* the bits do not depend on the host options */
+        s = sb_dot_host(r, copy, y_copy, mask_copy, n, result);
+    else
+        s = sb_reduce_host_opts(r, copy, mask_copy, n, result,
+                                &ctx->opts.host);
     if (copy != stack)
         free(copy);
     return s;
 }
 
-sb_status sb_reduce(sb_context *ctx, cl_command_queue queue, sb_reduction r,
-                    cl_mem x, size_t x_offset, cl_mem mask,
-                    size_t mask_offset, size_t n, void *result)
+/* sb_reduce() and sb_dot() after the checks of x, y and the mask. */
+static sb_status reduce_checked(sb_context *ctx, const sb__checked_call *cc,
+                                sb_reduction r, cl_mem x, size_t x_offset,
+                                cl_mem y, size_t y_offset, cl_mem mask,
+                                size_t mask_offset, size_t n, void *result)
 {
-    sb__detail_clear();
-    sb__checked_call c;
-    sb_status s = sb__check_call(ctx, queue, r, x, x_offset, mask, mask_offset,
-                             n, &c);
-    SB_RETURN_IF(s != SB_OK, s);
+    const sb__checked_call c = *cc;
+    sb_status s;
     SB_FAIL_IF(result == NULL, SB_INVALID_ARGUMENT, "result is NULL");
     if (n <= ctx->opts.host_max_n && !(ctx->opts.flags & SB_OPT_NO_HOST))
-        return reduce_on_host(ctx, &c, r, x, x_offset, mask, mask_offset, n,
-                              result);
+        return reduce_on_host(ctx, &c, r, x, x_offset, y, y_offset, mask,
+                              mask_offset, n, result);
 
     int slot = -1;
     cl_event ev = NULL;
     pthread_mutex_lock(&ctx->lock);
     s = sb__scratch_take(ctx, sizeof(sb_device_result), &slot);
     if (s == SB_OK) {
-        s = enqueue_chain(ctx, &c, x, x_offset, mask, mask_offset, n,
-                          ctx->scratch[slot].buf, 0, 0, NULL, &ev);
+        s = enqueue_chain(ctx, &c, x, x_offset, y, y_offset, mask,
+                          mask_offset, n, ctx->scratch[slot].buf, 0, 0, NULL,
+                          &ev);
         if (s != SB_OK)
             sb__scratch_give(ctx, slot, NULL);
     }
@@ -365,13 +443,42 @@ sb_status sb_reduce(sb_context *ctx, cl_command_queue queue, sb_reduction r,
                "%s over no element: nothing takes part, so there is no value",
                sb_op_name(c.plan.op));
     SB_FAIL_IF(record.status == SB_OVERFLOW, SB_OVERFLOW,
-               "the checked %s %s overflows in tree order on the device (it "
-               "reports no position; sb_reduce_host() on the same data "
-               "names the node)", sb_type_name(c.plan.acc),
-               sb_op_name(c.plan.op));
+               "the checked %s %s%s%s overflows in tree order on the device "
+               "(it reports no position; %s on the same data names the node "
+               "or element)", sb_type_name(c.plan.acc),
+               c.plan.dot ? "dot product" : sb_op_name(c.plan.op),
+               c.plan.map != SB_MAP_NONE ? " of " : "",
+               c.plan.map != SB_MAP_NONE ? sb_map_name(c.plan.map) : "",
+               c.plan.dot ? "sb_dot_host()" : "sb_reduce_host()");
     SB_FAIL_IF(record.status != SB_OK, SB_OPENCL_ERROR,
                "the device wrote status %d, which is no status",
                (int)record.status);
     memcpy(result, record.value, c.plan.result_size);
     return SB_OK;
+}
+
+sb_status sb_reduce(sb_context *ctx, cl_command_queue queue, sb_reduction r,
+                    cl_mem x, size_t x_offset, cl_mem mask,
+                    size_t mask_offset, size_t n, void *result)
+{
+    sb__detail_clear();
+    sb__checked_call c;
+    const sb_status s = sb__check_call(ctx, queue, r, x, x_offset, mask,
+                                       mask_offset, n, &c);
+    SB_RETURN_IF(s != SB_OK, s);
+    return reduce_checked(ctx, &c, r, x, x_offset, NULL, 0, mask, mask_offset,
+                          n, result);
+}
+
+sb_status sb_dot(sb_context *ctx, cl_command_queue queue, sb_reduction r,
+                 cl_mem x, size_t x_offset, cl_mem y, size_t y_offset,
+                 cl_mem mask, size_t mask_offset, size_t n, void *result)
+{
+    sb__detail_clear();
+    sb__checked_call c;
+    const sb_status s = sb__check_dot_call(ctx, queue, r, x, x_offset, y,
+                                           y_offset, mask, mask_offset, n, &c);
+    SB_RETURN_IF(s != SB_OK, s);
+    return reduce_checked(ctx, &c, r, x, x_offset, y, y_offset, mask,
+                          mask_offset, n, result);
 }

@@ -48,3 +48,7 @@ set_tests_properties(test_oclgrind_races PROPERTIES ENVIRONMENT
 # sb_partial_add(): pieces of one array on every device present, merged
 # with host pieces.
 sb_add_device_test(test_device_partial 900)
+
+# Maps, SB_SKIP_NAN and dot products (sb_dot, sb_dot_enqueue,
+# sb_partial_add_dot) on every device present, against the host path.
+sb_add_device_test(test_device_maps 600)

@@ -45,7 +45,7 @@ foreach(mode guarded software)
 endforeach()
 
 foreach(suite test_device_reduce test_device_shapes test_device_enqueue
-              test_device_modes)
+              test_device_modes test_device_maps)
   add_test(NAME ${suite}_on_rusticl COMMAND ${suite})
   sb_portable_test(${suite}_on_rusticl 1200 "${SB_RUSTICL_ENV}")
   add_test(NAME ${suite}_on_flushing_pocl COMMAND ${suite})
