@@ -104,7 +104,11 @@ SB_FN_INLINE acc_t sb_term_abs(acc_t a, uint *f)
 #if !SB_WRAP
     *f |= a == minimum ? SB_OVERFLOW : 0u;
 #endif
-    return a < (acc_t)0 ? SB_AS_ACC((uwrap_t)(0u - (uwrap_t)a)) : a;
+    /* (a ^ s) - s with s all ones for a negative a: written as a select
+     * of a negation, Mesa 22.3 (rusticl) returned a unchanged for an i64
+     * converted from i32. */
+    const uwrap_t s = (uwrap_t)(a >> (SB_ACC_BITS - 1));
+    return SB_AS_ACC((uwrap_t)(((uwrap_t)a ^ s) - s));
 #else
     return a;
 #endif
