@@ -104,11 +104,15 @@ SB_FN_INLINE acc_t sb_term_abs(acc_t a, uint *f)
 #if !SB_WRAP
     *f |= a == minimum ? SB_OVERFLOW : 0u;
 #endif
-    /* (a ^ s) - s with s all ones for a negative a: written as a select
-     * of a negation, Mesa 22.3 (rusticl) returned a unchanged for an i64
-     * converted from i32. */
-    const uwrap_t s = (uwrap_t)(a >> (SB_ACC_BITS - 1));
+    /* Two spellings, one value (src/device_programs.c, abs_by_select):
+     * Mesa 22.3 miscompiles the first for an i64 made from an i32;
+     * Oclgrind, which has no llvm.abs, builds the first unoptimised. */
+#if SB_ABS_BY_SELECT
+    return a < (acc_t)0 ? SB_AS_ACC((uwrap_t)(0u - (uwrap_t)a)) : a;
+#else
+    const uwrap_t s = (uwrap_t)(a >> (SB_ACC_BITS - 1));   /* all ones if < 0 */
     return SB_AS_ACC((uwrap_t)(((uwrap_t)a ^ s) - s));
+#endif
 #else
     return a;
 #endif

@@ -37,7 +37,7 @@
     !defined(SB_LEAF_SIZE) || !defined(SB_MAX_LPI_LOG2) || \
     !defined(SB_STATUS_OK) || !defined(SB_STATUS_EMPTY) || \
     !defined(SB_STATUS_OVERFLOW) || !defined(SB_RESULT_STATUS_OFFSET) || \
-    !defined(SB_WIDE_FOLDS_OK) || !defined(SB_MAP) || \
+    !defined(SB_WIDE_FOLDS_OK) || !defined(SB_ABS_BY_SELECT) || !defined(SB_MAP) || \
     !defined(SB_MAP_NONE) || !defined(SB_MAP_ABS) || \
     !defined(SB_MAP_SQUARE) || !defined(SB_SKIP_NAN) || !defined(SB_DOT)
 #error "build with the host's -D options (src/device_programs.c)"

@@ -107,8 +107,8 @@ extern "C" {
 #endif
 
 /*! sb_version_string(), sb_version_number() :
- *  The version of the library the program runs against: "0.2.0", and
- *  SAMEBITS_VERSION_NUMBER as the library was built (0.2.0 is 200). A
+ *  The version of the library the program runs against: "0.3.0", and
+ *  SAMEBITS_VERSION_NUMBER as the library was built (0.3.0 is 300). A
  *  program may compare them with the header's SAMEBITS_VERSION_* macros. */
 SB_API const char *sb_version_string(void);
 SB_API unsigned sb_version_number(void);
@@ -143,7 +143,10 @@ typedef enum {
  *  as if its mask byte were 0 (leaf boundaries do not move): numpy's
  *  nansum, nanprod, nanmin, nanmax. Valid for f32 and f64 inputs, with
  *  every op (any/all: a NaN, otherwise true, is passed over), with maps,
- *  and with dot products (a term is skipped when either factor is a NaN).
+ *  and with dot products (a term is skipped when either factor is a NaN;
+ *  a product that is a NaN of non-NaN factors, inf * 0, takes part). A
+ *  min or max over nothing but NaNs is SB_EMPTY (numpy's nanmin warns and
+ *  returns NaN).
  *  Refused (SB_INVALID_ARGUMENT) for integer inputs, which have no NaN. */
 #define SB_SKIP_NAN 2u
 

@@ -86,6 +86,17 @@ static int wide_folds_ok(const sb_device_caps *c)
     return !sb__is_simulator_name(c->name);
 }
 
+/* How the kernels take a signed integer's abs (cl/ops.cl, sb_term_abs):
+ * on Oclgrind as a select of a negation, built with -cl-opt-disable,
+ * because its 21.10 interpreter has no llvm.abs, which LLVM's optimiser
+ * makes of every spelling of abs; elsewhere as (a ^ s) - s, since Mesa
+ * 22.3 (rusticl) returned a negative i64 made from an i32 unchanged from
+ * the select. */
+static int abs_by_select(const sb_device_caps *c)
+{
+    return sb__is_simulator_name(c->name);
+}
+
 /* Build options: the types, the modes, the operation, the shared
  * constants, the sub-group back-end, and nothing that would relax IEEE
  * arithmetic: never -cl-fast-relaxed-math, -cl-mad-enable,
@@ -103,8 +114,11 @@ static void build_options(const sb_context *ctx, const sb__plan *plan,
     const int boolean = plan->op == SB_ANY || plan->op == SB_ALL;
     const int f64_hw = c->type_mode[SB_F64] != SB_MODE_SOFTWARE
                     && (plan->input == SB_F64 || plan->acc == SB_F64);
+    const int int_abs = plan->map == SB_MAP_ABS && kind_of(plan->acc) == KIND_INT
+                        && sb__type_is_signed(plan->acc);
+    const char *opt = int_abs && abs_by_select(c) ? "-cl-opt-disable " : "";
     snprintf(buf, size,
-             "%s%s-DSB_IN_T=%s -DSB_ACC_T=%s -DSB_IN_KIND=%d -DSB_ACC_KIND=%d "
+             "%s%s%s-DSB_IN_T=%s -DSB_ACC_T=%s -DSB_IN_KIND=%d -DSB_ACC_KIND=%d "
              "-DSB_ACC_SIGNED=%d -DSB_ACC_BITS=%d -DSB_KIND_INT=%d "
              "-DSB_KIND_F32=%d -DSB_KIND_F64=%d -DSB_F32_MODE=%u "
              "-DSB_F64_MODE=%u -DSB_MODE_NATIVE=%u -DSB_MODE_GUARDED=%u "
@@ -115,8 +129,8 @@ static void build_options(const sb_context *ctx, const sb__plan *plan,
              "-DSB_STATUS_EMPTY=%d -DSB_STATUS_OVERFLOW=%d "
              "-DSB_RESULT_STATUS_OFFSET=%d -DSB_WIDE_FOLDS_OK=%d "
              "-DSB_MAP=%d -DSB_MAP_NONE=%d -DSB_MAP_ABS=%d -DSB_MAP_SQUARE=%d "
-             "-DSB_SKIP_NAN=%d -DSB_DOT=%d",
-             std, (ctx->opts.flags & SB_OPT_FLUSH_SUBNORMALS)
+             "-DSB_SKIP_NAN=%d -DSB_DOT=%d -DSB_ABS_BY_SELECT=%d",
+             opt, std, (ctx->opts.flags & SB_OPT_FLUSH_SUBNORMALS)
                   ? "-cl-denorms-are-zero " : "",
              storage_name(c, plan->input),
              boolean ? "uint" : storage_name(c, plan->acc),
@@ -130,7 +144,7 @@ static void build_options(const sb_context *ctx, const sb__plan *plan,
              SB_MAX_PER_ITEM_LOG2, SB_OK, SB_EMPTY, SB_OVERFLOW,
              (int)offsetof(sb_device_result, status), wide_folds_ok(c),
              (int)plan->map, SB_MAP_NONE, SB_MAP_ABS, SB_MAP_SQUARE,
-             plan->skip_nan, plan->dot);
+             plan->skip_nan, plan->dot, abs_by_select(c));
 }
 
 /* ---- programs shared between contexts ---------------------------------------

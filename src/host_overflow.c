@@ -63,9 +63,12 @@ static void report_element(locator *c, size_t i)
              i, step, sb_type_name(plan->acc));
 }
 
+/* A leaf's value before its first element: the start value of sum and
+ * prod; none for min and max (walked only for an overflowing map), whose
+ * first element starts the leaf. */
 static sb__node start_value(const sb__plan *plan)
 {
-    sb__node v = { .has = true };
+    sb__node v = { .has = plan->op == SB_SUM || plan->op == SB_PROD };
     if (plan->op == SB_PROD)
         switch (plan->acc) {
 #define SB_ONE_CASE_(e, tag, ctype, f, s, cl) case e: v.v.tag = (ctype)1; break;
