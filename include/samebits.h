@@ -477,6 +477,19 @@ SB_API SB_NODISCARD sb_status sb_host_isa_check(unsigned isa);
  *  an opts->isa that sb_host_isa_check() refuses (then with its detail). */
 SB_API unsigned sb_host_isa(const sb_host_options *opts);
 
+/*! SAMEBITS_PREFETCH (environment variable) :
+ *  How many bytes ahead of what it folds the host path asks the CPU to
+ *  fetch (software prefetch), as a decimal number; 0 turns it off;
+ *  anything else is ignored; capped at 1 MiB. The default, 4096, was
+ *  measured (README: Performance): without it the folds' vector work and
+ *  the memory's latency did not overlap and a sum from memory ran at
+ *  0.55-0.65 of a plain read on AMD EPYC (Zen 5). For benchmarks
+ *  (`samebits bench --prefetch`); the bits never depend on it. */
+
+/*! sb_host_prefetch() : the distance in bytes the host path prefetches
+ *  at now (SAMEBITS_PREFETCH, else the default 4096; 0: none). */
+SB_API size_t sb_host_prefetch(void);
+
 /* ------------------------------------------------------------------------
  * OpenCL devices (absent from a host-only build: SAMEBITS_OPENCL == 0)
  *

@@ -24,9 +24,12 @@ typedef struct {
 
 /* Folds `count` (1..SB_BLOCK_SIZE) accumulator-typed elements starting at
  * an aligned block boundary into the node of that block's 256-leaf subtree.
- * `mask` may be NULL. Sets *overflow on a checked-arithmetic overflow. */
+ * `mask` may be NULL. Sets *overflow on a checked-arithmetic overflow.
+ * `prefetch`: how many bytes ahead of what it folds a full float block
+ * asks the CPU to fetch (0: none); speed only, never the bits. */
 typedef void (*sb__block_fn)(const void *x, const unsigned char *mask,
-                             size_t count, sb__node *out, bool *overflow);
+                             size_t count, size_t prefetch, sb__node *out,
+                             bool *overflow);
 /* *left = combine(*left, *right) (docs/order.md), none-aware. */
 typedef void (*sb__combine_fn)(sb__node *left, const sb__node *right,
                                bool *overflow);
@@ -41,7 +44,14 @@ typedef struct {
  * NULL, multiplied by y's, as it is folded: the node of
  * sb__prepare() followed by the block kernel, without the pass between. */
 typedef void (*sb__block_map_fn)(const void *x, const void *y, sb_map map,
-                                 sb__node *out);
+                                 size_t prefetch, sb__node *out);
+
+/* The host folds' prefetch distance in bytes (sb__block_fn): the
+ * SAMEBITS_PREFETCH environment variable when it is a decimal number of
+ * bytes (0: no software prefetch), else SB_PREFETCH_DEFAULT. Read per
+ * call, as SAMEBITS_ISA is, so a benchmark can sweep it in one process. */
+#define SB_PREFETCH_DEFAULT 4096
+size_t sb__host_prefetch_bytes(void);
 
 /* The host kernel of a plan's (accumulator, op, wrap) in the copy of
  * host_kernels.c built for `isa` (SB_ISA_BASELINE, SB_ISA_AVX2,

@@ -162,6 +162,23 @@ typedef double sb_vd_in __attribute__((vector_size(SB_VEC_BYTES), aligned(8), ma
 
 #define VLOAD(dst, src) memcpy(&(dst), (src), sizeof(dst))
 
+/* Asks the CPU for the cache lines `ahead` bytes past [p, p + bytes).
+ * From memory the fold's shuffles and the loads' waits did not overlap
+ * (AMD EPYC Zen 5: f32 sum at 0.55-0.8 of a plain read, as if the time of
+ * the fold in cache and of the read were added): the hardware's
+ * prefetchers ran too close ahead of a loop this busy. A prefetch never
+ * faults, so the lines past the input's end cost nothing but the asking.
+ * The distance is SAMEBITS_PREFETCH or SB_PREFETCH_DEFAULT, a setting the
+ * bench sweeps (README: Performance), not a constant of one CPU. */
+static inline void prefetch_ahead(const void *p, size_t bytes, size_t ahead)
+{
+    if (ahead == 0)
+        return;
+    const uintptr_t q = (uintptr_t)p + ahead;
+    for (size_t off = 0; off < bytes; off += 64)
+        __builtin_prefetch((const void *)(q + off));
+}
+
 /* Leaves folded side by side per call: at least 16, and at least two
  * registers' worth, so that two or more independent chains of W lanes
  * hide the latency of the adds. */
@@ -185,8 +202,8 @@ static inline void NAME(const T *x, T *v)                                   \
     enum { GROUPS = LEAVES_PER_CALL(W) / (W) };                             \
     V acc[GROUPS];                                                          \
     for (int g = 0; g < GROUPS; g++) VLOAD(acc[g], v + (W) * g);            \
-    for (int i = 0; i < L; i += (W))                                        \
-        for (int g = 0; g < GROUPS; g++) {                                  \
+    for (int g = 0; g < GROUPS; g++)                                        \
+        for (int i = 0; i < L; i += (W)) {                                  \
             V r[W];                                                         \
             LOAD_TRANSPOSED(V, VIN, W, r, x, g, i)                          \
             for (int k = 0; k < (W); k++) acc[g] = acc[g] OP r[k];          \
@@ -206,8 +223,8 @@ static inline void NAME(const T *x, T *v)                                   \
 {                                                                           \
     enum { GROUPS = LEAVES_PER_CALL(W) / (W) };                             \
     V acc[GROUPS];                                                          \
-    for (int i = 0; i < L; i += (W))                                        \
-        for (int g = 0; g < GROUPS; g++) {                                  \
+    for (int g = 0; g < GROUPS; g++)                                        \
+        for (int i = 0; i < L; i += (W)) {                                  \
             V r[W];                                                         \
             LOAD_TRANSPOSED(V, VIN, W, r, x, g, i)                          \
             int k0 = 0;                                                     \
@@ -288,8 +305,8 @@ static inline void NAME(const T *x, const T *y, T *v)                       \
     V acc[GROUPS];                                                          \
     (void)y;                                                                \
     for (int g = 0; g < GROUPS; g++) VLOAD(acc[g], v + (W) * g);            \
-    for (int i = 0; i < L; i += (W))                                        \
-        for (int g = 0; g < GROUPS; g++) {                                  \
+    for (int g = 0; g < GROUPS; g++)                                        \
+        for (int i = 0; i < L; i += (W)) {                                  \
             V r[W];                                                         \
             LOAD_MAPPED_TRANSPOSED(V, VIN, W, r, x, y, g, i, MAP)           \
             for (int k = 0; k < (W); k++) acc[g] = acc[g] OP POST(r[k]);    \
@@ -303,8 +320,8 @@ static inline void NAME(const T *x, const T *y, T *v)                       \
     enum { GROUPS = LEAVES_PER_CALL(W) / (W) };                             \
     V acc[GROUPS];                                                          \
     (void)y;                                                                \
-    for (int i = 0; i < L; i += (W))                                        \
-        for (int g = 0; g < GROUPS; g++) {                                  \
+    for (int g = 0; g < GROUPS; g++)                                        \
+        for (int i = 0; i < L; i += (W)) {                                  \
             V r[W];                                                         \
             LOAD_MAPPED_TRANSPOSED(V, VIN, W, r, x, y, g, i, MAP)           \
             for (int k = 0; k < (W); k++) r[k] = POST(r[k]);                \
@@ -342,12 +359,11 @@ DEFINE_VPICK_MAPS(f64, double, sb_vd, sb_vd_in, sb_vi64, F64_LANES, max, VBETTER
 /* The pairwise tree over the NL nodes of v[], all present, in registers:
  * a level takes the even and the odd lanes of two registers apart and
  * combines them lane by lane, so that left stays left; the last levels
- * work in lanes of one register. The node ends in v[0]. For f32, done in
- * memory with scalars, the last levels were a fifth of a cached block's
- * time (each waited for the store of the one before); in registers, f32
- * sum and min ran 1.15-1.35x faster in cache and from memory. f64 keeps
- * the scalar tree: with this one its sums and minima from memory fell
- * from 0.9 to 0.7-0.8 of the read (AMD EPYC, AVX-512; README). */
+ * work in lanes of one register. The node ends in v[0]. Done in memory
+ * with scalars, the last levels were a fifth of a cached f32 block's time
+ * (each waited for the store of the one before), and a third of an f64
+ * block's in L2 (AMD EPYC, AVX-512: f64 sum at 2^16 from 0.34 to 0.47 of
+ * the read with this tree). */
 #define SB_EVEN(W, g, c) (2 * (c))
 #define SB_ODD(W, g, c)  (2 * (c) + 1)
 #define VTREE(V, W, v, VCOMBINE)                                            \
@@ -383,6 +399,8 @@ DEFINE_VPICK_MAPS(f64, double, sb_vd, sb_vd_in, sb_vi64, F64_LANES, max, VBETTER
     }
 #define VCOMBINE_F32_MIN(a, b) VCOMBINE_PICK(sb_vi32, VBETTER_MIN, a, b)
 #define VCOMBINE_F32_MAX(a, b) VCOMBINE_PICK(sb_vi32, VBETTER_MAX, a, b)
+#define VCOMBINE_F64_MIN(a, b) VCOMBINE_PICK(sb_vi64, VBETTER_MIN, a, b)
+#define VCOMBINE_F64_MAX(a, b) VCOMBINE_PICK(sb_vi64, VBETTER_MAX, a, b)
 #endif /* SB_HAVE_SHUFFLE */
 
 /* The scalar form: 16 independent chains the CPU overlaps, then the tree
@@ -428,12 +446,14 @@ DEFINE_VPICK_MAPS(f64, double, sb_vd, sb_vd_in, sb_vi64, F64_LANES, max, VBETTER
     }
 #define DEFINE_FOLD_KERNEL(NAME, T, FIELD, START, SKIP, STEP, FULL, WHOLE)  \
 static void NAME##_block(const void *xv, const unsigned char *mask,         \
-                         size_t count, sb__node *out, bool *overflow)       \
+                         size_t count, size_t prefetch, sb__node *out,      \
+                         bool *overflow)                                    \
 {                                                                           \
     const T *x = xv;                                                        \
     T v[NL];                                                                \
     bool has[NL];                                                           \
     bool ov = false;                                                        \
+    (void)prefetch;                                                         \
     TRY_WHOLE_BLOCK(T, FIELD, WHOLE)                                        \
     if (count == SB_BLOCK_SIZE && mask == NULL) {                           \
         for (int l = 0; l < NL; l++) v[l] = START;                          \
@@ -497,12 +517,14 @@ static const sb__kernel NAME##_kernel = { NAME##_block, NAME##_combine };
     TREE_FULL(__typeof__(v[0]), v, PICK)
 #define DEFINE_MINMAX_KERNEL(NAME, T, FIELD, BETTER, PICK, FULL, WHOLE)     \
 static void NAME##_block(const void *xv, const unsigned char *mask,         \
-                         size_t count, sb__node *out, bool *overflow)       \
+                         size_t count, size_t prefetch, sb__node *out,      \
+                         bool *overflow)                                    \
 {                                                                           \
     const T *x = xv;                                                        \
     T v[NL];                                                                \
     bool has[NL];                                                           \
     (void)overflow;                                                         \
+    (void)prefetch;                                                         \
     TRY_WHOLE_BLOCK(T, FIELD, WHOLE)                                        \
     if (count == SB_BLOCK_SIZE && mask == NULL) {                           \
         FULL(x, v, BETTER, PICK)                                            \
@@ -548,13 +570,17 @@ static const sb__kernel NAME##_kernel = { NAME##_block, NAME##_combine };
 #  define VECTOR_FULL_FOLD_f32_prod(x, v, STEP)                             \
     VFOLD_ALL(vfold_f32_prod, F32_LANES, x, v) VTREE(sb_vf, F32_LANES, v, VCOMBINE_MUL)
 #  define VECTOR_FULL_FOLD_f64_sum(x, v, STEP)                              \
-    VFOLD_ALL(vfold_f64_sum, F64_LANES, x, v) TREE_FULL(double, v, STEP)
+    VFOLD_ALL(vfold_f64_sum, F64_LANES, x, v) VTREE(sb_vd, F64_LANES, v, VCOMBINE_ADD)
 #  define VECTOR_FULL_FOLD_f64_prod(x, v, STEP)                             \
-    VFOLD_ALL(vfold_f64_prod, F64_LANES, x, v) TREE_FULL(double, v, STEP)
-/* Folds the NL leaves of a block, LEAVES_PER_CALL at a time. */
+    VFOLD_ALL(vfold_f64_prod, F64_LANES, x, v) VTREE(sb_vd, F64_LANES, v, VCOMBINE_MUL)
+/* Folds the NL leaves of a block, LEAVES_PER_CALL at a time, each call
+ * asking first for the lines `prefetch` bytes past its own. */
 #  define VFOLD_ALL(fn, W, x, v)                                          \
-    for (int g = 0; g < NL / LEAVES_PER_CALL(W); g++)                     \
-        fn((x) + g * LEAVES_PER_CALL(W) * L, (v) + g * LEAVES_PER_CALL(W));
+    for (int g = 0; g < NL / LEAVES_PER_CALL(W); g++) {                   \
+        const size_t at_ = (size_t)g * LEAVES_PER_CALL(W) * L;            \
+        prefetch_ahead((x) + at_, LEAVES_PER_CALL(W) * L * sizeof *(x), prefetch); \
+        fn((x) + at_, (v) + g * LEAVES_PER_CALL(W));                      \
+    }
 #else
 #  define FULL_VEC(tag) SCALAR_FULL_FOLD
 #endif
@@ -671,9 +697,9 @@ DEFINE_INT_KERNELS(u64, uint64_t, uint64_t, u64, 0)
 #  define VECTOR_FULL_PICK_f32_max(x, v, B, P)                              \
     VFOLD_ALL(vpick_f32_max, F32_LANES, x, v) VTREE(sb_vf, F32_LANES, v, VCOMBINE_F32_MAX)
 #  define VECTOR_FULL_PICK_f64_min(x, v, B, P)                              \
-    VFOLD_ALL(vpick_f64_min, F64_LANES, x, v) TREE_FULL(double, v, P)
+    VFOLD_ALL(vpick_f64_min, F64_LANES, x, v) VTREE(sb_vd, F64_LANES, v, VCOMBINE_F64_MIN)
 #  define VECTOR_FULL_PICK_f64_max(x, v, B, P)                              \
-    VFOLD_ALL(vpick_f64_max, F64_LANES, x, v) TREE_FULL(double, v, P)
+    VFOLD_ALL(vpick_f64_max, F64_LANES, x, v) VTREE(sb_vd, F64_LANES, v, VCOMBINE_F64_MAX)
 #else
 #  define FULL_PICK(tag) SCALAR_FULL_PICK
 #endif
@@ -690,7 +716,8 @@ SB_TYPE_LIST(SB_MINMAX_INSTANCE_)
  * as the plain block's. */
 #define DEFINE_BLOCK_MAP(tag, op, T, W, START, TREE)                        \
 static void tag##_##op##_block_map(const void *xv, const void *yv,         \
-                                   sb_map map, sb__node *out)              \
+                                   sb_map map, size_t prefetch,            \
+                                   sb__node *out)                          \
 {                                                                           \
     const T *x = xv, *y = yv;                                               \
     T v[NL];                                                                \
@@ -698,6 +725,9 @@ static void tag##_##op##_block_map(const void *xv, const void *yv,         \
     for (int g = 0; g < NL / LEAVES_PER_CALL(W); g++) {                     \
         const size_t at = (size_t)g * LEAVES_PER_CALL(W) * L;               \
         T *vg = v + g * LEAVES_PER_CALL(W);                                 \
+        prefetch_ahead(x + at, LEAVES_PER_CALL(W) * L * sizeof(T), prefetch); \
+        if (y != NULL)                                                      \
+            prefetch_ahead(y + at, LEAVES_PER_CALL(W) * L * sizeof(T), prefetch); \
         if (y != NULL)                                                      \
             vfold_##tag##_##op##_dot(x + at, y + at, vg);                   \
         else if (map == SB_MAP_ABS)                                         \
@@ -713,10 +743,10 @@ static void tag##_##op##_block_map(const void *xv, const void *yv,         \
 #define TREE_V_F32_PROD(v) VTREE(sb_vf, F32_LANES, v, VCOMBINE_MUL)
 #define TREE_V_F32_MIN(v)  VTREE(sb_vf, F32_LANES, v, VCOMBINE_F32_MIN)
 #define TREE_V_F32_MAX(v)  VTREE(sb_vf, F32_LANES, v, VCOMBINE_F32_MAX)
-#define TREE_V_F64_SUM(v)  TREE_FULL(double, v, STEP_PLAIN_ADD)
-#define TREE_V_F64_PROD(v) TREE_FULL(double, v, STEP_PLAIN_MUL)
-#define TREE_V_F64_MIN(v)  TREE_FULL(double, v, PICK_MIN)
-#define TREE_V_F64_MAX(v)  TREE_FULL(double, v, PICK_MAX)
+#define TREE_V_F64_SUM(v)  VTREE(sb_vd, F64_LANES, v, VCOMBINE_ADD)
+#define TREE_V_F64_PROD(v) VTREE(sb_vd, F64_LANES, v, VCOMBINE_MUL)
+#define TREE_V_F64_MIN(v)  VTREE(sb_vd, F64_LANES, v, VCOMBINE_F64_MIN)
+#define TREE_V_F64_MAX(v)  VTREE(sb_vd, F64_LANES, v, VCOMBINE_F64_MAX)
 DEFINE_BLOCK_MAP(f32, sum,  float,  F32_LANES, 0.0f, TREE_V_F32_SUM)
 DEFINE_BLOCK_MAP(f32, prod, float,  F32_LANES, 1.0f, TREE_V_F32_PROD)
 DEFINE_BLOCK_MAP(f32, min,  float,  F32_LANES, 0.0f, TREE_V_F32_MIN)

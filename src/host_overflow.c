@@ -141,7 +141,7 @@ static sb__node subtree(locator *c, size_t first, size_t span)
             x = c->converted;
         }
         sb__node node;
-        c->kernel->block(x, mask, count, &node, &overflow);
+        c->kernel->block(x, mask, count, 0, &node, &overflow);
         if (!overflow)
             return node;
     }

@@ -153,7 +153,7 @@ static sb__node fold_leaf(const sb__plan *plan, const sb__kernel *k,
     for (unsigned i = 0; i < count; i++)
         memcpy(acc + i * size, &slots[i], size);
     sb__node node;
-    k->block(acc, mask, count, &node, overflow);
+    k->block(acc, mask, count, 0, &node, overflow);
     return node;
 }
 

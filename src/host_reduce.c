@@ -72,6 +72,7 @@ typedef struct {
     const unsigned char *y;              /* a dot product's second factors */
     const unsigned char *mask;
     size_t               n;
+    size_t               prefetch;       /* sb__block_fn */
     size_t               chunk_blocks;   /* a power of two */
     size_t               chunk_count;
     sb__node            *chunk_nodes;
@@ -95,7 +96,7 @@ static sb__node reduce_blocks(const job *j, size_t first_block,
         if (j->block_map != NULL && mask == NULL && count == SB_BLOCK_SIZE) {
             sb__node node;
             j->block_map(x, j->y ? j->y + start * j->plan->input_size : NULL,
-                         j->plan->map, &node);
+                         j->plan->map, j->prefetch, &node);
             merge_push(&stack, j->kernel, node, overflow);
             continue;
         }
@@ -107,7 +108,7 @@ static sb__node reduce_blocks(const job *j, size_t first_block,
             x = converted;
         }
         sb__node node;
-        j->kernel->block(x, mask, count, &node, overflow);
+        j->kernel->block(x, mask, count, j->prefetch, &node, overflow);
         merge_push(&stack, j->kernel, node, overflow);
     }
     return merge_finish(&stack, j->kernel, overflow);
@@ -229,6 +230,7 @@ static sb__node reduce_tree(const sb__plan *plan, const unsigned char *x,
     job j = {
         .plan = plan, .kernel = kernel, .x = x, .y = y, .mask = mask, .n = n,
         .block_map = plan->prepared ? sb__host_block_map(plan, isa) : NULL,
+        .prefetch = sb__host_prefetch_bytes(),
         .chunk_blocks = chunk_blocks,
         .chunk_count = (blocks + chunk_blocks - 1) / chunk_blocks,
         .chunk_nodes = chunk_nodes,

@@ -258,6 +258,51 @@ static void threads_and_sets_together(void **state)
     assert_int_equal(wrong, 0);
 }
 
+/* SAMEBITS_PREFETCH: how far ahead the folds prefetch, read per call.
+ * Parsing, and the bits against the oracle with no prefetch, a short
+ * and the longest distance (1 MiB past the end of every block: a
+ * prefetch past the buffer must not fault), on every runnable set. */
+static void the_prefetch_distance(void **state)
+{
+    (void)state;
+    static const struct { const char *text; size_t bytes; } readings[] = {
+        { "0", 0 }, { "64", 64 }, { "8192", 8192 }, { "1048576", 1048576 },
+        { "99999999999999999999", 1048576 },   /* capped, not wrapped */
+        { "", 4096 }, { "-1", 4096 }, { "4k", 4096 }, { " 64", 4096 } };
+    unsetenv("SAMEBITS_PREFETCH");
+    assert_int_equal(sb_host_prefetch(), 4096);
+    for (size_t i = 0; i < COUNT(readings); i++) {
+        setenv("SAMEBITS_PREFETCH", readings[i].text, 1);
+        if (sb_host_prefetch() != readings[i].bytes)
+            fail_msg("SAMEBITS_PREFETCH='%s': %zu bytes, expected %zu",
+                     readings[i].text, sb_host_prefetch(),
+                     readings[i].bytes);
+    }
+    static const char *const distances[] = { "0", "64", "1048576" };
+    static const size_t sizes_here[] = { 4096, 3 * 4096 + 17, 40001,
+                                         ((size_t)1 << 18) + 4097 };
+    unsigned long wrong = 0, cases = 0;
+    for (size_t d = 0; d < COUNT(distances); d++) {
+        setenv("SAMEBITS_PREFETCH", distances[d], 1);
+        for (size_t i = 0; i < COUNT(every_isa); i++) {
+            if (!runnable(every_isa[i]))
+                continue;
+            for (size_t k = 0; k < COUNT(rows); k++)
+                for (size_t s = 0; s < COUNT(sizes_here); s++) {
+                    test_case c = make_case(seed, rows[k].r, sizes_here[s],
+                                            MASK_NONE, FAMILY_UNIFORM);
+                    c.isa = every_isa[i];
+                    c.threads = 1 + (unsigned)(s % 2);
+                    wrong += !check_against_oracle(&c, NULL);
+                    cases++;
+                }
+        }
+    }
+    unsetenv("SAMEBITS_PREFETCH");
+    printf("%lu cases over 3 prefetch distances, %lu wrong\n", cases, wrong);
+    assert_int_equal(wrong, 0);
+}
+
 /* min and max of whole blocks (the vector path) where the answer is a
  * signed zero: only +0.0 and -0.0 (and, in half the cases, NaNs and
  * larger values), so that which of two equal zeros a leaf keeps decides
@@ -312,6 +357,7 @@ int main(void)
         cmocka_unit_test(the_environment_variable),
         cmocka_unit_test(every_runnable_set_matches_the_oracle),
         cmocka_unit_test(threads_and_sets_together),
+        cmocka_unit_test(the_prefetch_distance),
         cmocka_unit_test(min_and_max_keep_the_first_of_equal_zeros),
     };
     seed = test_seed(20261201u);

@@ -41,7 +41,8 @@ static void print_usage(FILE *out)
     fprintf(out,
             "usage: samebits bench [--device SEL] [--sizes S1,S2,...] [--repeat N]\n"
             "                      [--types T1,...] [--ops OP1,...] [--json]\n"
-            "                      [--float-modes M1,...] [--isa I] [--no-latency]\n"
+            "                      [--float-modes M1,...] [--isa I] [--prefetch B]\n"
+            "                      [--no-latency]\n"
             "                      [--stream] [--maps]\n"
             "\n"
             "1. GB/s of input read by sum, min and prod over f32, f64 and i32 at\n"
@@ -84,6 +85,9 @@ static void print_usage(FILE *out)
             "  --isa I       the host path's instruction set: auto (default:\n"
             "                SAMEBITS_ISA, else the widest this CPU runs), sse2,\n"
             "                avx2, avx512 (sb_host_options.isa)\n"
+            "  --prefetch B  the host path prefetches B bytes ahead (0: none;\n"
+            "                default SAMEBITS_PREFETCH, else 4096): sets\n"
+            "                SAMEBITS_PREFETCH for this run\n"
             "  --json        one JSON object per line: the setup, each\n"
             "                measurement, each ratio, each latency\n"
             "  --no-latency  skip parts 2 and 3\n"
@@ -125,11 +129,11 @@ static void print_json_setup(const char *cpu, unsigned threads, unsigned isa,
     printf(",\"samebits_version\":\"%s\",\"cpu\":", SAMEBITS_VERSION_STRING);
     cli_json_string(stdout, cpu);
     printf(",\"online_cpus\":%u,\"threads_all\":%u,\"host_isa\":\"%s\","
-           "\"host_isa_source\":\"%s\",\"repeat\":%u,"
+           "\"host_isa_source\":\"%s\",\"host_prefetch\":%zu,\"repeat\":%u,"
            "\"warmup\":1,\"statistic\":\"best\",\"unit\":\"GB/s\",\"devices\":[",
            cli_online_cpus(), threads,
            sb_isa_name(sb_host_isa(&(sb_host_options){ .isa = isa })),
-           isa_source(isa), repeat);
+           isa_source(isa), sb_host_prefetch(), repeat);
     for (size_t i = 0; i < dev_count; i++) {
         char title[300];
         cli_device_title(devs[i].dev, title, sizeof title);
@@ -158,9 +162,10 @@ static void print_text_setup(const char *cpu, unsigned threads, unsigned isa,
                      ? " (SAMEBITS_THREADS)" : " (SAMEBITS_THREADS ignored)";
     printf("cpu: %s; %u online CPUs; host-all = threads 0 = %u threads%s\n",
            cpu, cli_online_cpus(), threads, from);
-    printf("host path: %s (%s)\n",
+    printf("host path: %s (%s); prefetch %zu bytes ahead%s\n",
            sb_isa_name(sb_host_isa(&(sb_host_options){ .isa = isa })),
-           isa_source(isa));
+           isa_source(isa), sb_host_prefetch(),
+           getenv("SAMEBITS_PREFETCH") ? " (SAMEBITS_PREFETCH)" : "");
     for (size_t i = 0; i < dev_count; i++) {
         char title[300];
         cli_device_title(devs[i].dev, title, sizeof title);
@@ -323,6 +328,16 @@ static int run_bench(int argc, char **argv)
                 cli_error("bench", "--isa %s: %s", v, sb_error_detail());
                 return CLI_EXIT_USAGE;
             }
+        } else if ((v = cli_option_value(argc, argv, &i, "--prefetch",
+                                         &missing)) != NULL || missing) {
+            unsigned long bytes;
+            if (missing || cli_parse_uint(v, 0, 1ul << 20, &bytes) != 0) {
+                cli_error("bench", "--prefetch wants a number of bytes in "
+                          "0..1048576 (0: none)");
+                return CLI_EXIT_USAGE;
+            }
+            /* The library reads it per call (samebits.h). */
+            setenv("SAMEBITS_PREFETCH", v, 1);
         } else if ((v = cli_option_value(argc, argv, &i, "--repeat",
                                          &missing)) != NULL || missing) {
             if (missing || cli_parse_uint(v, 1, BENCH_MAX_REPEAT,
