@@ -30,7 +30,8 @@ ISA_NAMES = {1: "sse2", 2: "avx2", 3: "avx512"}
 
 class Reduction(ctypes.Structure):
     _fields_ = [("op", ctypes.c_int), ("input", ctypes.c_int),
-                ("accumulator", ctypes.c_int), ("flags", ctypes.c_uint)]
+                ("accumulator", ctypes.c_int), ("flags", ctypes.c_uint),
+                ("map", ctypes.c_int)]   # sb_reduction of samebits.h 0.3
 
 
 class HostOptions(ctypes.Structure):
