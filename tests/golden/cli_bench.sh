@@ -39,6 +39,7 @@ done
 # The host path's instruction set and the read baseline, named.
 want '"kind":"setup".*"host_isa":"[a-z0-9]*","host_isa_source":' 1
 want '"kind":"measurement".*"host_isa":"[a-z0-9]*","read":"[a-z0-9]*"' 28
+want '"kind":"setup".*"host_prefetch":[0-9][0-9]*,' 1
 want '"op":"min"' 0
 want '"type":"f64"' 0
 want '"kind":"latency","target":"host".*"status":"ok"' 3
@@ -70,6 +71,14 @@ bad "--sizes wants" --sizes 10,12,10
 bad "--repeat wants" --repeat 0
 bad "--isa wants" --isa avx3
 bad "--isa wants" --isa
+bad "--prefetch wants" --prefetch
+bad "--prefetch wants" --prefetch 4k
+bad "--prefetch wants" --prefetch 2000000
+# --prefetch is the distance the library then uses, named in the setup.
+"$sb" bench --device host --sizes 10 --types f32 --ops sum --repeat 1 \
+      --no-latency --prefetch 0 >"$out/pf.out" 2>"$out/pf.err" \
+  && grep -q "; prefetch 0 bytes ahead (SAMEBITS_PREFETCH)$" "$out/pf.out" \
+  || { echo "FAIL: --prefetch 0 not in the setup"; cat "$out/pf.out" "$out/pf.err"; fail=1; }
 # --isa takes each set this CPU runs (and names it in the setup); one it
 # cannot run is a usage error that says so.
 for isa in sse2 avx2 avx512; do
