@@ -123,11 +123,33 @@ typedef enum { SB_SUM, SB_PROD, SB_MIN, SB_MAX, SB_ANY, SB_ALL } sb_op;
 
 /*! sb_type : element types, stored in native (little-endian) byte order.
  *  SB_SAME_AS_INPUT (0) is not a type: as an accumulator it means "the
- *  input type", and it is what a zero-initialised sb_reduction holds. */
+ *  input type", and it is what a zero-initialised sb_reduction holds.
+ *
+ *  SB_F16 (IEEE 754 binary16) and SB_BF16 (bfloat16: the upper half of a
+ *  binary32) are float types of 2 bytes (new in 0.3: the enum grew, no
+ *  struct changed; see ABI above), for machine-learning data. Their
+ *  accumulators:
+ *    - f32 or f64: every f16 and bf16 value converts exactly (subnormals
+ *      included, a NaN stays a NaN), and the reduction is the f32 / f64
+ *      one of the converted elements;
+ *    - the type itself (SB_SAME_AS_INPUT, SB_F16 / SB_BF16): every step
+ *      (each + and * of the fold and the tree, a map's square, a dot
+ *      product's product) is computed as if in that type: the exact
+ *      result rounded once to binary16 / bfloat16, nearest even,
+ *      subnormals kept, overflow to +-inf; min, max and abs are exact.
+ *      The result is 2 bytes (sb_result_size()); a NaN result is the
+ *      canonical quiet NaN 0x7E00 (f16) or 0x7FC0 (bf16).
+ *  Every op, map, SB_SKIP_NAN and dot products work with them; any/all
+ *  read -0 as false and a NaN as true. Refused (SB_INVALID_ARGUMENT):
+ *  an integer accumulator, f16 <-> bf16 (neither holds the other), and
+ *  SB_WRAP. The OpenCL device functions refuse them for now
+ *  (SB_UNSUPPORTED, "f16/bf16 on devices is not implemented yet"): the
+ *  host path computes them. */
 typedef enum {
     SB_SAME_AS_INPUT = 0,
     SB_I8 = 1, SB_U8, SB_I16, SB_U16, SB_I32, SB_U32,
-    SB_I64, SB_U64, SB_F32, SB_F64
+    SB_I64, SB_U64, SB_F32, SB_F64,
+    SB_F16 = 11, SB_BF16 = 12
 } sb_type;
 
 /*! SB_WRAP : integer sum and product wrap modulo 2^bits(accumulator)
@@ -141,9 +163,9 @@ typedef enum {
 
 /*! SB_SKIP_NAN : a float element that is a NaN does not take part, exactly
  *  as if its mask byte were 0 (leaf boundaries do not move): numpy's
- *  nansum, nanprod, nanmin, nanmax. Valid for f32 and f64 inputs, with
- *  every op (any/all: a NaN, otherwise true, is passed over), with maps,
- *  and with dot products (a term is skipped when either factor is a NaN;
+ *  nansum, nanprod, nanmin, nanmax. Valid for float inputs (f32, f64,
+ *  f16, bf16), with every op (any/all: a NaN, otherwise true, is passed
+ *  over), with maps, and with dot products (a term is skipped when either factor is a NaN;
  *  a product that is a NaN of non-NaN factors, inf * 0, takes part). A
  *  min or max over nothing but NaNs is SB_EMPTY (numpy's nanmin warns and
  *  returns NaN).
@@ -180,6 +202,7 @@ typedef enum { SB_MAP_NONE = 0, SB_MAP_ABS, SB_MAP_SQUARE } sb_map;
  *    - u8, u16, u32          -> u32, u64, and the wider signed i32 / i64
  *                               (u8, u16 -> i32, i64; u32 -> i64)
  *    - f32                   -> f64
+ *    - f16, bf16             -> f32, f64
  *    - i8, u8, i16, u16      -> f32
  *    - i8, u8, i16, u16, i32, u32 -> f64
  *  `any` and `all` have no accumulator: it must be SB_SAME_AS_INPUT or
@@ -245,7 +268,8 @@ SB_API const char *sb_status_string(sb_status s);
 SB_API size_t sb_type_size(sb_type t);
 
 /*! sb_type_name() :
- *  @return "i8", "u8", ..., "f64" for `t`, or "?" if `t` is not valid. */
+ *  @return "i8", "u8", ..., "f64", "f16", "bf16" for `t`, or "?" if `t`
+ *          is not valid. */
 SB_API const char *sb_type_name(sb_type t);
 
 /*! sb_op_name() :
@@ -288,7 +312,7 @@ SB_API SB_NODISCARD sb_status sb_reduction_check(sb_reduction r);
  *  When nothing takes part (n == 0 or an all-zero mask): sum writes 0
  *  (+0.0), prod 1, any 0, all 1; min and max return SB_EMPTY.
  *  A NaN result is written as the canonical quiet NaN (0x7FC00000,
- *  0x7FF8000000000000).
+ *  0x7FF8000000000000; f16 0x7E00, bf16 0x7FC0).
  *  @return SB_OK;
  *          SB_EMPTY for min/max when nothing takes part;
  *          SB_OVERFLOW for a checked integer sum/prod one of whose steps, in
@@ -708,7 +732,10 @@ typedef struct {
     int      host_unified_memory;
     size_t   work_group_size;       /* the launch shape samebits uses */
     unsigned leaves_per_item;
-    sb_status type_status[SB_F64 + 1]; /* per sb_type (index 0 unused):
+    sb_status type_status[SB_F64 + 1]; /* per sb_type up to f64 (index 0
+                                       unused; f16 and bf16, which every
+                                       device refuses for now, have no
+                                       entry, so the struct is unchanged):
                                        SB_OK when samebits computes the type
                                        exactly here, SB_UNSUPPORTED when it
                                        refuses it (64-bit types without

@@ -99,6 +99,12 @@ static sb_status check_rest(sb_context *ctx, cl_command_queue queue,
                                           1, "mask bytes");
         SB_RETURN_IF(sm != SB_OK, sm);
     }
+    /* f16 and bf16 have no kernels yet (the host path computes them);
+     * refused before the per-type tables, which end at f64. */
+    SB_FAIL_IF(sb__type_is_half(out->plan.input), SB_UNSUPPORTED,
+               "f16/bf16 on devices is not implemented yet (%s input on "
+               "%s; sb_reduce_host() computes it)",
+               sb_type_name(out->plan.input), ctx->caps.name);
     /* Every type has an exact way on every device (native, guarded or
      * software: cl/arith_float.cl) but a 64-bit type where there are no
      * 64-bit integers. */

@@ -25,6 +25,7 @@
  * they track none explicitly. */
 #include <string.h>
 #include "host_engine.h"
+#include "host_half.h"
 
 #define L SB_LEAF_SIZE
 #define NL SB_BLOCK_LEAVES
@@ -589,6 +590,24 @@ DEFINE_FOLD_KERNEL(f64_sum,  double, f64, 0.0,  -0.0,  STEP_PLAIN_ADD, FULL_VEC(
 DEFINE_FOLD_KERNEL(f32_prod, float,  f32, 1.0f, 1.0f,  STEP_PLAIN_MUL, FULL_VEC(f32_prod), NO_WHOLE)
 DEFINE_FOLD_KERNEL(f64_prod, double, f64, 1.0,  1.0,   STEP_PLAIN_MUL, FULL_VEC(f64_prod), NO_WHOLE)
 
+/* ---- half accumulators ----------------------------------------------------
+ *
+ * f16 and bf16 accumulators fold floats that are exactly half values
+ * (host_prepare.c converts the elements): each step is one binary32
+ * operation rounded to the half type, which host_half.h shows to be the
+ * exactly rounded half result. The skipped element of a sum is -0.0 as
+ * for floats (v + -0.0 == v, so the rounding changes nothing), of a
+ * product 1. Scalar folds: correctness first. min and max need no
+ * rounding: the f32 kernels compare the same values (SB_KERNEL_LOOKUP). */
+#define STEP_F16_ADD(a, b)  ((a) = sb__round_f16((a) + (b)))
+#define STEP_F16_MUL(a, b)  ((a) = sb__round_f16((a) * (b)))
+#define STEP_BF16_ADD(a, b) ((a) = sb__round_bf16((a) + (b)))
+#define STEP_BF16_MUL(a, b) ((a) = sb__round_bf16((a) * (b)))
+DEFINE_FOLD_KERNEL(f16_sum,   float, f32, 0.0f, -0.0f, STEP_F16_ADD,  SCALAR_FULL_FOLD, NO_WHOLE)
+DEFINE_FOLD_KERNEL(f16_prod,  float, f32, 1.0f, 1.0f,  STEP_F16_MUL,  SCALAR_FULL_FOLD, NO_WHOLE)
+DEFINE_FOLD_KERNEL(bf16_sum,  float, f32, 0.0f, -0.0f, STEP_BF16_ADD, SCALAR_FULL_FOLD, NO_WHOLE)
+DEFINE_FOLD_KERNEL(bf16_prod, float, f32, 1.0f, 1.0f,  STEP_BF16_MUL, SCALAR_FULL_FOLD, NO_WHOLE)
+
 /* ---- integers: whole blocks where the algebra allows ---------------------
  *
  * ORDER_FREE: wrapping sums and products (arithmetic modulo 2^bits) and
@@ -784,6 +803,16 @@ sb__block_map_fn SB_BLOCK_MAP_LOOKUP(const sb__plan *plan)
 
 const sb__kernel *SB_KERNEL_LOOKUP(const sb__plan *plan)
 {
+    if (sb__type_is_half(plan->acc)) {
+        const bool f16 = plan->acc == SB_F16;
+        switch (plan->op) {
+        case SB_SUM:  return f16 ? &f16_sum_kernel : &bf16_sum_kernel;
+        case SB_PROD: return f16 ? &f16_prod_kernel : &bf16_prod_kernel;
+        case SB_MIN:  return &f32_min_kernel;
+        case SB_MAX:  return &f32_max_kernel;
+        default:      return NULL;
+        }
+    }
     switch (plan->op) {
     case SB_MIN:
         switch (plan->acc) {

@@ -74,6 +74,8 @@ static sb__node start_value(const sb__plan *plan)
 #define SB_ONE_CASE_(e, tag, ctype, f, s, cl) case e: v.v.tag = (ctype)1; break;
         SB_TYPE_LIST(SB_ONE_CASE_)
 #undef SB_ONE_CASE_
+        case SB_F16:     /* floats: never checked, never walked here */
+        case SB_BF16:
         case SB_SAME_AS_INPUT:
             break;
         }

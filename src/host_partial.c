@@ -149,7 +149,7 @@ static sb__node fold_leaf(const sb__plan *plan, const sb__kernel *k,
                           unsigned count, bool *overflow)
 {
     unsigned char acc[16 * 8];
-    const size_t size = sb_type_size(plan->acc);
+    const size_t size = plan->fold_size;
     for (unsigned i = 0; i < count; i++)
         memcpy(acc + i * size, &slots[i], size);
     sb__node node;
@@ -267,7 +267,7 @@ static void append_elements(partial_state *s, const sb__plan *plan,
         s->overflow |= overflow;
         elements = prepared;
     }
-    const size_t size = sb_type_size(plan->acc);
+    const size_t size = plan->fold_size;
     for (size_t i = 0; i < count; i++) {
         const bool takes_part = mask == NULL || mask[i];
         slots[slot + i] = 0;

@@ -11,6 +11,7 @@
 #include <math.h>
 #include <string.h>
 #include "host_engine.h"
+#include "host_half.h"
 
 /* ---- one element in the accumulator ---------------------------------------- */
 
@@ -150,6 +151,50 @@ SB_TYPE_LIST(SB_SAME_PAIR_)
 #undef SB_SAME_PAIR_
 SB_WIDENING_LIST(SB_PREPARE_FN_)
 
+/* ---- half inputs ----------------------------------------------------------- */
+
+/* f16 and bf16 elements (host_half.h) become the fold's type CT: float for
+ * an f32 accumulator and for a half one (whose floats are always exactly
+ * half values: a square or a product is rounded to the half type, ROUND),
+ * double for f64. Each conversion is exact; abs clears the sign bit. One
+ * loop for every kind: the bit decoding does not vectorise anyway. */
+#define SB_NO_ROUND(v) (v)
+#define SB_HALF_PREPARE_FN_(name, TO_FLOAT, CT, ABS, ROUND)                  \
+static bool prepare_##name(const sb__plan *plan, const void *xv,             \
+                           const void *yv, const unsigned char *mask,        \
+                           size_t count, void *outv,                         \
+                           unsigned char *mask_out)                          \
+{                                                                            \
+    const uint16_t *x = xv, *y = yv;                                         \
+    CT *out = outv;                                                          \
+    const bool skip = plan->skip_nan;                                        \
+    const unsigned char *m = skip ? mask_out : mask;                         \
+    for (size_t i = 0; i < count; i++) {                                     \
+        const CT a = (CT)TO_FLOAT(x[i]);                                     \
+        const CT b = plan->dot ? (CT)TO_FLOAT(y[i]) : a;                     \
+        if (skip)                                                            \
+            mask_out[i] = (mask == NULL || mask[i] != 0) && a == a && b == b; \
+        CT v = a;                                                            \
+        if (m != NULL && m[i] == 0)                                          \
+            v = 0;                                                           \
+        else if (plan->dot)                                                  \
+            v = ROUND(a * b);                                                \
+        else if (plan->map == SB_MAP_ABS)                                    \
+            v = ABS(a);                                                      \
+        else if (plan->map == SB_MAP_SQUARE)                                 \
+            v = ROUND(a * a);                                                \
+        out[i] = v;                                                          \
+    }                                                                        \
+    return false;   /* floats: nothing overflows */                          \
+}
+SB_HALF_PREPARE_FN_(f16_f16,  sb__f16_to_float,  float,  fabsf, sb__round_f16)
+SB_HALF_PREPARE_FN_(f16_f32,  sb__f16_to_float,  float,  fabsf, SB_NO_ROUND)
+SB_HALF_PREPARE_FN_(f16_f64,  sb__f16_to_float,  double, fabs,  SB_NO_ROUND)
+SB_HALF_PREPARE_FN_(bf16_bf16, sb__bf16_to_float, float, fabsf, sb__round_bf16)
+SB_HALF_PREPARE_FN_(bf16_f32, sb__bf16_to_float, float,  fabsf, SB_NO_ROUND)
+SB_HALF_PREPARE_FN_(bf16_f64, sb__bf16_to_float, double, fabs,  SB_NO_ROUND)
+#undef SB_HALF_PREPARE_FN_
+
 const unsigned char *sb__prepare(const sb__plan *plan, const void *x,
                                  const void *y, const unsigned char *mask,
                                  size_t count, void *out,
@@ -163,6 +208,9 @@ const unsigned char *sb__prepare(const sb__plan *plan, const void *x,
 #define SB_SAME_CASE_(e, tag, ctype, f, s, cl) SB_PREPARE_CASE_(tag, tag)
     SB_TYPE_LIST(SB_SAME_CASE_)
     SB_WIDENING_LIST(SB_PREPARE_CASE_)
+    SB_PREPARE_CASE_(f16, f16)
+    SB_PREPARE_CASE_(bf16, bf16)
+    SB_HALF_WIDENING_LIST(SB_PREPARE_CASE_)
         memset(out, 0, count * sb_type_size(plan->acc));  /* not reached */
 #undef SB_SAME_CASE_
 #undef SB_PREPARE_CASE_

@@ -19,6 +19,7 @@
 #include <string.h>
 #include <unistd.h>
 #include "host_engine.h"
+#include "host_half.h"
 
 #define SB_CHUNKS_PER_THREAD   4u        /* load balance */
 #define SB_MIN_CHUNK_BLOCKS    16u       /* 64 Ki elements: amortises a chunk */
@@ -296,6 +297,22 @@ static unsigned char reduce_boolean(const sb__plan *plan, const void *x,
     }
     SB_TYPE_LIST(SB_BOOL_CASE_)
 #undef SB_BOOL_CASE_
+    case SB_F16:
+    case SB_BF16: {
+        /* On the bits: true unless +-0; NaN: the exponent field all ones
+         * and a non-zero fraction. */
+        const uint16_t *v = x;
+        const unsigned inf = plan->input == SB_F16 ? 0x7C00u : 0x7F80u;
+        for (size_t i = 0; i < n; i++) {
+            if (mask != NULL && !mask[i]) continue;
+            const unsigned magnitude = v[i] & 0x7FFFu;
+            if (plan->skip_nan && magnitude > inf) continue;
+            const bool t = magnitude != 0;
+            any |= t;
+            all &= t;
+        }
+        break;
+    }
     case SB_SAME_AS_INPUT:
         break;
     }
@@ -310,6 +327,10 @@ static void node_set_small_int(sb__node *node, sb_type t, int value)
 #define SB_SET_CASE_(e, tag, ctype, f, s, cl) case e: node->v.tag = (ctype)value; break;
     SB_TYPE_LIST(SB_SET_CASE_)
 #undef SB_SET_CASE_
+    case SB_F16:
+    case SB_BF16:
+        node->v.f32 = (float)value;   /* a half node holds a float */
+        break;
     case SB_SAME_AS_INPUT:
         break;
     }
@@ -333,6 +354,13 @@ sb_status sb__finish(const sb__plan *plan, const sb__node *root,
     } else if (plan->acc == SB_F64 && out.v.f64 != out.v.f64) {
         const uint64_t bits = 0x7FF8000000000000u;
         memcpy(&out.v.f64, &bits, sizeof bits);
+    } else if (sb__type_is_half(plan->acc)) {
+        /* The float is exactly a half value: the conversion is exact, and
+         * canonicalises a NaN (0x7E00, 0x7FC0). */
+        const uint16_t bits = plan->acc == SB_F16
+                            ? sb__float_to_f16(out.v.f32)
+                            : sb__float_to_bf16(out.v.f32);
+        memcpy(out.v.bytes, &bits, sizeof bits);
     }
     memcpy(result, out.v.bytes, plan->result_size);
     return SB_OK;

@@ -9,7 +9,7 @@ size_t sb_type_size(sb_type t)
 {
     switch (t) {
 #define SB_TYPE_SIZE_CASE_(e, tag, ctype, f, s, cl) case e: return sizeof(ctype);
-    SB_TYPE_LIST(SB_TYPE_SIZE_CASE_)
+    SB_ALL_TYPE_LIST(SB_TYPE_SIZE_CASE_)
 #undef SB_TYPE_SIZE_CASE_
     case SB_SAME_AS_INPUT:
         break;
@@ -19,13 +19,18 @@ size_t sb_type_size(sb_type t)
 
 bool sb__type_valid(sb_type t) { return sb_type_size(t) != 0; }
 
-bool sb__type_is_float(sb_type t) { return t == SB_F32 || t == SB_F64; }
+bool sb__type_is_float(sb_type t)
+{
+    return t == SB_F32 || t == SB_F64 || sb__type_is_half(t);
+}
+
+bool sb__type_is_half(sb_type t) { return t == SB_F16 || t == SB_BF16; }
 
 bool sb__type_is_signed(sb_type t)
 {
     switch (t) {
 #define SB_TYPE_SIGNED_CASE_(e, tag, ctype, f, s, cl) case e: return s;
-    SB_TYPE_LIST(SB_TYPE_SIGNED_CASE_)
+    SB_ALL_TYPE_LIST(SB_TYPE_SIGNED_CASE_)
 #undef SB_TYPE_SIGNED_CASE_
     case SB_SAME_AS_INPUT:
         break;
@@ -37,7 +42,7 @@ const char *sb__type_cl_name(sb_type t)
 {
     switch (t) {
 #define SB_TYPE_CL_CASE_(e, tag, ctype, f, s, cl) case e: return #cl;
-    SB_TYPE_LIST(SB_TYPE_CL_CASE_)
+    SB_ALL_TYPE_LIST(SB_TYPE_CL_CASE_)
 #undef SB_TYPE_CL_CASE_
     case SB_SAME_AS_INPUT:
         break;
@@ -54,6 +59,7 @@ bool sb__pair_allowed(sb_type input, sb_type acc)
 #define SB_PAIR_TEST_(in, ac) \
     if (input == (sb_type)SB__T_##in && acc == (sb_type)SB__T_##ac) return true;
     SB_WIDENING_LIST(SB_PAIR_TEST_)
+    SB_HALF_WIDENING_LIST(SB_PAIR_TEST_)
 #undef SB_PAIR_TEST_
     return false;
 }
@@ -63,7 +69,7 @@ static void allowed_accumulators(sb_type input, char *buf, size_t size)
 {
     size_t used = 0;
     buf[0] = '\0';
-    for (int a = SB_I8; a <= SB_F64; a++)
+    for (int a = SB_I8; a <= SB_LAST_TYPE; a++)
         if (sb__pair_allowed(input, (sb_type)a) && used + 8 < size)
             used += (size_t)snprintf(buf + used, size - used, "%s%s",
                                      used ? ", " : "", sb_type_name((sb_type)a));
@@ -75,7 +81,7 @@ sb_status sb__plan_make(sb_reduction r, sb__plan *plan)
     SB_FAIL_IF(r.op < SB_SUM || r.op > SB_ALL, SB_INVALID_ARGUMENT,
                "r.op = %d is not an sb_op (SB_SUM ... SB_ALL)", (int)r.op);
     SB_FAIL_IF(!sb__type_valid(r.input), SB_INVALID_ARGUMENT,
-               "r.input = %d is not an element type (SB_I8 ... SB_F64)",
+               "r.input = %d is not an element type (SB_I8 ... SB_BF16)",
                (int)r.input);
     SB_FAIL_IF((r.flags & ~(SB_WRAP | SB_SKIP_NAN)) != 0,
                SB_INVALID_ARGUMENT,
@@ -111,7 +117,7 @@ sb_status sb__plan_make(sb_reduction r, sb__plan *plan)
     } else {
         SB_FAIL_IF(!sb__type_valid(acc), SB_INVALID_ARGUMENT,
                    "r.accumulator = %d is not a type (SB_SAME_AS_INPUT or "
-                   "SB_I8 ... SB_F64)", (int)r.accumulator);
+                   "SB_I8 ... SB_BF16)", (int)r.accumulator);
         if (!sb__pair_allowed(r.input, acc)) {
             char allowed[96];
             allowed_accumulators(r.input, allowed, sizeof allowed);
@@ -139,9 +145,12 @@ sb_status sb__plan_make(sb_reduction r, sb__plan *plan)
     plan->wrap = (arith || int_map) && (r.flags & SB_WRAP) != 0;
     plan->checked = (arith || int_map) && !plan->wrap &&
                     !sb__type_is_float(acc);
+    /* Half elements are never read as they are: the fold reads floats. */
     plan->prepared = acc != r.input || r.map != SB_MAP_NONE ||
-                     plan->skip_nan;
+                     plan->skip_nan || sb__type_is_half(r.input);
     plan->input_size = sb_type_size(r.input);
+    plan->fold_size = sb__type_is_half(acc) ? sizeof(float)
+                                            : sb_type_size(acc);
     plan->result_size = boolean ? 1 : sb_type_size(acc);
     return SB_OK;
 }

@@ -33,18 +33,33 @@
     X(SB_F32, f32, float,    1, 1, float)                \
     X(SB_F64, f64, double,   1, 1, double)
 
+/* The half-precision float types (samebits.h: SB_F16, SB_BF16), kept out
+ * of SB_TYPE_LIST because C has no arithmetic type for them: their
+ * elements are 16-bit patterns (the C type below is the storage), which
+ * the host path converts to binary32 and computes with as host_half.h
+ * says. Same columns as SB_TYPE_LIST; the OpenCL name is the storage too
+ * (no device computes them yet: device_reduce.c refuses them). */
+#define SB_HALF_TYPE_LIST(X)                             \
+    X(SB_F16,  f16,  uint16_t, 1, 1, ushort)             \
+    X(SB_BF16, bf16, uint16_t, 1, 1, ushort)
+
+/* Every sb_type: for tables of sizes and names. */
+#define SB_ALL_TYPE_LIST(X) SB_TYPE_LIST(X) SB_HALF_TYPE_LIST(X)
+
+#define SB_LAST_TYPE SB_BF16
+
 #define SB_TYPEDEF_CTYPE_(e, tag, ctype, f, s, cl) typedef ctype sb__ctype_##tag;
-SB_TYPE_LIST(SB_TYPEDEF_CTYPE_)
+SB_ALL_TYPE_LIST(SB_TYPEDEF_CTYPE_)
 #undef SB_TYPEDEF_CTYPE_
 
 /* SB__T_i8 == SB_I8 ...: lets macros go from a tag back to its enum. */
 enum {
 #define SB_TAG_ENUM_(e, tag, ctype, f, s, cl) SB__T_##tag = e,
-    SB_TYPE_LIST(SB_TAG_ENUM_)
+    SB_ALL_TYPE_LIST(SB_TAG_ENUM_)
 #undef SB_TAG_ENUM_
 };
 
-#define SB_TYPE_COUNT 10
+#define SB_TYPE_COUNT 10   /* the types of SB_TYPE_LIST: SB_I8 .. SB_F64 */
 
 /* The exact conversions docs/order.md allows besides A = I:
  * X(input tag, accumulator tag). */
@@ -56,8 +71,14 @@ enum {
     X(i8, f32)  X(u8, f32)  X(i16, f32) X(u16, f32)                      \
     X(i8, f64)  X(u8, f64)  X(i16, f64) X(u16, f64) X(i32, f64) X(u32, f64)
 
+/* The exact conversions of the half types (not C conversions: see
+ * host_prepare.c): X(input tag, accumulator tag). */
+#define SB_HALF_WIDENING_LIST(X)                                         \
+    X(f16, f32) X(f16, f64) X(bf16, f32) X(bf16, f64)
+
 bool sb__type_valid(sb_type t);
-bool sb__type_is_float(sb_type t);
+bool sb__type_is_float(sb_type t);   /* f32, f64, f16, bf16 */
+bool sb__type_is_half(sb_type t);    /* f16, bf16 */
 bool sb__type_is_signed(sb_type t);
 /* "char", "uint", "double", ...: the OpenCL C name of `t`. */
 const char *sb__type_cl_name(sb_type t);
@@ -77,6 +98,9 @@ typedef struct {
     bool    prepared;     /* elements are not the input as it is: converted,
                              mapped, NaN-skipping or products */
     size_t  input_size;   /* bytes per element */
+    size_t  fold_size;    /* bytes per element the fold reads: the
+                             accumulator's, but 4 for a half accumulator,
+                             whose elements are floats (host_half.h) */
     size_t  result_size;  /* bytes written to the result */
 } sb__plan;
 

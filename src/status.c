@@ -26,7 +26,7 @@ const char *sb_type_name(sb_type t)
 {
     switch (t) {
 #define SB_TYPE_NAME_CASE_(e, tag, ctype, f, s, cl) case e: return #tag;
-    SB_TYPE_LIST(SB_TYPE_NAME_CASE_)
+    SB_ALL_TYPE_LIST(SB_TYPE_NAME_CASE_)
 #undef SB_TYPE_NAME_CASE_
     case SB_SAME_AS_INPUT:
         break;

@@ -29,12 +29,17 @@ __extension__ typedef unsigned __int128 uint128;
 
 static bool type_is_known(sb_type t)
 {
-    return (int)t >= (int)SB_I8 && (int)t <= (int)SB_F64;
+    return (int)t >= (int)SB_I8 && (int)t <= (int)SB_BF16;
+}
+
+static bool type_is_half(sb_type t)
+{
+    return t == SB_F16 || t == SB_BF16;
 }
 
 static bool type_is_float(sb_type t)
 {
-    return t == SB_F32 || t == SB_F64;
+    return t == SB_F32 || t == SB_F64 || type_is_half(t);
 }
 
 static bool type_is_signed_integer(sb_type t)
@@ -46,7 +51,7 @@ static unsigned type_bits(sb_type t)
 {
     switch (t) {
     case SB_I8:  case SB_U8:  return 8;
-    case SB_I16: case SB_U16: return 16;
+    case SB_I16: case SB_U16: case SB_F16: case SB_BF16: return 16;
     case SB_I32: case SB_U32: case SB_F32: return 32;
     case SB_I64: case SB_U64: case SB_F64: return 64;
     case SB_SAME_AS_INPUT: break;   /* not a type */
@@ -80,6 +85,9 @@ static const conversion_rule conversion_rules[] = {
     { { SB_U32 },                                  { SB_I64 } },
     /* f32 -> f64 */
     { { SB_F32 },                                  { SB_F64 } },
+    /* "f16 (IEEE binary16) and bf16 (bfloat16) inputs convert exactly to
+     * f32 and f64" */
+    { { SB_F16, SB_BF16 },                         { SB_F32, SB_F64 } },
     /* integers to a float type that holds them exactly */
     { { SB_I8, SB_U8, SB_I16, SB_U16 },            { SB_F32 } },
     { { SB_I8, SB_U8, SB_I16, SB_U16, SB_I32, SB_U32 }, { SB_F64 } },
@@ -184,6 +192,149 @@ size_t oracle_result_size(sb_reduction r)
 }
 
 /* ------------------------------------------------------------------------
+ * The half types, from their definitions
+ *
+ * ORDER.md: "f16 (IEEE binary16) and bf16 (bfloat16) ... With the input
+ * type as accumulator, every step is rounded to that type (nearest even,
+ * subnormals kept); a NaN result is the canonical quiet NaN 0x7E00 (f16)
+ * or 0x7FC0 (bf16)."
+ *
+ * A 16-bit pattern is a sign bit, an exponent field of 16 - p bits and a
+ * fraction of p - 1 bits (p: the precision). Both formats are described by
+ * their parameters alone, and every value is read and written through
+ * decode(): a value is found among the patterns, never built from bits
+ * by arithmetic on them. Values are held in doubles, which hold every
+ * value of both formats exactly (and every product of two of them).
+ * ---------------------------------------------------------------------- */
+
+typedef struct {
+    int      precision;      /* p, the leading bit included */
+    int      max_exponent;   /* emax; the exponent bias; emin = 1 - emax */
+    uint16_t canonical_nan;
+} half_format;
+
+static const half_format binary16 = { 11, 15, 0x7E00 };   /* IEEE 754 */
+static const half_format bfloat16 = { 8, 127, 0x7FC0 };   /* binary32's top */
+
+static const half_format *format_of(sb_type t)
+{
+    return t == SB_F16 ? &binary16 : &bfloat16;
+}
+
+static unsigned fraction_bits(const half_format *f)
+{
+    return (unsigned)f->precision - 1;
+}
+
+static unsigned exponent_field_max(const half_format *f)
+{
+    return (1u << (16 - f->precision)) - 1;    /* all ones: inf and NaN */
+}
+
+/* The positive pattern of +inf; the one below it is the largest finite. */
+static unsigned infinity_pattern(const half_format *f)
+{
+    return exponent_field_max(f) << fraction_bits(f);
+}
+
+/* The value of a pattern (IEEE 754, 3.4): field E = 0 is a subnormal
+ * F 2^(emin - (p-1)); otherwise (2^(p-1) + F) 2^(E - bias - (p-1)). */
+static double decode(const half_format *f, unsigned pattern)
+{
+    const unsigned sign = (pattern >> 15) & 1;
+    const unsigned field = (pattern >> fraction_bits(f)) & exponent_field_max(f);
+    const unsigned fraction = pattern & ((1u << fraction_bits(f)) - 1);
+    const int emin = 1 - f->max_exponent;
+    double magnitude;
+    if (field == exponent_field_max(f))
+        magnitude = fraction == 0 ? INFINITY : NAN;
+    else if (field == 0)
+        magnitude = ldexp((double)fraction, emin - (int)fraction_bits(f));
+    else
+        magnitude = ldexp((double)((1u << fraction_bits(f)) + fraction),
+                          (int)field - f->max_exponent - (int)fraction_bits(f));
+    return sign ? -magnitude : magnitude;
+}
+
+/* Whether the real number hi + lo is at least `value` (hi: the double
+ * nearest to it, lo: the exact rest). Rounding is monotonic, so hi > value
+ * means the real number is above it, hi < value below; when hi == value
+ * the rest decides. */
+static int compare_exact(double hi, double lo, double value)
+{
+    if (hi != value)
+        return hi > value ? 1 : -1;
+    return lo > 0 ? 1 : lo < 0 ? -1 : 0;
+}
+
+/* The value of format f nearest to the real number hi + lo (as above; lo
+ * is 0 when hi is exact), ties to the even pattern; beyond the largest
+ * finite value it is rounded as if the exponent went on (the next value
+ * being 2^(emax+1)) and becomes inf if it gets there (IEEE 754, 7.4). */
+static double round_exact(const half_format *f, double hi, double lo)
+{
+    if (isnan(hi) || isinf(hi))
+        return hi;
+    if (hi == 0)
+        return hi;              /* an exact zero: its sign is the step's */
+    const bool negative = hi < 0;
+    if (negative) {
+        hi = -hi;
+        lo = -lo;
+    }
+    /* The neighbours: the largest finite pattern at or below the number
+     * (binary search; patterns of positive values increase with them),
+     * and the one after it. */
+    unsigned below = 0, top = infinity_pattern(f) - 1;
+    while (below < top) {
+        const unsigned middle = below + (top - below + 1) / 2;
+        if (compare_exact(hi, lo, decode(f, middle)) >= 0)
+            below = middle;
+        else
+            top = middle - 1;
+    }
+    const unsigned above = below + 1;
+    const double low_value = decode(f, below);
+    const double high_value = above == infinity_pattern(f)
+                            ? ldexp(1.0, f->max_exponent + 1)
+                            : decode(f, above);
+    const double midpoint = (low_value + high_value) / 2;   /* exact */
+    const int side = compare_exact(hi, lo, midpoint);
+    unsigned chosen;
+    if (compare_exact(hi, lo, low_value) == 0)
+        chosen = below;                          /* exactly representable */
+    else if (side < 0)
+        chosen = below;
+    else if (side > 0)
+        chosen = above;
+    else
+        chosen = below % 2 == 0 ? below : above; /* a tie: the even one */
+    const double value = decode(f, chosen);      /* inf for the inf pattern */
+    return negative ? -value : value;
+}
+
+/* The pattern of a value of format f (a NaN: the canonical one): the
+ * positive pattern whose value is |value| (binary search, as above), and
+ * the sign. */
+static unsigned encode(const half_format *f, double value)
+{
+    if (isnan(value))
+        return f->canonical_nan;
+    const unsigned sign = signbit(value) ? 0x8000u : 0;
+    unsigned low = 0, high = infinity_pattern(f);
+    while (low < high) {
+        const unsigned middle = low + (high - low) / 2;
+        if (decode(f, middle) < fabs(value))
+            low = middle + 1;
+        else
+            high = middle;
+    }
+    if (decode(f, low) != fabs(value))
+        abort();    /* not a value of f: the oracle itself is wrong */
+    return sign | low;
+}
+
+/* ------------------------------------------------------------------------
  * Reading one element, exactly
  * ---------------------------------------------------------------------- */
 
@@ -212,6 +363,9 @@ static exact_value read_element(sb_type t, const void *x, size_t i)
                    v.real = (double)e; break; }
     case SB_F64: { double   e; memcpy(&e, at, sizeof e); v.is_float = true;
                    v.real = e; break; }
+    case SB_F16:
+    case SB_BF16: { uint16_t e; memcpy(&e, at, sizeof e); v.is_float = true;
+                    v.real = decode(format_of(t), e); break; }
     case SB_SAME_AS_INPUT: break;   /* not a type */
     }
     return v;
@@ -241,7 +395,7 @@ typedef struct {
         int64_t  i;      /* signed integer accumulators (i8 .. i64) */
         uint64_t u;      /* unsigned integer accumulators (u8 .. u64) */
         float    f;      /* f32 */
-        double   d;      /* f64 */
+        double   d;      /* f64, and f16 / bf16 (their values are doubles) */
         bool     b;      /* any, all */
     } v;
 } node;
@@ -277,7 +431,8 @@ static node convert_to_accumulator(const reducer *rd, exact_value e)
         out.v.b = element_is_true(e);
     } else if (rd->acc == SB_F32) {
         out.v.f = e.is_float ? (float)e.real : (float)e.integer;
-    } else if (rd->acc == SB_F64) {
+    } else if (rd->acc == SB_F64 || type_is_half(rd->acc)) {
+        /* A half accumulator takes only its own input type: exact. */
         out.v.d = e.is_float ? e.real : (double)e.integer;
     } else if (type_is_signed_integer(rd->acc)) {
         out.v.i = (int64_t)e.integer;
@@ -300,7 +455,7 @@ static node start_value(const reducer *rd)
     }
     if (rd->acc == SB_F32)
         out.v.f = (float)one;               /* +0.0f or 1.0f */
-    else if (rd->acc == SB_F64)
+    else if (rd->acc == SB_F64 || type_is_half(rd->acc))
         out.v.d = (double)one;              /* +0.0 or 1.0 */
     else if (type_is_signed_integer(rd->acc))
         out.v.i = one;
@@ -379,6 +534,32 @@ static double double_step(sb_op op, double l, double r)
     return result;
 }
 
+/* A step "as if in" f16 / bf16: the exact result, rounded once. A product
+ * of two half values is exact in binary64 (at most 22 bits, exponents far
+ * inside its range). A sum need not be (2^127 + 2^-133 in bf16), so it is
+ * taken as hi + lo, hi the rounded binary64 sum and lo its exact error
+ * (Knuth's TwoSum, exact in binary64 when nothing overflows, which sums
+ * of two half values cannot). min and max pick an operand: exact. */
+static double half_step(const half_format *f, sb_op op, double l, double r)
+{
+    volatile double hi, lo = 0.0;
+    switch (op) {
+    case SB_SUM: {
+        hi = l + r;
+        if (isfinite(hi)) {
+            volatile double r_part = hi - l;
+            volatile double l_part = hi - r_part;
+            lo = (l - l_part) + (r - r_part);
+        }
+        break;
+    }
+    case SB_PROD: hi = l * r; break;
+    case SB_MIN:  return r < l ? r : l;
+    default:      return r > l ? r : l;              /* SB_MAX */
+    }
+    return round_exact(f, hi, lo);
+}
+
 /* Computes `l OP r` for two nodes that both have a value. For min and max
  * the right operand replaces the left only if strictly smaller / larger:
  * this is the leaf fold's "x replaces v only if x < v" with l = v, r = x,
@@ -397,6 +578,10 @@ static bool step(const reducer *rd, node l, node r, node *out)
     }
     if (rd->acc == SB_F64) {
         out->v.d = double_step(rd->op, l.v.d, r.v.d);
+        return true;
+    }
+    if (type_is_half(rd->acc)) {
+        out->v.d = half_step(format_of(rd->acc), rd->op, l.v.d, r.v.d);
         return true;
     }
     if (type_is_signed_integer(rd->acc)) {
@@ -468,7 +653,7 @@ static bool absolute(const reducer *rd, node e, node *out)
         memcpy(&out->v.f, &bits, sizeof bits);
         return true;
     }
-    if (rd->acc == SB_F64) {
+    if (rd->acc == SB_F64 || type_is_half(rd->acc)) {
         uint64_t bits;
         memcpy(&bits, &e.v.d, sizeof bits);
         bits &= UINT64_C(0x7FFFFFFFFFFFFFFF);
@@ -497,6 +682,10 @@ static bool multiply(const reducer *rd, node a, node b, node *out)
     if (rd->acc == SB_F64) {
         volatile double product = a.v.d * b.v.d;
         out->v.d = product;
+        return true;
+    }
+    if (type_is_half(rd->acc)) {
+        out->v.d = half_step(format_of(rd->acc), SB_PROD, a.v.d, b.v.d);
         return true;
     }
     if (type_is_signed_integer(rd->acc))
@@ -622,6 +811,12 @@ static void write_result(const reducer *rd, node root, void *result)
     case SB_U16: { uint16_t v = (uint16_t)root.v.u; memcpy(result, &v, 2); return; }
     case SB_U32: { uint32_t v = (uint32_t)root.v.u; memcpy(result, &v, 4); return; }
     case SB_U64: { uint64_t v = root.v.u;           memcpy(result, &v, 8); return; }
+    case SB_F16:
+    case SB_BF16: {
+        const uint16_t v = (uint16_t)encode(format_of(rd->acc), root.v.d);
+        memcpy(result, &v, 2);
+        return;
+    }
     case SB_SAME_AS_INPUT: return;   /* not a type */
     }
 }

@@ -73,7 +73,7 @@ size_t type_size(sb_type t)
 {
     switch (t) {
     case SB_I8:  case SB_U8:  return 1;
-    case SB_I16: case SB_U16: return 2;
+    case SB_I16: case SB_U16: case SB_F16: case SB_BF16: return 2;
     case SB_I32: case SB_U32: case SB_F32: return 4;
     case SB_I64: case SB_U64: case SB_F64: return 8;
     case SB_SAME_AS_INPUT: break;   /* not a type */
@@ -85,8 +85,8 @@ const char *type_name(sb_type t)
 {
     static const char *const names[] = { "same", "i8", "u8", "i16", "u16",
                                          "i32", "u32", "i64", "u64", "f32",
-                                         "f64" };
-    return (int)t >= 0 && (int)t <= TYPE_COUNT ? names[t] : "?";
+                                         "f64", "f16", "bf16" };
+    return (int)t >= 0 && (int)t <= (int)SB_BF16 ? names[t] : "?";
 }
 
 const char *op_name(sb_op op)

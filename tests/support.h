@@ -45,10 +45,14 @@ double random_unit(uint64_t *state);
  * Types, as the tests know them (independent of the library)
  * ---------------------------------------------------------------------- */
 
-enum { TYPE_COUNT = 10 };    /* SB_I8 .. SB_F64 are 1 .. TYPE_COUNT */
+enum { TYPE_COUNT = 10 };    /* SB_I8 .. SB_F64 are 1 .. TYPE_COUNT; the
+                                half types SB_F16, SB_BF16 (11, 12) are
+                                left to tests/test_host_half.c, which has
+                                data of its own (fill_data() has none) */
 
 size_t      type_size(sb_type t);         /* 0 if not a type */
-const char *type_name(sb_type t);         /* "i8" .. "f64", "same" for 0 */
+const char *type_name(sb_type t);         /* "i8" .. "f64", "f16", "bf16",
+                                             "same" for 0 */
 const char *op_name(sb_op op);            /* "sum" .. "all" */
 const char *status_name(sb_status s);     /* "SB_OK" .. */
 bool        type_is_float(sb_type t);

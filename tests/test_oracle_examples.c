@@ -878,8 +878,8 @@ static void unknown_op_or_type_is_refused(void **state)
         { .op = (sb_op)6, .input = SB_I32 },
         { .op = (sb_op)-1, .input = SB_I32 },
         { .op = SB_SUM, .input = (sb_type)0 },
-        { .op = SB_SUM, .input = (sb_type)11 },
-        { .op = SB_SUM, .input = SB_I32, .accumulator = (sb_type)11 },
+        { .op = SB_SUM, .input = (sb_type)13 },
+        { .op = SB_SUM, .input = SB_I32, .accumulator = (sb_type)13 },
         { .op = SB_ANY, .input = (sb_type)0 },
     };
     for (size_t k = 0; k < sizeof bad / sizeof *bad; k++) {

@@ -120,9 +120,13 @@ uint32_t cli_f32_bits(float v);
 const char *cli_mode_name(unsigned mode);
 int cli_parse_float_mode(const char *s);
 
-/* Parses "sum", ..., "all" / "i8", ..., "f64"; -1 if not a name. */
+/* Parses "sum", ..., "all" / "i8", ..., "f64", "f16", "bf16"; -1 if not
+ * a name. */
 int cli_parse_op(const char *s);
 int cli_parse_type(const char *s);
+
+/* The value of an f16 or bf16 bit pattern (exact in a double). */
+double cli_half_value(sb_type t, uint16_t bits);
 
 /* ---- data files (tools/data_file.c, tools/npz_file.c) -------------------- */
 

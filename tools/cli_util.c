@@ -6,6 +6,7 @@
 
 #include <errno.h>
 #include <limits.h>
+#include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -211,10 +212,29 @@ int cli_parse_op(const char *s)
 
 int cli_parse_type(const char *s)
 {
-    for (int t = SB_I8; t <= SB_F64; t++)
+    for (int t = SB_I8; t <= SB_BF16; t++)
         if (strcmp(s, sb_type_name((sb_type)t)) == 0)
             return t;
     return -1;
+}
+
+double cli_half_value(sb_type t, uint16_t bits)
+{
+    /* f16: 5 exponent bits (bias 15), 10 fraction bits; bf16: 8 (127), 7. */
+    const int fraction_bits = t == SB_F16 ? 10 : 7;
+    const int bias = t == SB_F16 ? 15 : 127;
+    const unsigned field_max = t == SB_F16 ? 0x1Fu : 0xFFu;
+    const unsigned field = (bits >> fraction_bits) & field_max;
+    const unsigned fraction = bits & ((1u << fraction_bits) - 1);
+    double v;
+    if (field == field_max)
+        v = fraction != 0 ? NAN : INFINITY;
+    else if (field == 0)
+        v = ldexp(fraction, 1 - bias - fraction_bits);
+    else
+        v = ldexp((double)((1u << fraction_bits) | fraction),
+                  (int)field - bias - fraction_bits);
+    return (bits & 0x8000u) ? -v : v;
 }
 
 const char *cli_mode_name(unsigned mode)

@@ -38,7 +38,10 @@ static void print_usage(FILE *out)
             "\n"
             "  --op OP        sum, prod, min, max, any, all\n"
             "  --type T       the element type: i8 u8 i16 u16 i32 u32 i64 u64 f32\n"
-            "                 f64; needed for text and raw (a .npy or .npz says it)\n"
+            "                 f64 f16 bf16; needed for text and raw (a .npy or\n"
+            "                 .npz says it: '<f2' is f16). f16 and bf16 are read\n"
+            "                 from .npy, .npz or raw only, never from text (a\n"
+            "                 decimal would be rounded twice)\n"
             "  --acc A        the accumulator (default: T); only exact conversions,\n"
             "                 e.g. f32 -> f64, i32 -> i64 (see `samebits.h`)\n"
             "  --wrap         integer sum/prod (and --map, --dot) wrap around\n"
@@ -181,13 +184,13 @@ static int parse_args(int argc, char **argv, reduce_args *a)
         } else if ((v = cli_option_value(argc, argv, &i, "--type", &missing)) || missing) {
             if (missing || (type = cli_parse_type(v)) < 0) {
                 cli_error("reduce", "--type wants i8 u8 i16 u16 i32 u32 i64 u64 "
-                          "f32 or f64");
+                          "f32 f64 f16 or bf16");
                 return CLI_EXIT_USAGE;
             }
         } else if ((v = cli_option_value(argc, argv, &i, "--acc", &missing)) || missing) {
             if (missing || (acc = cli_parse_type(v)) < 0) {
                 cli_error("reduce", "--acc wants i8 u8 i16 u16 i32 u32 i64 u64 "
-                          "f32 or f64");
+                          "f32 f64 f16 or bf16");
                 return CLI_EXIT_USAGE;
             }
         } else if ((v = cli_option_value(argc, argv, &i, "--mask", &missing)) || missing) {
@@ -314,6 +317,8 @@ static void format_value(sb_reduction r, const void *result, char *buf,
     switch (acc) {
     case SB_F32: { float v; memcpy(&v, result, 4); snprintf(buf, size, "%.9g", (double)v); break; }
     case SB_F64: { double v; memcpy(&v, result, 8); snprintf(buf, size, "%.17g", v); break; }
+    case SB_F16:
+    case SB_BF16: { uint16_t v; memcpy(&v, result, 2); snprintf(buf, size, "%.9g", cli_half_value(acc, v)); break; }
     case SB_I8:  { int8_t v;  memcpy(&v, result, 1); snprintf(buf, size, "%d", v); break; }
     case SB_U8:  { uint8_t v; memcpy(&v, result, 1); snprintf(buf, size, "%u", v); break; }
     case SB_I16: { int16_t v; memcpy(&v, result, 2); snprintf(buf, size, "%d", v); break; }
@@ -549,16 +554,19 @@ static int check_reduction(sb_reduction r)
         return CLI_EXIT_OK;
     const sb_type acc = r.accumulator ? r.accumulator : r.input;
     const int boolean = r.op == SB_ANY || r.op == SB_ALL;
-    if ((r.flags & SB_SKIP_NAN) && r.input != SB_F32 && r.input != SB_F64)
-        cli_error("reduce", "--skip-nan is for f32 and f64 input; %s has no "
-                  "NaN", sb_type_name(r.input));
+    const int float_input = r.input == SB_F32 || r.input == SB_F64 ||
+                            r.input == SB_F16 || r.input == SB_BF16;
+    if ((r.flags & SB_SKIP_NAN) && !float_input)
+        cli_error("reduce", "--skip-nan is for float input (f32, f64, f16, "
+                  "bf16); %s has no NaN", sb_type_name(r.input));
     else if (boolean && r.map != SB_MAP_NONE)
         cli_error("reduce", "--map %s is for sum, prod, min and max, not %s",
                   sb_map_name(r.map), sb_op_name(r.op));
     else if (boolean && !(r.flags & SB_WRAP))
         cli_error("reduce", "--op %s takes no --acc: it reads each element "
                   "as true or false (%s)", sb_op_name(r.op), sb_error_detail());
-    else if ((r.flags & SB_WRAP) && (acc == SB_F32 || acc == SB_F64))
+    else if ((r.flags & SB_WRAP) && (acc == SB_F32 || acc == SB_F64 ||
+                                      acc == SB_F16 || acc == SB_BF16))
         cli_error("reduce", "--wrap is for integer accumulators, not %s",
                   sb_type_name(acc));
     else

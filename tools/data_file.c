@@ -188,7 +188,7 @@ static sb_type npy_type(const char *descr)
     static const struct { const char *code; sb_type type; } codes[] = {
         { "i1", SB_I8 }, { "u1", SB_U8 }, { "i2", SB_I16 }, { "u2", SB_U16 },
         { "i4", SB_I32 }, { "u4", SB_U32 }, { "i8", SB_I64 }, { "u8", SB_U64 },
-        { "f4", SB_F32 }, { "f8", SB_F64 },
+        { "f4", SB_F32 }, { "f8", SB_F64 }, { "f2", SB_F16 },
     };
     if (descr[0] == '\0')
         return (sb_type)0;
@@ -383,6 +383,12 @@ static int parse_number(const char *s, sb_type t, void *out,
     char *end = NULL;
     *not_number = 0;
     errno = 0;
+    /* A decimal read as f16 or bf16 through strtof would be rounded
+     * twice, and no C function rounds it once: refused, not guessed. */
+    if (t == SB_F16 || t == SB_BF16)
+        return fail(why, why_size, "%s is not read from text (a decimal "
+                    "would be rounded twice): give a .npy, .npz or raw file",
+                    sb_type_name(t));
     if (t == SB_F32 || t == SB_F64) {
         /* strtof for f32, never strtod then a cast: that rounds twice,
          * and a decimal just above a tie between two floats would round
