@@ -96,6 +96,8 @@ sb_status sb__check_dot_call(sb_context *ctx, cl_command_queue queue,
 /* Whether a device of this name is the Oclgrind simulator: slow, ranked
  * last by the automatic choice, and kept off the kernels' wide folds. */
 int sb__is_simulator_name(const char *device_name);
+/* Whether `needle` (not empty) occurs in `hay`, ignoring ASCII case. */
+int sb__contains_nocase(const char *hay, const char *needle);
 
 sb_status sb__device_query(cl_device_id d, sb_device_caps *caps,
                            char *extensions, size_t ext_size, cl_int *err);

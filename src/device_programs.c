@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "device.h"
+#include "host_engine.h"   /* sb__host_prefetch_bytes() */
 
 extern const char sb__cl_source[];
 extern const size_t sb__cl_source_size;
@@ -86,6 +87,19 @@ static int wide_folds_ok(const sb_device_caps *c)
     return !sb__is_simulator_name(c->name);
 }
 
+/* How far ahead the W-lane float folds prefetch (cl/reduce.cl,
+ * SB_PREFETCH): on POCL's CPU devices the host path's distance
+ * (SAMEBITS_PREFETCH, sb_host_prefetch()), measured there the same way
+ * (README: Performance); elsewhere none: a GPU hides memory latency
+ * with other work-groups, and only a clang-based CPU compiler is known
+ * to take __builtin_prefetch in OpenCL C. */
+static size_t prefetch_bytes(const sb_device_caps *c)
+{
+    if (c->is_gpu || !sb__contains_nocase(c->version, "pocl"))
+        return 0;
+    return sb__host_prefetch_bytes();
+}
+
 /* How the kernels take a signed integer's abs (cl/ops.cl, sb_term_abs):
  * on Oclgrind as a select of a negation, built with -cl-opt-disable,
  * because its 21.10 interpreter has no llvm.abs, which LLVM's optimiser
@@ -129,7 +143,7 @@ static void build_options(const sb_context *ctx, const sb__plan *plan,
              "-DSB_STATUS_EMPTY=%d -DSB_STATUS_OVERFLOW=%d "
              "-DSB_RESULT_STATUS_OFFSET=%d -DSB_WIDE_FOLDS_OK=%d "
              "-DSB_MAP=%d -DSB_MAP_NONE=%d -DSB_MAP_ABS=%d -DSB_MAP_SQUARE=%d "
-             "-DSB_SKIP_NAN=%d -DSB_DOT=%d -DSB_ABS_BY_SELECT=%d",
+             "-DSB_SKIP_NAN=%d -DSB_DOT=%d -DSB_ABS_BY_SELECT=%d -DSB_PREFETCH=%zu",
              opt, std, (ctx->opts.flags & SB_OPT_FLUSH_SUBNORMALS)
                   ? "-cl-denorms-are-zero " : "",
              storage_name(c, plan->input),
@@ -144,7 +158,7 @@ static void build_options(const sb_context *ctx, const sb__plan *plan,
              SB_MAX_PER_ITEM_LOG2, SB_OK, SB_EMPTY, SB_OVERFLOW,
              (int)offsetof(sb_device_result, status), wide_folds_ok(c),
              (int)plan->map, SB_MAP_NONE, SB_MAP_ABS, SB_MAP_SQUARE,
-             plan->skip_nan, plan->dot, abs_by_select(c));
+             plan->skip_nan, plan->dot, abs_by_select(c), prefetch_bytes(c));
 }
 
 /* ---- programs shared between contexts ---------------------------------------

@@ -12,7 +12,7 @@
 
 /* ---- the list ----------------------------------------------------------- */
 
-static int contains_nocase(const char *hay, const char *needle)
+int sb__contains_nocase(const char *hay, const char *needle)
 {
     const size_t n = strlen(needle);
     if (n == 0)
@@ -30,7 +30,7 @@ static int contains_nocase(const char *hay, const char *needle)
 
 int sb__is_simulator_name(const char *device_name)
 {
-    return contains_nocase(device_name, "oclgrind");
+    return sb__contains_nocase(device_name, "oclgrind");
 }
 
 static void device_name(cl_device_id d, char *buf, size_t size)
@@ -220,14 +220,14 @@ static int names(const sb_device_entry *e, const char *sel)
 {
     char text[256];
     device_name(e->device, text, sizeof text);
-    if (contains_nocase(text, sel))
+    if (sb__contains_nocase(text, sel))
         return 1;
     static const cl_platform_info fields[] = {
         CL_PLATFORM_NAME, CL_PLATFORM_VENDOR, CL_PLATFORM_VERSION
     };
     for (size_t k = 0; k < sizeof fields / sizeof fields[0]; k++) {
         platform_text(e->platform, fields[k], text, sizeof text);
-        if (contains_nocase(text, sel))
+        if (sb__contains_nocase(text, sel))
             return 1;
     }
     return 0;
