@@ -267,6 +267,22 @@ inline void sb_eight_plain_leaves(const global in_t *x,
 }
 #endif
 
+/* SB_PREFETCH (bytes; 0: none): on a CPU device (POCL) the folds of
+ * whole items (order-free integer items, float leaves in vector lanes)
+ * ask for the lines that far ahead, as the host path does (samebits.h,
+ * SAMEBITS_PREFETCH): a work-item's loop leaves the hardware's
+ * prefetchers too close behind. The address goes through an integer to
+ * clang's __builtin_prefetch, since OpenCL's prefetch() is a no-op in
+ * POCL. A prefetch never faults. Given only where the device compiler is
+ * clang on a CPU (src/device_programs.c). */
+#if SB_PREFETCH
+#define SB_PREFETCH_AHEAD(p, bytes)                                          \
+    for (uint k_ = 0; k_ < (bytes) / 64; k_++)                               \
+        __builtin_prefetch((const void *)((ulong)(p) + SB_PREFETCH + 64 * k_))
+#else
+#define SB_PREFETCH_AHEAD(p, bytes)
+#endif
+
 /* ---- 1'. items whose subtree does not depend on the order ------------------ */
 
 /* Integer min and max, wrapping sums and products, and a checked sum whose
@@ -381,6 +397,9 @@ inline int sb_order_free_item(const global in_t *x, const global in_t *y,
         SB_WINDOW_ADD(a3)
         for (l = 4; l < lpi; l += 4) {
             const ulong at = first + (ulong)l * SB_LEAF_SIZE;
+            SB_PREFETCH_AHEAD(x + at, 64 * sizeof(in_t));
+            if (SB_DOT)
+                SB_PREFETCH_AHEAD(y + at, 64 * sizeof(in_t));
             const vacc16_t b0 = SB_VLOAD_AT(at);
             const vacc16_t b1 = SB_VLOAD_AT(at + 16);
             const vacc16_t b2 = SB_VLOAD_AT(at + 32);
@@ -446,18 +465,6 @@ inline int sb_order_free_item(const global in_t *x, const global in_t *y,
 #if SB_ACC_NATIVE_FLOAT && SB_IN_KIND == SB_ACC_KIND && SB_WIDE_FOLDS_OK && \
     (SB_OP == SB_OP_SUM || SB_OP == SB_OP_MIN || SB_OP == SB_OP_MAX)
 #define SB_LANE_LEAVES 1
-/* SB_PREFETCH (bytes; 0: none): on a CPU device (POCL) the W-lane folds
- * ask for the lines that far ahead, as the host path does (samebits.h,
- * SAMEBITS_PREFETCH), since its loop of shuffles leaves the hardware's
- * prefetchers too close behind. The address goes through an integer to
- * clang's __builtin_prefetch: OpenCL's prefetch() is a no-op in POCL. A
- * prefetch never faults. Given only where the device compiler is clang
- * on a CPU (src/device_programs.c). */
-#if SB_PREFETCH
-#define SB_PREFETCH_AHEAD(p, bytes)                                          \
-    SB_UNROLL for (uint k_ = 0; k_ < (bytes) / 64; k_++)                     \
-        __builtin_prefetch((const void *)((ulong)(p) + SB_PREFETCH + 64 * k_))
-#endif
 /* Every loop here unrolled, so that the W vectors stay in registers. */
 #define SB_UNROLL _Pragma("unroll")
 #define SB_T16_LO1 0, 16, 2, 18, 4, 20, 6, 22, 8, 24, 10, 26, 12, 28, 14, 30
@@ -569,11 +576,9 @@ SB_FN_INLINE acc_t sb_lane_leaves(const global in_t *x, const global in_t *y,
                                   ulong first)
 {
     vecw_t a = (vecw_t)SB_ACC_ZERO;
-#if SB_PREFETCH
     SB_PREFETCH_AHEAD(x + first, SB_LANES * SB_LEAF_SIZE * sizeof(in_t));
     if (SB_DOT)
         SB_PREFETCH_AHEAD(y + first, SB_LANES * SB_LEAF_SIZE * sizeof(in_t));
-#endif
     SB_UNROLL for (int p = 0; p < SB_LEAF_SIZE / SB_LANES; p++) {
         vecw_t r[SB_LANES];
         SB_UNROLL for (int l = 0; l < SB_LANES; l++)
