@@ -380,6 +380,67 @@ SB_API SB_NODISCARD sb_status sb_dot_host_opts(sb_reduction r,
         const void *x, const void *y, const unsigned char *mask, size_t n,
         void *result, const sb_host_options *opts);
 
+/*! sb_reduce_batched_host() :
+ *  `count` independent reductions of `n` elements each, in one call:
+ *  reduction b reads the elements x[b * batch_stride + i * elem_stride],
+ *  i < n (strides counted in elements, not bytes; either may be zero or
+ *  negative, and the elements may overlap: they are only read). `mask`,
+ *  if not NULL, is indexed the same way from its own base: element i of
+ *  reduction b takes part iff mask[b * batch_stride + i * elem_stride]
+ *  != 0. Rows of a row-major matrix of `count` rows of `n`: elem_stride
+ *  1, batch_stride n (or the row pitch). Its columns: elem_stride = the
+ *  row pitch, batch_stride 1. The caller guarantees that every address
+ *  read is valid (the host cannot check); the offsets themselves are
+ *  computed without overflow.
+ *  Each reduction's answer has the bits and status of sb_reduce_host() of
+ *  its elements (and mask bytes) gathered into one array:
+ *  statuses[b] is SB_OK, SB_EMPTY (min/max where nothing takes part) or
+ *  SB_OVERFLOW (a checked integer step of that reduction), and
+ *  `results` receives reduction b's value at byte b * sb_result_size(r),
+ *  written only when statuses[b] is SB_OK (the other results' bytes are
+ *  untouched). n == 0 gives every reduction the empty answer (sum 0,
+ *  prod 1, any 0, all 1; SB_EMPTY for min/max). count == 0 is SB_OK and
+ *  writes nothing. Every reduction sb_reduce_host() computes works (all
+ *  ops, accumulators, maps, SB_WRAP, SB_SKIP_NAN, f16 and bf16).
+ *  Speed only: short rows are spread over the host threads
+ *  (SAMEBITS_THREADS), each on one thread; rows of 2^18 elements and more
+ *  are split over the threads within the row; a strided row is gathered
+ *  per 4096-element block. The bits never depend on it.
+ *  @return SB_OK when every reduction got its answer (statuses say which,
+ *          sb_error_detail() is "");
+ *          SB_INVALID_ARGUMENT for a bad `r` (sb_reduction_check(), also
+ *            when count is 0), NULL `results` or `statuses` with count > 0,
+ *            a NULL `x` with n > 0 and count > 0, an n whose bytes exceed
+ *            SIZE_MAX, or strides and sizes whose elements would span more
+ *            than PTRDIFF_MAX bytes.
+ *          sb_error_detail() says why. On any status but SB_OK nothing is
+ *          written to `results` or `statuses`. */
+SB_API SB_NODISCARD sb_status sb_reduce_batched_host(sb_reduction r,
+        const void *x, const unsigned char *mask, size_t n,
+        ptrdiff_t elem_stride, size_t count, ptrdiff_t batch_stride,
+        void *results, sb_status *statuses);
+
+/*! sb_reduce_segments_host() :
+ *  `count` independent reductions of contiguous segments of one array
+ *  (CUB's segmented reduce, PyTorch's segment_reduce): reduction b covers
+ *  x[offsets[b] .. offsets[b + 1]) (mask likewise, from its own base),
+ *  `offsets` holding count + 1 non-decreasing element positions (the
+ *  elements before offsets[0] are not read; an empty segment has the
+ *  empty answer). Same answers, statuses and rules as
+ *  sb_reduce_batched_host(). Speed only: work is spread over the threads
+ *  by elements, not by segments, so a long segment does not hold up the
+ *  short ones; segments of 2^18 elements and more are split over the
+ *  threads within the segment.
+ *  @return SB_OK when every reduction got its answer;
+ *          SB_INVALID_ARGUMENT for a bad `r`, NULL `offsets`, `results` or
+ *            `statuses` with count > 0, offsets that decrease, a NULL `x`
+ *            while a segment is not empty, or an offsets[count] whose
+ *            bytes exceed PTRDIFF_MAX.
+ *          On any status but SB_OK nothing is written. */
+SB_API SB_NODISCARD sb_status sb_reduce_segments_host(sb_reduction r,
+        const void *x, const unsigned char *mask, const uint64_t *offsets,
+        size_t count, void *results, sb_status *statuses);
+
 /*! sb_partial : the state of the order's tree over one range [begin, end)
  *  of positions of a longer array (docs/order.md, "Pieces of one array").
  *  Partials of adjacent ranges merge into the partial of their union; the
