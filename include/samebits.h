@@ -924,6 +924,80 @@ SB_API SB_NODISCARD sb_status sb_partial_add_dot(sb_context *ctx,
         size_t x_offset, struct _cl_mem *y, size_t y_offset,
         struct _cl_mem *mask, size_t mask_offset, size_t n);
 
+/*! sb_reduce_batched() :
+ *  sb_reduce_batched_host() on elements in a cl_mem: reduction b reads
+ *  elements x_offset + b * batch_stride + i * elem_stride of `x`, i < n
+ *  (strides in elements, zero or negative allowed), and the mask the same
+ *  way from mask_offset. Every element's position is checked against the
+ *  buffers before anything is enqueued, overflow-safe: a batch that
+ *  reaches before element 0 or past the end of `x` or `mask` is
+ *  SB_INVALID_ARGUMENT. Blocks until done. Answers as
+ *  sb_reduce_batched_host(): statuses[b] SB_OK, SB_EMPTY or SB_OVERFLOW,
+ *  results[b] (host memory, at byte b * sb_result_size(r)) written only
+ *  when SB_OK, with the bits of sb_reduce_host().
+ *  For now there is no batch kernel: contiguous rows (elem_stride 1) are
+ *  one sb_reduce() each, one after the other (so a row of n <=
+ *  host_max_n costs one read-back, and many short rows cost many round
+ *  trips); strided rows are read back, the whole range the batch
+ *  covers, with one blocking read (and one for the mask), and reduced by
+ *  sb_reduce_batched_host().
+ *  @return SB_OK when every reduction got its answer; otherwise the
+ *          statuses of sb_reduce() (SB_INVALID_ARGUMENT also for NULL
+ *          `results` or `statuses` with count > 0 and for strides whose
+ *          elements span more than PTRDIFF_MAX bytes; SB_UNSUPPORTED for
+ *          f16/bf16 and types the device refuses; SB_OPENCL_ERROR, ...)
+ *          with a detail. On any status but SB_OK nothing is written. */
+SB_API SB_NODISCARD sb_status sb_reduce_batched(sb_context *ctx,
+        struct _cl_command_queue *queue, sb_reduction r, struct _cl_mem *x,
+        size_t x_offset, struct _cl_mem *mask, size_t mask_offset, size_t n,
+        ptrdiff_t elem_stride, size_t count, ptrdiff_t batch_stride,
+        void *results, sb_status *statuses);
+
+/*! sb_reduce_batched_enqueue() :
+ *  sb_reduce_batched() writing `count` sb_device_result records into the
+ *  buffer `results`, record b at byte results_offset + 16 * b
+ *  (results_offset a multiple of 8), each as sb_reduce_enqueue() writes
+ *  one. Wait list and `done` as sb_reduce_enqueue(); `done` completes
+ *  when every record is written. count == 0 enqueues nothing and sets
+ *  *done (if not NULL) to NULL.
+ *  For now: contiguous rows (elem_stride 1) are one sb_reduce_enqueue()
+ *  each, each waiting for the one before, and the call returns at once;
+ *  strided rows are computed as sb_reduce_batched() computes them, so
+ *  the call BLOCKS: it waits for the wait list, reads the batch and the
+ *  records back, and writes the records with one blocking write (whose
+ *  event is *done).
+ *  @return as sb_reduce_batched() (SB_EMPTY and SB_OVERFLOW only in the
+ *          records), and SB_INVALID_ARGUMENT for a NULL `results`, a
+ *          results_offset not a multiple of 8, records past the end of
+ *          `results`, or a bad wait list. Every argument is checked before
+ *          anything is enqueued; an OpenCL failure while the rows are
+ *          enqueued (contiguous rows) leaves the rows before it enqueued,
+ *          and *done untouched. */
+SB_API SB_NODISCARD sb_status sb_reduce_batched_enqueue(sb_context *ctx,
+        struct _cl_command_queue *queue, sb_reduction r, struct _cl_mem *x,
+        size_t x_offset, struct _cl_mem *mask, size_t mask_offset, size_t n,
+        ptrdiff_t elem_stride, size_t count, ptrdiff_t batch_stride,
+        struct _cl_mem *results, size_t results_offset, uint32_t num_wait,
+        struct _cl_event *const *wait, struct _cl_event **done);
+
+/*! sb_reduce_segments() :
+ *  sb_reduce_segments_host() on elements in a cl_mem: reduction b covers
+ *  elements x_offset + offsets[b] .. x_offset + offsets[b + 1] of `x`
+ *  (mask likewise from mask_offset), where `offsets` is a buffer of
+ *  count + 1 uint64_t from element offsets_offset (counted in uint64_t),
+ *  non-decreasing. The offsets are read back (one blocking read), then
+ *  checked against the buffers, overflow-safe. Blocks until done.
+ *  For now each segment is one sb_reduce(), one after the other.
+ *  @return as sb_reduce_batched(), and SB_INVALID_ARGUMENT for a NULL
+ *          `offsets` with count > 0, offsets past the end of their buffer,
+ *          offsets that decrease, or segments past the end of `x` or
+ *          `mask`. On any status but SB_OK nothing is written. */
+SB_API SB_NODISCARD sb_status sb_reduce_segments(sb_context *ctx,
+        struct _cl_command_queue *queue, sb_reduction r, struct _cl_mem *x,
+        size_t x_offset, struct _cl_mem *mask, size_t mask_offset,
+        struct _cl_mem *offsets, size_t offsets_offset, size_t count,
+        void *results, sb_status *statuses);
+
 #endif /* SAMEBITS_OPENCL */
 
 #ifdef __cplusplus
