@@ -380,6 +380,67 @@ SB_API SB_NODISCARD sb_status sb_dot_host_opts(sb_reduction r,
         const void *x, const void *y, const unsigned char *mask, size_t n,
         void *result, const sb_host_options *opts);
 
+/*! sb_reduce_batched_host() :
+ *  `count` independent reductions of `n` elements each, in one call:
+ *  reduction b reads the elements x[b * batch_stride + i * elem_stride],
+ *  i < n (strides counted in elements, not bytes; either may be zero or
+ *  negative, and the elements may overlap: they are only read). `mask`,
+ *  if not NULL, is indexed the same way from its own base: element i of
+ *  reduction b takes part iff mask[b * batch_stride + i * elem_stride]
+ *  != 0. Rows of a row-major matrix of `count` rows of `n`: elem_stride
+ *  1, batch_stride n (or the row pitch). Its columns: elem_stride = the
+ *  row pitch, batch_stride 1. The caller guarantees that every address
+ *  read is valid (the host cannot check); the offsets themselves are
+ *  computed without overflow.
+ *  Each reduction's answer has the bits and status of sb_reduce_host() of
+ *  its elements (and mask bytes) gathered into one array:
+ *  statuses[b] is SB_OK, SB_EMPTY (min/max where nothing takes part) or
+ *  SB_OVERFLOW (a checked integer step of that reduction), and
+ *  `results` receives reduction b's value at byte b * sb_result_size(r),
+ *  written only when statuses[b] is SB_OK (the other results' bytes are
+ *  untouched). n == 0 gives every reduction the empty answer (sum 0,
+ *  prod 1, any 0, all 1; SB_EMPTY for min/max). count == 0 is SB_OK and
+ *  writes nothing. Every reduction sb_reduce_host() computes works (all
+ *  ops, accumulators, maps, SB_WRAP, SB_SKIP_NAN, f16 and bf16).
+ *  Speed only: short rows are spread over the host threads
+ *  (SAMEBITS_THREADS), each on one thread; rows of 2^18 elements and more
+ *  are split over the threads within the row; a strided row is gathered
+ *  per 4096-element block. The bits never depend on it.
+ *  @return SB_OK when every reduction got its answer (statuses say which,
+ *          sb_error_detail() is "");
+ *          SB_INVALID_ARGUMENT for a bad `r` (sb_reduction_check(), also
+ *            when count is 0), NULL `results` or `statuses` with count > 0,
+ *            a NULL `x` with n > 0 and count > 0, an n whose bytes exceed
+ *            SIZE_MAX, or strides and sizes whose elements would span more
+ *            than PTRDIFF_MAX bytes.
+ *          sb_error_detail() says why. On any status but SB_OK nothing is
+ *          written to `results` or `statuses`. */
+SB_API SB_NODISCARD sb_status sb_reduce_batched_host(sb_reduction r,
+        const void *x, const unsigned char *mask, size_t n,
+        ptrdiff_t elem_stride, size_t count, ptrdiff_t batch_stride,
+        void *results, sb_status *statuses);
+
+/*! sb_reduce_segments_host() :
+ *  `count` independent reductions of contiguous segments of one array
+ *  (CUB's segmented reduce, PyTorch's segment_reduce): reduction b covers
+ *  x[offsets[b] .. offsets[b + 1]) (mask likewise, from its own base),
+ *  `offsets` holding count + 1 non-decreasing element positions (the
+ *  elements before offsets[0] are not read; an empty segment has the
+ *  empty answer). Same answers, statuses and rules as
+ *  sb_reduce_batched_host(). Speed only: work is spread over the threads
+ *  by elements, not by segments, so a long segment does not hold up the
+ *  short ones; segments of 2^18 elements and more are split over the
+ *  threads within the segment.
+ *  @return SB_OK when every reduction got its answer;
+ *          SB_INVALID_ARGUMENT for a bad `r`, NULL `offsets`, `results` or
+ *            `statuses` with count > 0, offsets that decrease, a NULL `x`
+ *            while a segment is not empty, or an offsets[count] whose
+ *            bytes exceed PTRDIFF_MAX.
+ *          On any status but SB_OK nothing is written. */
+SB_API SB_NODISCARD sb_status sb_reduce_segments_host(sb_reduction r,
+        const void *x, const unsigned char *mask, const uint64_t *offsets,
+        size_t count, void *results, sb_status *statuses);
+
 /*! sb_partial : the state of the order's tree over one range [begin, end)
  *  of positions of a longer array (docs/order.md, "Pieces of one array").
  *  Partials of adjacent ranges merge into the partial of their union; the
@@ -862,6 +923,80 @@ SB_API SB_NODISCARD sb_status sb_partial_add_dot(sb_context *ctx,
         struct _cl_command_queue *queue, sb_partial *p, struct _cl_mem *x,
         size_t x_offset, struct _cl_mem *y, size_t y_offset,
         struct _cl_mem *mask, size_t mask_offset, size_t n);
+
+/*! sb_reduce_batched() :
+ *  sb_reduce_batched_host() on elements in a cl_mem: reduction b reads
+ *  elements x_offset + b * batch_stride + i * elem_stride of `x`, i < n
+ *  (strides in elements, zero or negative allowed), and the mask the same
+ *  way from mask_offset. Every element's position is checked against the
+ *  buffers before anything is enqueued, overflow-safe: a batch that
+ *  reaches before element 0 or past the end of `x` or `mask` is
+ *  SB_INVALID_ARGUMENT. Blocks until done. Answers as
+ *  sb_reduce_batched_host(): statuses[b] SB_OK, SB_EMPTY or SB_OVERFLOW,
+ *  results[b] (host memory, at byte b * sb_result_size(r)) written only
+ *  when SB_OK, with the bits of sb_reduce_host().
+ *  For now there is no batch kernel: contiguous rows (elem_stride 1) are
+ *  one sb_reduce() each, one after the other (so a row of n <=
+ *  host_max_n costs one read-back, and many short rows cost many round
+ *  trips); strided rows are read back, the whole range the batch
+ *  covers, with one blocking read (and one for the mask), and reduced by
+ *  sb_reduce_batched_host().
+ *  @return SB_OK when every reduction got its answer; otherwise the
+ *          statuses of sb_reduce() (SB_INVALID_ARGUMENT also for NULL
+ *          `results` or `statuses` with count > 0 and for strides whose
+ *          elements span more than PTRDIFF_MAX bytes; SB_UNSUPPORTED for
+ *          f16/bf16 and types the device refuses; SB_OPENCL_ERROR, ...)
+ *          with a detail. On any status but SB_OK nothing is written. */
+SB_API SB_NODISCARD sb_status sb_reduce_batched(sb_context *ctx,
+        struct _cl_command_queue *queue, sb_reduction r, struct _cl_mem *x,
+        size_t x_offset, struct _cl_mem *mask, size_t mask_offset, size_t n,
+        ptrdiff_t elem_stride, size_t count, ptrdiff_t batch_stride,
+        void *results, sb_status *statuses);
+
+/*! sb_reduce_batched_enqueue() :
+ *  sb_reduce_batched() writing `count` sb_device_result records into the
+ *  buffer `results`, record b at byte results_offset + 16 * b
+ *  (results_offset a multiple of 8), each as sb_reduce_enqueue() writes
+ *  one. Wait list and `done` as sb_reduce_enqueue(); `done` completes
+ *  when every record is written. count == 0 enqueues nothing and sets
+ *  *done (if not NULL) to NULL.
+ *  For now: contiguous rows (elem_stride 1) are one sb_reduce_enqueue()
+ *  each, each waiting for the one before, and the call returns at once;
+ *  strided rows are computed as sb_reduce_batched() computes them, so
+ *  the call BLOCKS: it waits for the wait list, reads the batch and the
+ *  records back, and writes the records with one blocking write (whose
+ *  event is *done).
+ *  @return as sb_reduce_batched() (SB_EMPTY and SB_OVERFLOW only in the
+ *          records), and SB_INVALID_ARGUMENT for a NULL `results`, a
+ *          results_offset not a multiple of 8, records past the end of
+ *          `results`, or a bad wait list. Every argument is checked before
+ *          anything is enqueued; an OpenCL failure while the rows are
+ *          enqueued (contiguous rows) leaves the rows before it enqueued,
+ *          and *done untouched. */
+SB_API SB_NODISCARD sb_status sb_reduce_batched_enqueue(sb_context *ctx,
+        struct _cl_command_queue *queue, sb_reduction r, struct _cl_mem *x,
+        size_t x_offset, struct _cl_mem *mask, size_t mask_offset, size_t n,
+        ptrdiff_t elem_stride, size_t count, ptrdiff_t batch_stride,
+        struct _cl_mem *results, size_t results_offset, uint32_t num_wait,
+        struct _cl_event *const *wait, struct _cl_event **done);
+
+/*! sb_reduce_segments() :
+ *  sb_reduce_segments_host() on elements in a cl_mem: reduction b covers
+ *  elements x_offset + offsets[b] .. x_offset + offsets[b + 1] of `x`
+ *  (mask likewise from mask_offset), where `offsets` is a buffer of
+ *  count + 1 uint64_t from element offsets_offset (counted in uint64_t),
+ *  non-decreasing. The offsets are read back (one blocking read), then
+ *  checked against the buffers, overflow-safe. Blocks until done.
+ *  For now each segment is one sb_reduce(), one after the other.
+ *  @return as sb_reduce_batched(), and SB_INVALID_ARGUMENT for a NULL
+ *          `offsets` with count > 0, offsets past the end of their buffer,
+ *          offsets that decrease, or segments past the end of `x` or
+ *          `mask`. On any status but SB_OK nothing is written. */
+SB_API SB_NODISCARD sb_status sb_reduce_segments(sb_context *ctx,
+        struct _cl_command_queue *queue, sb_reduction r, struct _cl_mem *x,
+        size_t x_offset, struct _cl_mem *mask, size_t mask_offset,
+        struct _cl_mem *offsets, size_t offsets_offset, size_t count,
+        void *results, sb_status *statuses);
 
 #endif /* SAMEBITS_OPENCL */
 

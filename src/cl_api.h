@@ -18,7 +18,8 @@
     X(clBuildProgram) X(clGetProgramBuildInfo) X(clReleaseProgram)          \
     X(clCreateKernel) X(clReleaseKernel) X(clSetKernelArg)                  \
     X(clEnqueueNDRangeKernel) X(clCreateBuffer) X(clReleaseMemObject)       \
-    X(clGetMemObjectInfo) X(clEnqueueReadBuffer) X(clRetainEvent)          \
+    X(clGetMemObjectInfo) X(clEnqueueReadBuffer) X(clEnqueueWriteBuffer)   \
+    X(clRetainEvent)                                                        \
     X(clReleaseEvent) X(clGetEventInfo) X(clFlush)
 
 typedef struct {

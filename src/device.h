@@ -86,6 +86,12 @@ sb_status sb__check_call(sb_context *ctx, cl_command_queue queue,
                          cl_mem mask, size_t mask_offset, size_t n,
                          sb__checked_call *out);
 
+/* `buf` belongs to ctx and holds elements [offset, offset + n) of `elem`
+ * bytes each (`unit` names them in the detail), overflow-safe. */
+sb_status sb__check_buffer(sb_context *ctx, const char *what, cl_mem buf,
+                           size_t offset, size_t n, size_t elem,
+                           const char *unit);
+
 /* The same for a dot product (sb__plan_make_dot()): y checked as x is. */
 sb_status sb__check_dot_call(sb_context *ctx, cl_command_queue queue,
                              sb_reduction r, cl_mem x, size_t x_offset,

@@ -46,6 +46,13 @@ static sb_status check_buffer(sb_context *ctx, const char *what, cl_mem buf,
     return SB_OK;
 }
 
+sb_status sb__check_buffer(sb_context *ctx, const char *what, cl_mem buf,
+                           size_t offset, size_t n, size_t elem,
+                           const char *unit)
+{
+    return check_buffer(ctx, what, buf, offset, n, elem, unit);
+}
+
 /* The checks of sb__check_call() and sb__check_dot_call() after the plan:
  * y is NULL unless the plan is a dot product's. */
 static sb_status check_rest(sb_context *ctx, cl_command_queue queue,

@@ -85,6 +85,43 @@ sb__node sb__reduce_node(const sb__plan *plan, const void *x,
                          const void *y, const unsigned char *mask, size_t n,
                          unsigned threads, unsigned isa, bool *overflow);
 
+/* One reduction of a batch (host_batched.c): what every row shares,
+ * looked up once per call. */
+typedef struct {
+    const sb__plan  *plan;
+    const sb__kernel *kernel;       /* NULL for any/all */
+    sb__block_map_fn block_map;     /* NULL: sb__prepare() */
+    size_t           prefetch;      /* sb__host_prefetch_bytes() */
+    unsigned         isa;
+} sb__row_engine;
+
+void sb__row_engine_init(sb__row_engine *e, const sb__plan *plan,
+                         unsigned isa);
+
+/* The result of sb_reduce_host() of the n elements x[i * stride]
+ * (mask[i * stride] likewise; mask may be NULL), stride in elements, any
+ * sign: SB_OK with `result` written, or SB_EMPTY or SB_OVERFLOW with
+ * `result` untouched and no error detail. Runs on the calling thread,
+ * or, when threads > 1 and the row is long, on up to `threads` threads
+ * (host_pool.c). The caller holds the floating-point environment and
+ * has checked that every address is valid and that n * stride * size
+ * fits a ptrdiff_t. A stride other than 1 gathers each 4096-element
+ * block (and its mask) into a buffer before the block kernel folds it. */
+sb_status sb__reduce_row(const sb__row_engine *e, const void *x,
+                         const unsigned char *mask, size_t n,
+                         ptrdiff_t stride, unsigned threads, void *result);
+
+/* The extent of a batch's elements x[b * batch_stride + i * elem_stride]
+ * around element (0, 0): *below and *above elements (0 when n or count is
+ * 0), checked so that every byte offset (elements of `size` bytes) fits a
+ * ptrdiff_t. @return SB_OK, or SB_INVALID_ARGUMENT with a detail. */
+sb_status sb__batch_extent(size_t n, ptrdiff_t elem_stride, size_t count,
+                           ptrdiff_t batch_stride, size_t size,
+                           size_t *below, size_t *above);
+
+/* Rows at least this long are split over threads within the row. */
+#define SB_THREADED_MIN_N ((size_t)1 << 18)
+
 /* Runs fn(arg) on the calling thread and on up to `helpers` helper
  * threads kept between calls (host_pool.c), and returns when every
  * helper that joined has returned. fn must be correct with any number of

@@ -43,6 +43,30 @@
         }                                                                  \
     }
 
+/* TREE_NONE_AWARE for a short block: only the first `used` (1..NL) leaves
+ * of v[] / has[] are set, the rest are none. Pairs of two nones are never
+ * formed: each level computes the ceil(u/2) nodes that can hold a value
+ * and marks the one after them none (the next level's odd read). The same
+ * tree, so the same bits; a short last block (a short row of a batch)
+ * costs its leaves, not NL. */
+#define TREE_NONE_AWARE_USED(T, v, has, COMBINE, used)                      \
+    {                                                                      \
+        int u_ = (used);                                                   \
+        if (u_ < NL) { v[u_] = v[0]; has[u_] = false; }                    \
+        for (int w_ = NL / 2; w_ >= 1; w_ /= 2) {                          \
+            const int p_ = (u_ + 1) / 2;                                   \
+            for (int l_ = 0; l_ < p_; l_++) {                              \
+                T a_ = v[2 * l_], b_ = v[2 * l_ + 1];                      \
+                bool ha_ = has[2 * l_], hb_ = has[2 * l_ + 1];             \
+                if (ha_ && hb_) { COMBINE(a_, b_); }                       \
+                else if (hb_) { a_ = b_; }                                 \
+                v[l_] = a_; has[l_] = ha_ || hb_;                          \
+            }                                                              \
+            if (p_ < w_) { v[p_] = v[0]; has[p_] = false; }                \
+            u_ = p_;                                                       \
+        }                                                                  \
+    }
+
 /* ---- explicit vectors for full float leaves ----------------------------- */
 
 /* This file is compiled once per instruction set of the host path
@@ -475,12 +499,18 @@ static void NAME##_block(const void *xv, const unsigned char *mask,         \
             }                                                               \
         for (int l = 0; l < NL; l++) has[l] = any[l] != 0;                  \
     } else {                                                                \
-        for (int l = 0; l < NL; l++) {                                      \
+        const int used = (int)((count + L - 1) / L);                        \
+        for (int l = 0; l < used; l++) {                                    \
             v[l] = START;                                                   \
             has[l] = false;                                                 \
             for (size_t i = (size_t)l * L; i < count && i < (size_t)(l + 1) * L; i++) \
                 if (mask == NULL || mask[i]) { STEP(v[l], x[i]); has[l] = true; } \
         }                                                                   \
+        TREE_NONE_AWARE_USED(T, v, has, STEP, used)                         \
+        out->v.FIELD = v[0];                                                \
+        out->has = has[0];                                                  \
+        if (ov) *overflow = true;                                           \
+        return;                                                             \
     }                                                                       \
     TREE_NONE_AWARE(T, v, has, STEP)                                        \
     out->v.FIELD = v[0];                                                    \
@@ -533,7 +563,8 @@ static void NAME##_block(const void *xv, const unsigned char *mask,         \
         out->has = true;                                                    \
         return;                                                             \
     } else {                                                                \
-        for (int l = 0; l < NL; l++) {                                      \
+        const int used = (int)((count + L - 1) / L);                        \
+        for (int l = 0; l < used; l++) {                                    \
             v[l] = 0;                                                       \
             has[l] = false;                                                 \
             for (size_t i = (size_t)l * L; i < count && i < (size_t)(l + 1) * L; i++) { \
@@ -542,6 +573,10 @@ static void NAME##_block(const void *xv, const unsigned char *mask,         \
                 has[l] = true;                                              \
             }                                                               \
         }                                                                   \
+        TREE_NONE_AWARE_USED(T, v, has, PICK, used)                         \
+        out->v.FIELD = v[0];                                                \
+        out->has = has[0];                                                  \
+        return;                                                             \
     }                                                                       \
     /* combine(l, r) = BETTER(r, l) ? r : l */                             \
     TREE_NONE_AWARE(T, v, has, PICK)                                        \

@@ -23,7 +23,6 @@
 
 #define SB_CHUNKS_PER_THREAD   4u        /* load balance */
 #define SB_MIN_CHUNK_BLOCKS    16u       /* 64 Ki elements: amortises a chunk */
-#define SB_THREADED_MIN_N      ((size_t)1 << 18)
 
 /* ---- the binary counter ------------------------------------------------- */
 
@@ -73,6 +72,10 @@ typedef struct {
     const unsigned char *y;              /* a dot product's second factors */
     const unsigned char *mask;
     size_t               n;
+    ptrdiff_t            stride;         /* elements between x's (and the
+                                            mask's) elements; not 1: they
+                                            are gathered per block, and y
+                                            is NULL */
     size_t               prefetch;       /* sb__block_fn */
     size_t               chunk_blocks;   /* a power of two */
     size_t               chunk_count;
@@ -81,36 +84,90 @@ typedef struct {
     atomic_bool          overflow;
 } job;
 
-static sb__node reduce_blocks(const job *j, size_t first_block,
-                              size_t block_count, bool *overflow)
+/* Folds one block of `count` elements (x and mask as the block kernel
+ * reads them, y beside x for a dot product) and pushes its node. */
+static void fold_block(const job *j, const void *x, const void *y,
+                       const unsigned char *mask, size_t count,
+                       size_t prefetch, merge_stack *stack, bool *overflow)
 {
     _Alignas(64) unsigned char converted[SB_BLOCK_SIZE * sizeof(double)];
     _Alignas(64) unsigned char taking_part[SB_BLOCK_SIZE];
+    sb__node node;
+    if (j->block_map != NULL && mask == NULL && count == SB_BLOCK_SIZE) {
+        j->block_map(x, y, j->plan->map, prefetch, &node);
+        merge_push(stack, j->kernel, node, overflow);
+        return;
+    }
+    if (j->plan->prepared) {
+        mask = sb__prepare(j->plan, x, y, mask, count, converted,
+                           taking_part, overflow);
+        x = converted;
+    }
+    j->kernel->block(x, mask, count, prefetch, &node, overflow);
+    merge_push(stack, j->kernel, node, overflow);
+}
+
+/* Copies `count` elements of `size` bytes, `stride` elements apart, from
+ * `from` to the contiguous `to` (size 1, 2, 4 or 8: fixed-size copies the
+ * compiler turns into plain loads and stores). */
+static void gather(unsigned char *to, const unsigned char *from,
+                   ptrdiff_t stride, size_t size, size_t count)
+{
+    const ptrdiff_t step = stride * (ptrdiff_t)size;
+#define SB_GATHER_(bytes)                                                   \
+    for (size_t i = 0; i < count; i++, from += step)                        \
+        memcpy(to + i * (bytes), from, (bytes));                            \
+    break;
+    switch (size) {
+    case 1: SB_GATHER_(1)
+    case 2: SB_GATHER_(2)
+    case 4: SB_GATHER_(4)
+    default: SB_GATHER_(8)
+    }
+#undef SB_GATHER_
+}
+
+/* Strided elements (j->stride != 1): each block is gathered into a
+ * buffer of its own, with its mask, and folded as a contiguous block
+ * would be; the block kernels never see a stride. */
+static sb__node reduce_blocks_strided(const job *j, size_t first_block,
+                                      size_t block_count, bool *overflow)
+{
+    _Alignas(64) unsigned char elements[SB_BLOCK_SIZE * sizeof(double)];
+    _Alignas(64) unsigned char mask[SB_BLOCK_SIZE];
+    const size_t size = j->plan->input_size;
     merge_stack stack;
     stack.top = 0;
     for (size_t b = first_block; b < first_block + block_count; b++) {
         const size_t start = b * SB_BLOCK_SIZE;
         const size_t count = j->n - start < SB_BLOCK_SIZE
                            ? j->n - start : SB_BLOCK_SIZE;
-        const void *x = j->x + start * j->plan->input_size;
-        const unsigned char *mask = j->mask ? j->mask + start : NULL;
-        if (j->block_map != NULL && mask == NULL && count == SB_BLOCK_SIZE) {
-            sb__node node;
-            j->block_map(x, j->y ? j->y + start * j->plan->input_size : NULL,
-                         j->plan->map, j->prefetch, &node);
-            merge_push(&stack, j->kernel, node, overflow);
-            continue;
-        }
-        if (j->plan->prepared) {
-            mask = sb__prepare(j->plan, x,
-                               j->y ? j->y + start * j->plan->input_size
-                                    : NULL,
-                               mask, count, converted, taking_part, overflow);
-            x = converted;
-        }
-        sb__node node;
-        j->kernel->block(x, mask, count, j->prefetch, &node, overflow);
-        merge_push(&stack, j->kernel, node, overflow);
+        const ptrdiff_t first = (ptrdiff_t)start * j->stride;
+        gather(elements, j->x + first * (ptrdiff_t)size, j->stride, size,
+               count);
+        if (j->mask != NULL)
+            gather(mask, j->mask + first, j->stride, 1, count);
+        fold_block(j, elements, NULL, j->mask != NULL ? mask : NULL, count,
+                   0, &stack, overflow);
+    }
+    return merge_finish(&stack, j->kernel, overflow);
+}
+
+static sb__node reduce_blocks(const job *j, size_t first_block,
+                              size_t block_count, bool *overflow)
+{
+    if (j->stride != 1)
+        return reduce_blocks_strided(j, first_block, block_count, overflow);
+    merge_stack stack;
+    stack.top = 0;
+    for (size_t b = first_block; b < first_block + block_count; b++) {
+        const size_t start = b * SB_BLOCK_SIZE;
+        const size_t count = j->n - start < SB_BLOCK_SIZE
+                           ? j->n - start : SB_BLOCK_SIZE;
+        fold_block(j, j->x + start * j->plan->input_size,
+                   j->y ? j->y + start * j->plan->input_size : NULL,
+                   j->mask ? j->mask + start : NULL, count, j->prefetch,
+                   &stack, overflow);
     }
     return merge_finish(&stack, j->kernel, overflow);
 }
@@ -210,8 +267,8 @@ static size_t round_up_pow2(size_t v)
 static sb__node reduce_tree(const sb__plan *plan, const unsigned char *x,
                             const unsigned char *y,
                             const unsigned char *mask, size_t n,
-                            unsigned requested_threads, unsigned isa,
-                            bool *overflow)
+                            ptrdiff_t stride, unsigned requested_threads,
+                            unsigned isa, bool *overflow)
 {
     const sb__kernel *kernel = sb__host_kernel(plan, isa);
     const size_t blocks = (n + SB_BLOCK_SIZE - 1) / SB_BLOCK_SIZE;
@@ -230,6 +287,7 @@ static sb__node reduce_tree(const sb__plan *plan, const unsigned char *x,
     sb__node chunk_nodes[SB_MAX_THREADS * SB_CHUNKS_PER_THREAD];
     job j = {
         .plan = plan, .kernel = kernel, .x = x, .y = y, .mask = mask, .n = n,
+        .stride = stride,
         .block_map = plan->prepared ? sb__host_block_map(plan, isa) : NULL,
         .prefetch = sb__host_prefetch_bytes(),
         .chunk_blocks = chunk_blocks,
@@ -271,7 +329,7 @@ sb__node sb__reduce_node(const sb__plan *plan, const void *x,
                          const void *y, const unsigned char *mask, size_t n,
                          unsigned threads, unsigned isa, bool *overflow)
 {
-    return reduce_tree(plan, x, y, mask, n, threads, isa, overflow);
+    return reduce_tree(plan, x, y, mask, n, 1, threads, isa, overflow);
 }
 
 /* ---- any / all ---------------------------------------------------------- */
@@ -366,6 +424,79 @@ sb_status sb__finish(const sb__plan *plan, const sb__node *root,
     return SB_OK;
 }
 
+/* ---- one reduction of a batch (host_batched.c) -------------------------- */
+
+void sb__row_engine_init(sb__row_engine *e, const sb__plan *plan,
+                         unsigned isa)
+{
+    e->plan = plan;
+    e->isa = isa;
+    const bool boolean = plan->op == SB_ANY || plan->op == SB_ALL;
+    e->kernel = boolean ? NULL : sb__host_kernel(plan, isa);
+    e->block_map = !boolean && plan->prepared
+                 ? sb__host_block_map(plan, isa) : NULL;
+    e->prefetch = sb__host_prefetch_bytes();
+}
+
+/* any / all of strided elements: the truths of pieces gathered into a
+ * buffer (order-free, so any piece size gives the same answer). */
+static unsigned char reduce_boolean_strided(const sb__plan *plan,
+                                            const unsigned char *x,
+                                            const unsigned char *mask,
+                                            size_t n, ptrdiff_t stride)
+{
+    _Alignas(64) unsigned char elements[SB_BLOCK_SIZE * sizeof(double)];
+    _Alignas(64) unsigned char taking_part[SB_BLOCK_SIZE];
+    const size_t size = plan->input_size;
+    unsigned char value = plan->op == SB_ALL;
+    for (size_t start = 0; start < n; start += SB_BLOCK_SIZE) {
+        const size_t count = n - start < SB_BLOCK_SIZE
+                           ? n - start : SB_BLOCK_SIZE;
+        const ptrdiff_t first = (ptrdiff_t)start * stride;
+        gather(elements, x + first * (ptrdiff_t)size, stride, size, count);
+        if (mask != NULL)
+            gather(taking_part, mask + first, stride, 1, count);
+        const unsigned char piece = reduce_boolean(
+                plan, elements, mask != NULL ? taking_part : NULL, count);
+        value = plan->op == SB_ANY ? (value | piece) : (value & piece);
+    }
+    return value;
+}
+
+sb_status sb__reduce_row(const sb__row_engine *e, const void *x,
+                         const unsigned char *mask, size_t n,
+                         ptrdiff_t stride, unsigned threads, void *result)
+{
+    const sb__plan *plan = e->plan;
+    if (plan->op == SB_ANY || plan->op == SB_ALL) {
+        const unsigned char value = stride == 1
+            ? reduce_boolean(plan, x, mask, n)
+            : reduce_boolean_strided(plan, x, mask, n, stride);
+        memcpy(result, &value, 1);
+        return SB_OK;
+    }
+    bool overflow = false;
+    sb__node root;
+    if (threads > 1 && n >= SB_THREADED_MIN_N) {
+        root = reduce_tree(plan, x, NULL, mask, n, stride, threads, e->isa,
+                           &overflow);
+    } else {
+        const job j = {
+            .plan = plan, .kernel = e->kernel, .block_map = e->block_map,
+            .x = x, .mask = mask, .n = n, .stride = stride,
+            .prefetch = e->prefetch,
+        };
+        root = reduce_blocks(&j, 0, (n + SB_BLOCK_SIZE - 1) / SB_BLOCK_SIZE,
+                             &overflow);
+    }
+    /* The two answers that are no value, without sb__finish()'s detail:
+     * a batch has no use for it, and formatting it per row costs. */
+    SB_RETURN_IF(plan->checked && overflow, SB_OVERFLOW);
+    SB_RETURN_IF(!root.has && (plan->op == SB_MIN || plan->op == SB_MAX),
+                 SB_EMPTY);
+    return sb__finish(plan, &root, overflow, result);
+}
+
 /* ---- entry points ------------------------------------------------------- */
 
 /* sb_reduce_host_opts() and sb_dot_host(): y is NULL but for a dot
@@ -399,7 +530,7 @@ static sb_status reduce_host(const sb__plan *planp, const void *x,
         return SB_OK;
     }
     bool overflow = false;
-    const sb__node root = reduce_tree(&plan, x, y, mask, n,
+    const sb__node root = reduce_tree(&plan, x, y, mask, n, 1,
                                       opts ? opts->threads : 0, isa,
                                       &overflow);
     sb_status status = sb__finish(&plan, &root, overflow, result);

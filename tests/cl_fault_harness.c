@@ -53,6 +53,7 @@ static cl_int typical_error(fn_id fn)
     case FN_clCreateBuffer:          return CL_MEM_OBJECT_ALLOCATION_FAILURE;
     case FN_clEnqueueNDRangeKernel:
     case FN_clEnqueueReadBuffer:
+    case FN_clEnqueueWriteBuffer:
     case FN_clFlush:                 return CL_INVALID_COMMAND_QUEUE;
     case FN_clGetPlatformIDs:        return CL_PLATFORM_NOT_FOUND_KHR;
     case FN_clCreateContext:         return CL_DEVICE_NOT_AVAILABLE;
@@ -382,6 +383,10 @@ WRAP_STATUS(clGetMemObjectInfo,
 WRAP_ENQUEUE(clEnqueueReadBuffer,
     (cl_command_queue q, cl_mem b, cl_bool block, size_t off, size_t s,
      void *p, cl_uint nw, const cl_event *wait, cl_event *ev),
+    (q, b, block, off, s, p, nw, wait, ev))
+WRAP_ENQUEUE(clEnqueueWriteBuffer,
+    (cl_command_queue q, cl_mem b, cl_bool block, size_t off, size_t s,
+     const void *p, cl_uint nw, const cl_event *wait, cl_event *ev),
     (q, b, block, off, s, p, nw, wait, ev))
 WRAP_RETAIN(clRetainEvent, cl_event)
 WRAP_RELEASE(clReleaseEvent, cl_event)

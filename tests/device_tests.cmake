@@ -52,3 +52,8 @@ sb_add_device_test(test_device_partial 900)
 # Maps, SB_SKIP_NAN and dot products (sb_dot, sb_dot_enqueue,
 # sb_partial_add_dot) on every device present, against the host path.
 sb_add_device_test(test_device_maps 600)
+
+# Batched and segmented reductions (sb_reduce_batched,
+# sb_reduce_batched_enqueue, sb_reduce_segments) on every device present,
+# against sb_reduce_host and the oracle; small sizes on Oclgrind.
+sb_add_device_test(test_device_batched 600)

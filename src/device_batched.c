@@ -1,0 +1,414 @@
+/* device_batched.c: sb_reduce_batched(), sb_reduce_batched_enqueue() and
+ * sb_reduce_segments(), many reductions of elements in a cl_mem.
+ *
+ * For now these use no kernel of their own, and the bits are those of
+ * sb_reduce_host() by construction:
+ *   - contiguous rows (elem_stride 1) and segments: one sb_reduce() (or
+ *     sb_reduce_enqueue()) per row, at the row's offset in the buffer,
+ *     on the caller's queue, one after the other;
+ *   - strided rows (elem_stride != 1): the range of the buffer that holds
+ *     every element of the batch (and of the mask) is read back with one
+ *     blocking read each, and sb_reduce_batched_host() reduces it. The
+ *     enqueue form then writes the records with one blocking write, so it
+ *     blocks (it waits for its wait list first).
+ * Every address is checked against the buffers, overflow-safe, before the
+ * first command. The blocking forms keep the answers in memory of their
+ * own until every row has its answer, so that a failure writes nothing.
+ * A batch kernel (one work-group per short row, the column fold of
+ * host_batched.c) is the next step. */
+#include <stdlib.h>
+#include <string.h>
+#include "device.h"
+#include "host_engine.h"
+
+/* A batch's arguments after the checks. */
+typedef struct {
+    sb__checked_call c;
+    size_t below;   /* elements of the batch before element (0, 0) */
+    size_t span;    /* elements from the lowest to the highest: 0 when n or
+                       count is 0 */
+} checked_batch;
+
+/* Everything sb_reduce_batched() and the enqueue form check before they
+ * enqueue anything but the results' buffer. */
+static sb_status check_batch(sb_context *ctx, cl_command_queue queue,
+                             sb_reduction r, cl_mem x, size_t x_offset,
+                             cl_mem mask, size_t mask_offset, size_t n,
+                             ptrdiff_t elem_stride, size_t count,
+                             ptrdiff_t batch_stride, checked_batch *out)
+{
+    SB_FAIL_IF(ctx == NULL, SB_INVALID_ARGUMENT, "ctx is NULL");
+    sb__plan plan;
+    sb_status s = sb__plan_make(r, &plan);
+    SB_RETURN_IF(s != SB_OK, s);
+    size_t below, above;
+    s = sb__batch_extent(n, elem_stride, count, batch_stride,
+                         plan.input_size, &below, &above);
+    SB_RETURN_IF(s != SB_OK, s);
+    const size_t span = n > 0 && count > 0 ? below + above + 1 : 0;
+    SB_FAIL_IF(span > 0 && below > x_offset, SB_INVALID_ARGUMENT,
+               "the batch reaches %zu elements below element (0, 0), "
+               "before the start of x (x_offset = %zu)", below, x_offset);
+    SB_FAIL_IF(span > 0 && mask != NULL && below > mask_offset,
+               SB_INVALID_ARGUMENT, "the batch reaches %zu elements below "
+               "element (0, 0), before the start of mask (mask_offset = "
+               "%zu)", below, mask_offset);
+    /* x and the mask must hold [offset - below, offset - below + span). */
+    s = sb__check_call(ctx, queue, r, x, span > 0 ? x_offset - below
+                                                  : x_offset,
+                       mask, span > 0 ? mask_offset - below : mask_offset,
+                       span, &out->c);
+    SB_RETURN_IF(s != SB_OK, s);
+    out->below = below;
+    out->span = span;
+    return SB_OK;
+}
+
+/* Reads the batch's range of x (and of the mask) back into one block of
+ * host memory: *copy (to free()), the elements at *xs and the mask at
+ * *ms (NULL without one) pointing at element (0, 0). The reads wait for
+ * the wait list. */
+static sb_status read_batch(sb_context *ctx, const checked_batch *cb,
+                            cl_mem x, size_t x_offset, cl_mem mask,
+                            size_t mask_offset, cl_uint num_wait,
+                            const cl_event *wait, unsigned char **copy,
+                            const unsigned char **xs,
+                            const unsigned char **ms)
+{
+    const size_t size = cb->c.plan.input_size;
+    const size_t x_bytes = cb->span * size;   /* checked: fits */
+    const size_t bytes = x_bytes + (mask ? cb->span : 0);
+    *copy = NULL;
+    *xs = NULL;
+    *ms = NULL;
+    if (cb->span == 0)
+        return SB_OK;
+    unsigned char *p = sb__mem.malloc(bytes);
+    SB_FAIL_IF(p == NULL, SB_OUT_OF_MEMORY, "cannot allocate %zu bytes for "
+               "the copy of a strided batch", bytes);
+    cl_int err = SB_CL(clEnqueueReadBuffer)(cb->c.queue, x, CL_TRUE,
+                                            (x_offset - cb->below) * size,
+                                            x_bytes, p, num_wait,
+                                            num_wait ? wait : NULL, NULL);
+    if (err == CL_SUCCESS && mask != NULL)
+        err = SB_CL(clEnqueueReadBuffer)(cb->c.queue, mask, CL_TRUE,
+                                         mask_offset - cb->below, cb->span,
+                                         p + x_bytes, num_wait,
+                                         num_wait ? wait : NULL, NULL);
+    if (err != CL_SUCCESS) {
+        free(p);
+        return sb__cl_fail(ctx, err, "clEnqueueReadBuffer (the copy of a "
+                           "strided batch)");
+    }
+    *copy = p;
+    *xs = p + cb->below * size;
+    *ms = mask != NULL ? p + x_bytes + cb->below : NULL;
+    return SB_OK;
+}
+
+/* Answers kept apart until every row has one. */
+typedef struct {
+    unsigned char *results;
+    sb_status     *statuses;
+} answers;
+
+static sb_status answers_new(answers *a, size_t count, size_t result_size)
+{
+    a->results = sb__mem.malloc(count * result_size);
+    a->statuses = a->results ? sb__mem.malloc(count * sizeof(sb_status))
+                             : NULL;
+    if (a->statuses == NULL) {
+        free(a->results);
+        return sb__fail(SB_OUT_OF_MEMORY, "cannot allocate the answers of "
+                        "%zu reductions", count);
+    }
+    return SB_OK;
+}
+
+static void answers_free(answers *a)
+{
+    free(a->results);
+    free(a->statuses);
+}
+
+/* One sb_reduce() of row b into a: its answer, or a failure. */
+static sb_status reduce_row(sb_context *ctx, const sb__checked_call *c,
+                            sb_reduction r, cl_mem x, size_t x_at,
+                            cl_mem mask, size_t mask_at, size_t n,
+                            answers *a, size_t b)
+{
+    const size_t rs = c->plan.result_size;
+    const sb_status s = sb_reduce(ctx, c->queue, r, x, x_at, mask, mask_at,
+                                  n, a->results + b * rs);
+    SB_RETURN_IF(s != SB_OK && s != SB_EMPTY && s != SB_OVERFLOW, s);
+    a->statuses[b] = s;
+    return SB_OK;
+}
+
+/* Copies every answer out, as the host forms write them. */
+static sb_status answers_deliver(const answers *a, size_t count,
+                                 size_t result_size, void *results,
+                                 sb_status *statuses)
+{
+    for (size_t b = 0; b < count; b++) {
+        statuses[b] = a->statuses[b];
+        if (a->statuses[b] == SB_OK)
+            memcpy((unsigned char *)results + b * result_size,
+                   a->results + b * result_size, result_size);
+    }
+    sb__detail_clear();   /* the rows' SB_EMPTY / SB_OVERFLOW details */
+    return SB_OK;
+}
+
+/* The element offset of row b: x_offset + b * batch_stride, which the
+ * checks put inside the buffer; computed modulo 2^bits, where a negative
+ * stride is exact. Rows of no element read nothing: they all start at
+ * `offset`, which the checks also put inside the buffer. */
+static size_t row_offset(size_t offset, size_t b, ptrdiff_t batch_stride,
+                         size_t n)
+{
+    return n == 0 ? offset : offset + b * (size_t)batch_stride;
+}
+
+sb_status sb_reduce_batched(sb_context *ctx, cl_command_queue queue,
+                            sb_reduction r, cl_mem x, size_t x_offset,
+                            cl_mem mask, size_t mask_offset, size_t n,
+                            ptrdiff_t elem_stride, size_t count,
+                            ptrdiff_t batch_stride, void *results,
+                            sb_status *statuses)
+{
+    sb__detail_clear();
+    checked_batch cb;
+    sb_status s = check_batch(ctx, queue, r, x, x_offset, mask, mask_offset,
+                              n, elem_stride, count, batch_stride, &cb);
+    SB_RETURN_IF(s != SB_OK, s);
+    const size_t rs = cb.c.plan.result_size;
+    SB_FAIL_IF(count > 0 && results == NULL, SB_INVALID_ARGUMENT,
+               "results is NULL while count = %zu", count);
+    SB_FAIL_IF(count > 0 && statuses == NULL, SB_INVALID_ARGUMENT,
+               "statuses is NULL while count = %zu", count);
+    SB_FAIL_IF(count > SIZE_MAX / rs / sizeof(sb_status),
+               SB_INVALID_ARGUMENT, "count = %zu answers exceed the address "
+               "space", count);
+    if (count == 0)
+        return SB_OK;
+
+    if (elem_stride != 1 && n > 1) {
+        unsigned char *copy;
+        const unsigned char *xs, *ms;
+        s = read_batch(ctx, &cb, x, x_offset, mask, mask_offset, 0, NULL,
+                       &copy, &xs, &ms);
+        SB_RETURN_IF(s != SB_OK, s);
+        s = sb_reduce_batched_host(r, xs, ms, n, elem_stride, count,
+                                   batch_stride, results, statuses);
+        free(copy);
+        return s;
+    }
+    answers a;
+    s = answers_new(&a, count, rs);
+    SB_RETURN_IF(s != SB_OK, s);
+    for (size_t b = 0; b < count && s == SB_OK; b++)
+        s = reduce_row(ctx, &cb.c, r, x,
+                       row_offset(x_offset, b, batch_stride, n), mask,
+                       row_offset(mask_offset, b, batch_stride, n), n, &a, b);
+    if (s == SB_OK)
+        s = answers_deliver(&a, count, rs, results, statuses);
+    answers_free(&a);
+    return s;
+}
+
+/* The strided enqueue form: reads the batch and the records back (after
+ * the wait list), reduces on the host, and writes the records with one
+ * blocking write, whose event is *done. */
+static sb_status enqueue_strided(sb_context *ctx, const checked_batch *cb,
+                                 sb_reduction r, cl_mem x, size_t x_offset,
+                                 cl_mem mask, size_t mask_offset, size_t n,
+                                 ptrdiff_t elem_stride, size_t count,
+                                 ptrdiff_t batch_stride, cl_mem records,
+                                 size_t records_offset, cl_uint num_wait,
+                                 const cl_event *wait, cl_event *done)
+{
+    const size_t rs = cb->c.plan.result_size;
+    const size_t record_bytes = count * sizeof(sb_device_result);
+    unsigned char *copy;
+    const unsigned char *xs, *ms;
+    sb_status s = read_batch(ctx, cb, x, x_offset, mask, mask_offset,
+                             num_wait, wait, &copy, &xs, &ms);
+    SB_RETURN_IF(s != SB_OK, s);
+    answers a = { NULL, NULL };
+    sb_device_result *rec = sb__mem.malloc(record_bytes);
+    s = rec != NULL ? answers_new(&a, count, rs)
+                    : sb__fail(SB_OUT_OF_MEMORY, "cannot allocate %zu "
+                               "records", count);
+    if (s != SB_OK) {
+        free(rec);
+        free(copy);
+        return s;
+    }
+    /* The records as they are: a value is written only where SB_OK. */
+    cl_int err = SB_CL(clEnqueueReadBuffer)(cb->c.queue, records, CL_TRUE,
+                                            records_offset, record_bytes,
+                                            rec, num_wait,
+                                            num_wait ? wait : NULL, NULL);
+    if (err != CL_SUCCESS)
+        s = sb__cl_fail(ctx, err, "clEnqueueReadBuffer (the records)");
+    if (s == SB_OK)
+        s = sb_reduce_batched_host(r, xs, ms, n, elem_stride, count,
+                                   batch_stride, a.results, a.statuses);
+    cl_event ev = NULL;
+    if (s == SB_OK) {
+        for (size_t b = 0; b < count; b++) {
+            rec[b].status = (int32_t)a.statuses[b];
+            if (a.statuses[b] == SB_OK)
+                memcpy(rec[b].value, a.results + b * rs, rs);
+        }
+        err = SB_CL(clEnqueueWriteBuffer)(cb->c.queue, records, CL_TRUE,
+                                          records_offset, record_bytes, rec,
+                                          0, NULL, &ev);
+        if (err != CL_SUCCESS)
+            s = sb__cl_fail(ctx, err, "clEnqueueWriteBuffer (the records)");
+    }
+    answers_free(&a);
+    free(rec);
+    free(copy);
+    SB_RETURN_IF(s != SB_OK, s);
+    if (done != NULL)
+        *done = ev;
+    else
+        SB_CL(clReleaseEvent)(ev);
+    return SB_OK;
+}
+
+sb_status sb_reduce_batched_enqueue(sb_context *ctx, cl_command_queue queue,
+                                    sb_reduction r, cl_mem x,
+                                    size_t x_offset, cl_mem mask,
+                                    size_t mask_offset, size_t n,
+                                    ptrdiff_t elem_stride, size_t count,
+                                    ptrdiff_t batch_stride, cl_mem results,
+                                    size_t results_offset, cl_uint num_wait,
+                                    const cl_event *wait, cl_event *done)
+{
+    sb__detail_clear();
+    checked_batch cb;
+    sb_status s = check_batch(ctx, queue, r, x, x_offset, mask, mask_offset,
+                              n, elem_stride, count, batch_stride, &cb);
+    SB_RETURN_IF(s != SB_OK, s);
+    SB_FAIL_IF(results == NULL, SB_INVALID_ARGUMENT, "results is NULL");
+    SB_FAIL_IF(results_offset % 8 != 0, SB_INVALID_ARGUMENT,
+               "results_offset = %zu is not a multiple of 8", results_offset);
+    SB_FAIL_IF(count > SIZE_MAX / sizeof(sb_device_result),
+               SB_INVALID_ARGUMENT, "count = %zu records exceed the address "
+               "space", count);
+    s = sb__check_buffer(ctx, "results", results, results_offset / 8,
+                         count * (sizeof(sb_device_result) / 8), 8,
+                         "8-byte words; an sb_device_result is 2");
+    SB_RETURN_IF(s != SB_OK, s);
+    SB_FAIL_IF(num_wait > 0 && wait == NULL, SB_INVALID_ARGUMENT,
+               "wait is NULL while num_wait = %u", (unsigned)num_wait);
+    SB_FAIL_IF(num_wait == 0 && wait != NULL, SB_INVALID_ARGUMENT,
+               "wait is not NULL while num_wait = 0 (OpenCL's wait-list "
+               "rule)");
+    if (count == 0) {
+        if (done != NULL)
+            *done = NULL;
+        return SB_OK;
+    }
+    if (elem_stride != 1 && n > 1)
+        return enqueue_strided(ctx, &cb, r, x, x_offset, mask, mask_offset,
+                               n, elem_stride, count, batch_stride, results,
+                               results_offset, num_wait, wait, done);
+    /* One chain per row, each waiting for the one before (the first for
+     * the caller's wait list), so that the last one's event completes
+     * after every row, on out-of-order queues too. */
+    cl_event prev = NULL;
+    for (size_t b = 0; b < count; b++) {
+        cl_event ev = NULL;
+        s = sb_reduce_enqueue(ctx, cb.c.queue, r, x,
+                              row_offset(x_offset, b, batch_stride, n), mask,
+                              row_offset(mask_offset, b, batch_stride, n), n,
+                              results,
+                              results_offset + b * sizeof(sb_device_result),
+                              b == 0 ? num_wait : 1,
+                              b == 0 ? wait : &prev, &ev);
+        if (prev != NULL)
+            SB_CL(clReleaseEvent)(prev);
+        SB_RETURN_IF(s != SB_OK, s);
+        prev = ev;
+    }
+    if (done != NULL)
+        *done = prev;
+    else
+        SB_CL(clReleaseEvent)(prev);
+    return SB_OK;
+}
+
+sb_status sb_reduce_segments(sb_context *ctx, cl_command_queue queue,
+                             sb_reduction r, cl_mem x, size_t x_offset,
+                             cl_mem mask, size_t mask_offset, cl_mem offsets,
+                             size_t offsets_offset, size_t count,
+                             void *results, sb_status *statuses)
+{
+    sb__detail_clear();
+    sb__checked_call c;
+    sb_status s = sb__check_call(ctx, queue, r, x, x_offset, mask,
+                                 mask_offset, 0, &c);
+    SB_RETURN_IF(s != SB_OK, s);
+    const size_t rs = c.plan.result_size;
+    if (count == 0)
+        return SB_OK;
+    SB_FAIL_IF(results == NULL, SB_INVALID_ARGUMENT,
+               "results is NULL while count = %zu", count);
+    SB_FAIL_IF(statuses == NULL, SB_INVALID_ARGUMENT,
+               "statuses is NULL while count = %zu", count);
+    SB_FAIL_IF(offsets == NULL, SB_INVALID_ARGUMENT,
+               "offsets is NULL while count = %zu", count);
+    SB_FAIL_IF(count > SIZE_MAX / sizeof(uint64_t) - 1 ||
+               count > SIZE_MAX / rs / sizeof(sb_status),
+               SB_INVALID_ARGUMENT, "count = %zu segments exceed the address "
+               "space", count);
+    s = sb__check_buffer(ctx, "offsets", offsets, offsets_offset, count + 1,
+                         sizeof(uint64_t), "uint64_t offsets");
+    SB_RETURN_IF(s != SB_OK, s);
+
+    uint64_t *off = sb__mem.malloc((count + 1) * sizeof *off);
+    SB_FAIL_IF(off == NULL, SB_OUT_OF_MEMORY, "cannot allocate a copy of "
+               "%zu offsets", count + 1);
+    const cl_int err = SB_CL(clEnqueueReadBuffer)(
+            c.queue, offsets, CL_TRUE, offsets_offset * sizeof(uint64_t),
+            (count + 1) * sizeof(uint64_t), off, 0, NULL, NULL);
+    if (err != CL_SUCCESS) {
+        free(off);
+        return sb__cl_fail(ctx, err, "clEnqueueReadBuffer (the offsets)");
+    }
+    for (size_t b = 0; b < count; b++)
+        if (off[b + 1] < off[b]) {
+            s = sb__fail(SB_INVALID_ARGUMENT, "offsets decrease: offsets[%zu]"
+                         " = %llu is less than offsets[%zu] = %llu", b + 1,
+                         (unsigned long long)off[b + 1], b,
+                         (unsigned long long)off[b]);
+            break;
+        }
+    /* x and the mask must hold [offset + off[0], offset + off[count]). */
+    const uint64_t first = off[0], end = off[count];
+    if (s == SB_OK && (end > SIZE_MAX || x_offset > SIZE_MAX - end ||
+                       (mask != NULL && mask_offset > SIZE_MAX - end)))
+        s = sb__fail(SB_INVALID_ARGUMENT, "offsets[%zu] = %llu from "
+                     "x_offset = %zu is past the address space", count,
+                     (unsigned long long)end, x_offset);
+    if (s == SB_OK)
+        s = sb__check_call(ctx, queue, r, x, x_offset + (size_t)first, mask,
+                           mask_offset + (size_t)first,
+                           (size_t)(end - first), &c);
+    answers a = { NULL, NULL };
+    if (s == SB_OK)
+        s = answers_new(&a, count, rs);
+    for (size_t b = 0; b < count && s == SB_OK; b++)
+        s = reduce_row(ctx, &c, r, x, x_offset + (size_t)off[b], mask,
+                       mask_offset + (size_t)off[b],
+                       (size_t)(off[b + 1] - off[b]), &a, b);
+    if (s == SB_OK)
+        s = answers_deliver(&a, count, rs, results, statuses);
+    answers_free(&a);
+    free(off);
+    return s;
+}

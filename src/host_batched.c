@@ -1,0 +1,326 @@
+/* host_batched.c: sb_reduce_batched_host() and sb_reduce_segments_host(),
+ * many independent reductions in one call (docs/order.md: "a batch of
+ * reductions is that many independent reductions").
+ *
+ * Each reduction (a "row", whatever its shape) is reduced by the engine of
+ * sb_reduce_host() as an array of its own (sb__reduce_row()), so its bits
+ * and status are that call's by construction. Everything that can refuse
+ * the call is checked before the first row is reduced; after that nothing
+ * can fail, so a refusal writes nothing and an accepted call writes every
+ * status.
+ *
+ * Work: rows shorter than SB_THREADED_MIN_N are spread over the threads in
+ * tasks of about TASK_COST elements (a task is a run of consecutive rows,
+ * taken from a shared counter), each row on one thread; longer rows are
+ * reduced one after the other, each split over the threads within the row
+ * (aligned subtrees, as sb_reduce_host() does). Segments are cut into tasks
+ * by elements, not by count (a row costs its length plus ROW_COST), so
+ * one long segment does not hold up the short ones behind it.
+ *
+ * Strided rows (elem_stride != 1) are gathered per 4096-element block,
+ * with their mask, into a buffer of the thread's stack, and that block is
+ * folded as a contiguous one would be. For columns of a row-major matrix
+ * that reads each element from its own cache line, column after column,
+ * which costs bandwidth when the matrix does not fit the caches. Folding
+ * many adjacent columns side by side (one leaf per column in vector lanes)
+ * would read each line once, but needs a lane kernel per type, op and ISA;
+ * the gather is correct for every reduction the engine has, and is the
+ * first step. */
+#include <limits.h>
+#include <pthread.h>
+#include <stdatomic.h>
+#include <string.h>
+#include "host_engine.h"
+
+#define TASK_COST ((size_t)1 << 14)  /* elements per task: amortises taking
+                                        one (an atomic add) */
+#define ROW_COST  ((size_t)16)       /* what a row costs beyond its
+                                        elements, in elements: setting it
+                                        up and writing its result */
+
+/* Where the rows are: a batch of equal rows (offsets NULL), or segments. */
+typedef struct {
+    const sb__row_engine *engine;
+    const unsigned char  *x;
+    const unsigned char  *mask;
+    size_t                n;             /* a batch's row length */
+    ptrdiff_t             elem_stride;   /* a batch's: elements */
+    ptrdiff_t             batch_stride;
+    const uint64_t       *offsets;       /* segments: count + 1 */
+    size_t                count;
+    unsigned char        *results;
+    sb_status            *statuses;
+    unsigned              row_threads;   /* > 1: long rows are left to the
+                                            pass that splits them */
+    size_t                rows_per_task; /* a batch's */
+    size_t                task_count;
+    atomic_size_t         next_task;
+} batch_job;
+
+static size_t row_length(const batch_job *j, size_t b)
+{
+    return j->offsets ? (size_t)(j->offsets[b + 1] - j->offsets[b]) : j->n;
+}
+
+/* Reduces row b on up to `threads` threads and writes its answer. The
+ * addresses were checked by the caller: every offset fits a ptrdiff_t. */
+static void reduce_row(const batch_job *j, size_t b, unsigned threads)
+{
+    const sb__row_engine *e = j->engine;
+    const size_t size = e->plan->input_size;
+    ptrdiff_t first;   /* the row's first element, from x */
+    ptrdiff_t stride;
+    if (j->offsets != NULL) {
+        first = (ptrdiff_t)(j->offsets[b]);
+        stride = 1;
+    } else {
+        first = (ptrdiff_t)b * j->batch_stride;
+        stride = j->elem_stride;
+    }
+    const size_t n = row_length(j, b);
+    const unsigned char *x = n > 0 ? j->x + first * (ptrdiff_t)size : NULL;
+    const unsigned char *mask = n > 0 && j->mask != NULL ? j->mask + first
+                                                         : NULL;
+    j->statuses[b] = sb__reduce_row(e, x, mask, n, stride, threads,
+                                    j->results + b * e->plan->result_size);
+}
+
+/* A segment's position in the cost order: strictly increasing in b. */
+static uint64_t segment_cost(const batch_job *j, size_t b)
+{
+    return (j->offsets[b] - j->offsets[0]) + (uint64_t)b * ROW_COST;
+}
+
+/* The first segment whose cost position is at least `cost` (count if
+ * none). */
+static size_t first_segment_at(const batch_job *j, uint64_t cost)
+{
+    size_t lo = 0, hi = j->count;
+    while (lo < hi) {
+        const size_t mid = lo + (hi - lo) / 2;
+        if (segment_cost(j, mid) < cost)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return lo;
+}
+
+static void run_tasks(void *arg)
+{
+    batch_job *j = arg;
+    sb__fpenv env;
+    sb__fpenv_enter(&env);
+    for (;;) {
+        const size_t t = atomic_fetch_add(&j->next_task, 1);
+        if (t >= j->task_count)
+            break;
+        size_t first, end;
+        if (j->offsets != NULL) {
+            first = first_segment_at(j, (uint64_t)t * TASK_COST);
+            end = first_segment_at(j, (uint64_t)(t + 1) * TASK_COST);
+        } else {
+            first = t * j->rows_per_task;
+            end = j->count - first < j->rows_per_task
+                ? j->count : first + j->rows_per_task;
+        }
+        for (size_t b = first; b < end; b++)
+            if (j->row_threads <= 1 || row_length(j, b) < SB_THREADED_MIN_N)
+                reduce_row(j, b, 1);
+    }
+    sb__fpenv_leave(&env);
+}
+
+static void *task_worker(void *arg)
+{
+    run_tasks(arg);
+    return NULL;
+}
+
+/* Every row of j, after the checks. The caller holds the floating-point
+ * environment. */
+static void run_batch(batch_job *j)
+{
+    uint64_t total;   /* cost of the whole call, in elements */
+    if (j->offsets != NULL) {
+        total = segment_cost(j, j->count - 1)
+              + (j->offsets[j->count] - j->offsets[j->count - 1]) + ROW_COST;
+        j->task_count = (size_t)((total + TASK_COST - 1) / TASK_COST);
+    } else {
+        const size_t row = j->n + ROW_COST;   /* checked: no overflow */
+        j->rows_per_task = row >= TASK_COST ? 1 : TASK_COST / row;
+        j->task_count = (j->count + j->rows_per_task - 1) / j->rows_per_task;
+        total = (uint64_t)j->count * row;
+        if (total / row != j->count)
+            total = UINT64_MAX;
+    }
+    /* Asking the system for its CPU count costs a file read: only when
+     * threads can pay off, as in sb_reduce_host(). */
+    const unsigned threads = total < SB_THREADED_MIN_N
+                           ? 1 : sb_host_thread_count(NULL);
+    j->row_threads = threads;
+    if (j->offsets == NULL && threads > 1 && j->n >= SB_THREADED_MIN_N)
+        j->task_count = 0;   /* every row is long: the second pass */
+    atomic_init(&j->next_task, 0);
+
+    const size_t helpers = j->task_count < threads ? j->task_count : threads;
+    if (helpers <= 1 || !sb__pool_run(run_tasks, j, (unsigned)helpers - 1)) {
+        pthread_t tid[SB_MAX_THREADS];
+        unsigned started = 0;
+        for (size_t t = 1; t < helpers; t++) {
+            if (pthread_create(&tid[started], NULL, task_worker, j) != 0)
+                break;   /* the others, and this thread, do its share */
+            started++;
+        }
+        run_tasks(j);
+        for (unsigned t = 0; t < started; t++)
+            pthread_join(tid[t], NULL);
+    }
+    if (threads <= 1)
+        return;
+    /* The long rows, each over every thread. */
+    for (size_t b = 0; b < j->count; b++)
+        if (row_length(j, b) >= SB_THREADED_MIN_N)
+            reduce_row(j, b, threads);
+}
+
+/* The checks both forms share before their own: the plan, the pointers
+ * every reduction writes through, and that `count` results fit. */
+static sb_status check_common(sb_reduction r, sb__plan *plan, size_t count,
+                              const void *results, const sb_status *statuses)
+{
+    const sb_status s = sb__plan_make(r, plan);
+    SB_RETURN_IF(s != SB_OK, s);
+    SB_FAIL_IF(count > 0 && results == NULL, SB_INVALID_ARGUMENT,
+               "results is NULL while count = %zu", count);
+    SB_FAIL_IF(count > 0 && statuses == NULL, SB_INVALID_ARGUMENT,
+               "statuses is NULL while count = %zu", count);
+    SB_FAIL_IF(count > SIZE_MAX / plan->result_size, SB_INVALID_ARGUMENT,
+               "count = %zu results of %zu bytes exceed the address space",
+               count, plan->result_size);
+    SB_FAIL_IF(count > SIZE_MAX / sizeof(sb_status), SB_INVALID_ARGUMENT,
+               "count = %zu statuses exceed the address space", count);
+    return SB_OK;
+}
+
+/* |a| * b + c, or false when it exceeds `limit`. */
+static bool extent_add(size_t *acc, ptrdiff_t stride, size_t times,
+                       size_t limit)
+{
+    const size_t magnitude = stride < 0 ? (size_t)0 - (size_t)stride
+                                        : (size_t)stride;
+    if (times != 0 && magnitude > (limit - *acc) / times)
+        return false;
+    *acc += magnitude * times;
+    return true;
+}
+
+sb_status sb__batch_extent(size_t n, ptrdiff_t elem_stride, size_t count,
+                           ptrdiff_t batch_stride, size_t size,
+                           size_t *below, size_t *above)
+{
+    /* Offsets below and above element (0, 0), in elements, each at most
+     * PTRDIFF_MAX / size so that every byte offset is a ptrdiff_t. */
+    const size_t limit = (size_t)PTRDIFF_MAX / size;
+    size_t lo = 0, hi = 0;
+    bool fits = true;
+    if (n > 0 && count > 0) {
+        size_t *e = elem_stride < 0 ? &lo : &hi;
+        size_t *c = batch_stride < 0 ? &lo : &hi;
+        fits = extent_add(e, elem_stride, n - 1, limit)
+            && extent_add(c, batch_stride, count - 1, limit)
+            && lo < limit - hi;
+    }
+    SB_FAIL_IF(!fits, SB_INVALID_ARGUMENT,
+               "n = %zu, elem_stride = %td, count = %zu, batch_stride = %td: "
+               "the elements span more than PTRDIFF_MAX bytes", n,
+               elem_stride, count, batch_stride);
+    *below = lo;
+    *above = hi;
+    return SB_OK;
+}
+
+/* Runs j (its engine not yet set) after the checks. */
+static sb_status reduce_batch(batch_job *j, const sb__plan *plan)
+{
+    unsigned isa;
+    const sb_status isa_status = sb__isa_resolve(0, &isa);
+    SB_RETURN_IF(isa_status != SB_OK, isa_status);
+    if (j->count == 0)
+        return SB_OK;
+    sb__row_engine engine;
+    sb__row_engine_init(&engine, plan, isa);
+    j->engine = &engine;
+    sb__fpenv env;
+    sb__fpenv_enter(&env);
+    run_batch(j);
+    sb__fpenv_leave(&env);
+    return SB_OK;
+}
+
+sb_status sb_reduce_batched_host(sb_reduction r, const void *x,
+                                 const unsigned char *mask, size_t n,
+                                 ptrdiff_t elem_stride, size_t count,
+                                 ptrdiff_t batch_stride, void *results,
+                                 sb_status *statuses)
+{
+    sb__detail_clear();
+    sb__plan plan;
+    sb_status s = check_common(r, &plan, count, results, statuses);
+    SB_RETURN_IF(s != SB_OK, s);
+    SB_FAIL_IF(count > 0 && n > 0 && x == NULL, SB_INVALID_ARGUMENT,
+               "x is NULL while n = %zu and count = %zu", n, count);
+    SB_FAIL_IF(n > SIZE_MAX / plan.input_size, SB_INVALID_ARGUMENT,
+               "n = %zu elements of %zu bytes exceed the address space",
+               n, plan.input_size);
+    SB_FAIL_IF(n > SIZE_MAX - ROW_COST, SB_INVALID_ARGUMENT,
+               "n = %zu elements exceed the address space", n);
+    size_t below, above;
+    s = sb__batch_extent(n, elem_stride, count, batch_stride,
+                         plan.input_size, &below, &above);
+    SB_RETURN_IF(s != SB_OK, s);
+    batch_job j = {
+        .x = x, .mask = mask, .n = n,
+        .elem_stride = elem_stride, .batch_stride = batch_stride,
+        .count = count, .results = results, .statuses = statuses,
+    };
+    return reduce_batch(&j, &plan);
+}
+
+sb_status sb_reduce_segments_host(sb_reduction r, const void *x,
+                                  const unsigned char *mask,
+                                  const uint64_t *offsets, size_t count,
+                                  void *results, sb_status *statuses)
+{
+    sb__detail_clear();
+    sb__plan plan;
+    const sb_status s = check_common(r, &plan, count, results, statuses);
+    SB_RETURN_IF(s != SB_OK, s);
+    if (count == 0)
+        return SB_OK;
+    SB_FAIL_IF(offsets == NULL, SB_INVALID_ARGUMENT,
+               "offsets is NULL while count = %zu", count);
+    SB_FAIL_IF(count == SIZE_MAX, SB_INVALID_ARGUMENT,
+               "count = %zu leaves no room for count + 1 offsets", count);
+    for (size_t b = 0; b < count; b++)
+        SB_FAIL_IF(offsets[b + 1] < offsets[b], SB_INVALID_ARGUMENT,
+                   "offsets decrease: offsets[%zu] = %llu is less than "
+                   "offsets[%zu] = %llu", b + 1,
+                   (unsigned long long)offsets[b + 1], b,
+                   (unsigned long long)offsets[b]);
+    const uint64_t end = offsets[count];
+    /* Every byte offset, and every cost position, must fit. */
+    const uint64_t limit = (uint64_t)PTRDIFF_MAX / plan.input_size;
+    SB_FAIL_IF(end > limit || (uint64_t)count > (limit - end) / ROW_COST,
+               SB_INVALID_ARGUMENT, "offsets[%zu] = %llu elements of %zu "
+               "bytes (with %zu segments) exceed the address space", count,
+               (unsigned long long)end, plan.input_size, count);
+    SB_FAIL_IF(x == NULL && end > offsets[0], SB_INVALID_ARGUMENT,
+               "x is NULL while the segments hold %llu elements",
+               (unsigned long long)(end - offsets[0]));
+    batch_job j = {
+        .x = x, .mask = mask, .offsets = offsets,
+        .count = count, .results = results, .statuses = statuses,
+    };
+    return reduce_batch(&j, &plan);
+}

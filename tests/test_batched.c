@@ -1,0 +1,653 @@
+/* tests/test_batched.c: sb_reduce_batched_host() and
+ * sb_reduce_segments_host(), many reductions in one call, each checked bit
+ * for bit (memcmp) and status for status against sb_reduce_host() AND
+ * oracle_reduce() of its own elements and mask bytes gathered into one
+ * array (docs/order.md: a batch is that many independent reductions).
+ *
+ *   - rows, columns, negative, zero and mixed strides, for sums, products,
+ *     min, max, any, all over integer, float and half types, with maps,
+ *     SB_WRAP and SB_SKIP_NAN, at sizes around leaves, blocks and powers
+ *     of two, n = 0 included, with masks that empty whole leaves and
+ *     whole rows;
+ *   - checked i32 sums at the type's limits where some rows overflow and
+ *     others do not, and min/max rows where nothing takes part (SB_EMPTY)
+ *     beside rows with a value; the results of rows without a value are
+ *     untouched;
+ *   - a row of about 10^5 and one past the threading threshold (rows,
+ *     columns), 1000 rows of 16, with SAMEBITS_THREADS 1 and 2: the bits
+ *     equal;
+ *   - segments: random offsets with empty segments, one long segment
+ *     among many short ones, offsets[0] > 0;
+ *   - refusals: SB_INVALID_ARGUMENT with a detail, and the results and
+ *     statuses buffers untouched; count == 0 writes nothing.
+ *
+ * Seeded (printed at start; SAMEBITS_TEST_SEED replays a run). */
+#include <stdarg.h>              /* cmocka's four required headers */
+#include <stddef.h>
+#include <setjmp.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <cmocka.h>
+
+#include "oracle.h"
+#include "samebits.h"
+#include "support.h"
+
+#define COUNT(a) (sizeof(a) / sizeof *(a))
+enum { STATUS_SENTINEL = 0x5A };
+
+static uint64_t seed;
+
+/* ------------------------------------------------------------------------
+ * Data
+ * ---------------------------------------------------------------------- */
+
+/* Half elements: random bit patterns, mostly finite values of moderate
+ * exponent, with infinities, NaNs, zeros and subnormals sprinkled. */
+static void fill_half(sb_type t, uint16_t *x, size_t n, uint64_t s)
+{
+    const unsigned exp_shift = t == SB_F16 ? 10 : 7;
+    const unsigned exp_max = t == SB_F16 ? 31 : 255;
+    const unsigned bias = t == SB_F16 ? 15 : 127;
+    for (size_t i = 0; i < n; i++) {
+        const uint64_t r = splitmix64(&s);
+        unsigned e = bias - 4 + (unsigned)(r % 9);
+        const unsigned special = (unsigned)((r >> 8) % 64);
+        if (special == 0) e = exp_max;          /* inf or NaN */
+        else if (special == 1) e = 0;           /* zero or subnormal */
+        const unsigned frac = (unsigned)(r >> 16) & ((1u << exp_shift) - 1);
+        const unsigned sign = (unsigned)(r >> 40) & 1u;
+        x[i] = (uint16_t)((sign << 15) | (e << exp_shift) | frac);
+    }
+}
+
+static void fill(sb_reduction r, data_family f, void *x, size_t n,
+                 uint64_t s)
+{
+    if (r.input == SB_F16 || r.input == SB_BF16)
+        fill_half(r.input, x, n, s);
+    else
+        fill_data(f, r.input, r.accumulator, x, n, s);
+}
+
+static size_t result_size(sb_reduction r)
+{
+    return sb_result_size(r);
+}
+
+/* ------------------------------------------------------------------------
+ * The check of one call against its rows
+ * ---------------------------------------------------------------------- */
+
+/* What a call saw, for tests that need a mix of answers. */
+typedef struct {
+    unsigned long ok, empty, overflow;
+} seen_statuses;
+
+/* Compares reduction b of a call (results, statuses) with sb_reduce_host()
+ * and oracle_reduce() of the gathered row g (gmask may be NULL). */
+static unsigned long compare_row(const char *what, sb_reduction r, size_t b,
+                                 const unsigned char *g,
+                                 const unsigned char *gmask, size_t n,
+                                 const unsigned char *results,
+                                 const sb_status *statuses,
+                                 seen_statuses *seen)
+{
+    const size_t rs = result_size(r);
+    unsigned char want[RESULT_BUFFER], oracle[RESULT_BUFFER];
+    unsigned char sentinel[RESULT_BUFFER];
+    memset(want, RESULT_SENTINEL, sizeof want);
+    memset(oracle, RESULT_SENTINEL, sizeof oracle);
+    memset(sentinel, RESULT_SENTINEL, sizeof sentinel);
+    const sb_status ws = sb_reduce_host(r, g, gmask, n, want);
+    const sb_status os = oracle_reduce(r, g, gmask, n, oracle);
+    const unsigned char *got = results + b * rs;
+    bool ok = statuses[b] == ws && ws == os
+           && bits_equal(want, oracle, RESULT_BUFFER);
+    if (ok)
+        ok = bits_equal(got, ws == SB_OK ? want : sentinel, rs);
+    if (seen != NULL) {
+        seen->ok += statuses[b] == SB_OK;
+        seen->empty += statuses[b] == SB_EMPTY;
+        seen->overflow += statuses[b] == SB_OVERFLOW;
+    }
+    if (ok)
+        return 0;
+    fprintf(stderr, "%s: %s %s->%s map %d flags %u, reduction %zu of n = "
+            "%zu: got %s, sb_reduce_host %s, oracle %s\n", what,
+            op_name(r.op), type_name(r.input), type_name(r.accumulator),
+            (int)r.map, r.flags, b, n, status_name(statuses[b]),
+            status_name(ws), status_name(os));
+    fprintf(stderr, "  got ");
+    print_result(stderr, r, got);
+    fprintf(stderr, "\n  sb_reduce_host ");
+    print_result(stderr, r, want);
+    fprintf(stderr, "\n  oracle ");
+    print_result(stderr, r, oracle);
+    fprintf(stderr, "\n");
+    return 1;
+}
+
+/* One call on SAMEBITS_THREADS = `threads`, into sentinel-filled buffers
+ * (caller's), which it returns the status of. */
+static void set_threads(unsigned threads)
+{
+    char text[16];
+    snprintf(text, sizeof text, "%u", threads);
+    setenv("SAMEBITS_THREADS", text, 1);
+}
+
+/* Runs the batch on 1 and 2 threads, checks both calls agree bit for bit,
+ * then every row. @return the number of wrong rows. */
+static unsigned long check_batched(const char *what, sb_reduction r,
+                                   const unsigned char *x,
+                                   const unsigned char *mask, size_t n,
+                                   ptrdiff_t es, size_t count, ptrdiff_t bs,
+                                   seen_statuses *seen)
+{
+    const size_t rs = result_size(r), size = type_size(r.input);
+    unsigned char *results[2];
+    sb_status *statuses[2];
+    for (int k = 0; k < 2; k++) {
+        results[k] = checked_malloc(count * rs);
+        statuses[k] = checked_malloc(count * sizeof(sb_status));
+        memset(results[k], RESULT_SENTINEL, count * rs);
+        memset(statuses[k], STATUS_SENTINEL, count * sizeof(sb_status));
+        set_threads((unsigned)k + 1);
+        const sb_status s = sb_reduce_batched_host(r, x, mask, n, es, count,
+                                                   bs, results[k],
+                                                   statuses[k]);
+        if (s != SB_OK) {
+            fprintf(stderr, "%s: the call returned %s (%s)\n", what,
+                    status_name(s), sb_error_detail());
+            return count + 1;
+        }
+        assert_string_equal(sb_error_detail(), "");
+    }
+    unsetenv("SAMEBITS_THREADS");
+    unsigned long wrong = 0;
+    if (!bits_equal(results[0], results[1], count * rs) ||
+        !bits_equal(statuses[0], statuses[1], count * sizeof(sb_status))) {
+        fprintf(stderr, "%s: threads 1 and 2 differ\n", what);
+        wrong++;
+    }
+    unsigned char *g = checked_malloc(n * size);
+    unsigned char *gmask = mask ? checked_malloc(n) : NULL;
+    for (size_t b = 0; b < count; b++) {
+        for (size_t i = 0; i < n; i++) {
+            const ptrdiff_t at = (ptrdiff_t)b * bs + (ptrdiff_t)i * es;
+            memcpy(g + i * size, x + at * (ptrdiff_t)size, size);
+            if (mask)
+                gmask[i] = mask[at];
+        }
+        wrong += compare_row(what, r, b, g, gmask, n, results[0],
+                             statuses[0], seen);
+    }
+    free(g);
+    free(gmask);
+    for (int k = 0; k < 2; k++) {
+        free(results[k]);
+        free(statuses[k]);
+    }
+    return wrong;
+}
+
+static unsigned long check_segments(const char *what, sb_reduction r,
+                                    const unsigned char *x,
+                                    const unsigned char *mask,
+                                    const uint64_t *offsets, size_t count,
+                                    seen_statuses *seen)
+{
+    const size_t rs = result_size(r), size = type_size(r.input);
+    unsigned char *results[2];
+    sb_status *statuses[2];
+    for (int k = 0; k < 2; k++) {
+        results[k] = checked_malloc(count * rs);
+        statuses[k] = checked_malloc(count * sizeof(sb_status));
+        memset(results[k], RESULT_SENTINEL, count * rs);
+        memset(statuses[k], STATUS_SENTINEL, count * sizeof(sb_status));
+        set_threads((unsigned)k + 1);
+        const sb_status s = sb_reduce_segments_host(r, x, mask, offsets,
+                                                    count, results[k],
+                                                    statuses[k]);
+        if (s != SB_OK) {
+            fprintf(stderr, "%s: the call returned %s (%s)\n", what,
+                    status_name(s), sb_error_detail());
+            return count + 1;
+        }
+        assert_string_equal(sb_error_detail(), "");
+    }
+    unsetenv("SAMEBITS_THREADS");
+    unsigned long wrong = 0;
+    if (!bits_equal(results[0], results[1], count * rs) ||
+        !bits_equal(statuses[0], statuses[1], count * sizeof(sb_status))) {
+        fprintf(stderr, "%s: threads 1 and 2 differ\n", what);
+        wrong++;
+    }
+    for (size_t b = 0; b < count; b++) {
+        const size_t n = (size_t)(offsets[b + 1] - offsets[b]);
+        wrong += compare_row(what, r, b, x + offsets[b] * size,
+                             mask ? mask + offsets[b] : NULL, n, results[0],
+                             statuses[0], seen);
+    }
+    for (int k = 0; k < 2; k++) {
+        free(results[k]);
+        free(statuses[k]);
+    }
+    return wrong;
+}
+
+/* ------------------------------------------------------------------------
+ * Shapes
+ * ---------------------------------------------------------------------- */
+
+typedef enum {
+    SHAPE_ROWS,          /* elem_stride 1, batch_stride n + 3 */
+    SHAPE_COLUMNS,       /* elem_stride count + 1, batch_stride 1 */
+    SHAPE_NEGATIVE_ROWS, /* elem_stride -1, batch_stride -(n + 2) */
+    SHAPE_NEGATIVE_COLUMNS, /* elem_stride -(count + 2), batch_stride -1 */
+    SHAPE_ZERO_ELEM,     /* elem_stride 0: one element n times per row */
+    SHAPE_ZERO_BATCH,    /* batch_stride 0: every row the same */
+    SHAPE_MIXED,         /* elem_stride 2, batch_stride -3: overlapping */
+    SHAPE_COUNT
+} shape;
+
+static const char *const shape_names[SHAPE_COUNT] = {
+    "rows", "columns", "negative rows", "negative columns",
+    "zero elem_stride", "zero batch_stride", "mixed"
+};
+
+static void strides_of(shape sh, size_t n, size_t count, ptrdiff_t *es,
+                       ptrdiff_t *bs)
+{
+    switch (sh) {
+    case SHAPE_ROWS:       *es = 1; *bs = (ptrdiff_t)n + 3; break;
+    case SHAPE_COLUMNS:    *es = (ptrdiff_t)count + 1; *bs = 1; break;
+    case SHAPE_NEGATIVE_ROWS: *es = -1; *bs = -((ptrdiff_t)n + 2); break;
+    case SHAPE_NEGATIVE_COLUMNS:
+        *es = -((ptrdiff_t)count + 2); *bs = -1; break;
+    case SHAPE_ZERO_ELEM:  *es = 0; *bs = 1; break;
+    case SHAPE_ZERO_BATCH: *es = 1; *bs = 0; break;
+    default:               *es = 2; *bs = -3; break;
+    }
+}
+
+/* A buffer that holds every element of a batch, and where element (0, 0)
+ * is in it. */
+typedef struct {
+    unsigned char *data, *mask;   /* mask NULL for MASK_NONE */
+    size_t         below, total;  /* elements */
+} batch_buffer;
+
+static size_t magnitude(ptrdiff_t v) { return v < 0 ? (size_t)-v : (size_t)v; }
+
+static batch_buffer make_batch(sb_reduction r, data_family f, mask_kind mk,
+                               size_t n, ptrdiff_t es, size_t count,
+                               ptrdiff_t bs, uint64_t s)
+{
+    batch_buffer bb = { 0 };
+    size_t below = 0, above = 0;
+    if (n > 0 && count > 0) {
+        *(es < 0 ? &below : &above) += magnitude(es) * (n - 1);
+        *(bs < 0 ? &below : &above) += magnitude(bs) * (count - 1);
+    }
+    bb.below = below;
+    bb.total = below + above + 1;
+    bb.data = checked_malloc(bb.total * type_size(r.input));
+    fill(r, f, bb.data, bb.total, s);
+    bb.mask = make_mask(mk, bb.total, mix_seed(s, 1));
+    return bb;
+}
+
+static void free_batch(batch_buffer *bb)
+{
+    free(bb->data);
+    free(bb->mask);
+}
+
+/* Zeroes the mask bytes of every element of reduction b (with overlapping
+ * strides this empties parts of other reductions too: fine). */
+static void empty_row(batch_buffer *bb, size_t size, size_t n, ptrdiff_t es,
+                      ptrdiff_t bs, size_t b)
+{
+    (void)size;
+    for (size_t i = 0; i < n; i++)
+        bb->mask[(ptrdiff_t)bb->below + (ptrdiff_t)b * bs
+                 + (ptrdiff_t)i * es] = 0;
+}
+
+/* ------------------------------------------------------------------------
+ * The reductions tested
+ * ---------------------------------------------------------------------- */
+
+typedef struct {
+    sb_reduction r;
+    data_family  family;
+} reduction_case;
+
+#define R(op, in, acc, flags, map) { (op), (in), (acc), (flags), (map) }
+static const reduction_case reductions[] = {
+    { R(SB_SUM, SB_F32, 0, 0, SB_MAP_NONE), FAMILY_UNIFORM },
+    { R(SB_SUM, SB_F64, 0, 0, SB_MAP_NONE), FAMILY_CANCELLATION },
+    { R(SB_SUM, SB_F32, SB_F64, 0, SB_MAP_NONE), FAMILY_HUGE_RANGE },
+    { R(SB_SUM, SB_F64, 0, SB_SKIP_NAN, SB_MAP_NONE), FAMILY_SPECIALS },
+    { R(SB_SUM, SB_F32, 0, 0, SB_MAP_SQUARE), FAMILY_SUBNORMAL },
+    { R(SB_SUM, SB_I32, 0, 0, SB_MAP_NONE), FAMILY_SUM_EDGE },
+    { R(SB_SUM, SB_I32, 0, SB_WRAP, SB_MAP_NONE), FAMILY_LIMITS },
+    { R(SB_SUM, SB_U8, SB_U32, 0, SB_MAP_NONE), FAMILY_UNIFORM },
+    { R(SB_SUM, SB_I64, 0, 0, SB_MAP_ABS), FAMILY_SUM_EDGE },
+    { R(SB_SUM, SB_I16, SB_F32, 0, SB_MAP_NONE), FAMILY_UNIFORM },
+    { R(SB_PROD, SB_F64, 0, 0, SB_MAP_NONE), FAMILY_PROD_EDGE },
+    { R(SB_PROD, SB_I16, SB_I64, 0, SB_MAP_NONE), FAMILY_PROD_EDGE },
+    { R(SB_MIN, SB_F32, 0, 0, SB_MAP_NONE), FAMILY_SIGNED_ZEROS },
+    { R(SB_MAX, SB_F64, 0, SB_SKIP_NAN, SB_MAP_NONE), FAMILY_SPECIALS },
+    { R(SB_MIN, SB_I32, SB_I64, 0, SB_MAP_NONE), FAMILY_LIMITS },
+    { R(SB_MAX, SB_U64, 0, 0, SB_MAP_NONE), FAMILY_UNIFORM },
+    { R(SB_MAX, SB_I32, 0, 0, SB_MAP_ABS), FAMILY_LIMITS },
+    { R(SB_ANY, SB_F32, 0, 0, SB_MAP_NONE), FAMILY_NEGATIVE_ZERO },
+    { R(SB_ALL, SB_I8, 0, 0, SB_MAP_NONE), FAMILY_SUBNORMAL },
+    { R(SB_ANY, SB_F64, 0, SB_SKIP_NAN, SB_MAP_NONE), FAMILY_SPECIALS },
+    { R(SB_SUM, SB_F16, SB_F32, 0, SB_MAP_NONE), FAMILY_UNIFORM },
+    { R(SB_SUM, SB_F16, 0, 0, SB_MAP_NONE), FAMILY_UNIFORM },
+    { R(SB_MAX, SB_BF16, 0, SB_SKIP_NAN, SB_MAP_NONE), FAMILY_UNIFORM },
+    { R(SB_PROD, SB_BF16, SB_F64, 0, SB_MAP_SQUARE), FAMILY_UNIFORM },
+    { R(SB_ALL, SB_F16, 0, 0, SB_MAP_NONE), FAMILY_UNIFORM },
+};
+
+static const size_t sizes[] = { 0, 1, 15, 16, 17, 31, 32, 33, 63, 64, 65,
+                                255, 256, 257, 1023, 1024, 1025, 4095,
+                                4096, 4097, 8193 };
+
+/* ------------------------------------------------------------------------
+ * Tests
+ * ---------------------------------------------------------------------- */
+
+static void batches_of_every_shape_match_the_host_and_the_oracle(void **state)
+{
+    (void)state;
+    static const mask_kind masks[] = { MASK_NONE, MASK_EMPTY_LEAVES,
+                                       MASK_RANDOM };
+    unsigned long wrong = 0, calls = 0;
+    for (size_t ri = 0; ri < COUNT(reductions); ri++) {
+        const reduction_case *rc = &reductions[ri];
+        for (size_t si = 0; si < COUNT(sizes); si++) {
+            const size_t n = sizes[si];
+            for (int sh = 0; sh < SHAPE_COUNT; sh++) {
+                const mask_kind mk = masks[(ri + si + (size_t)sh)
+                                           % COUNT(masks)];
+                const size_t count = n < 64 ? 7 : 3;
+                ptrdiff_t es, bs;
+                strides_of((shape)sh, n, count, &es, &bs);
+                const uint64_t s = mix_seed(seed, ri * 1000003u + si * 101u
+                                                  + (unsigned)sh);
+                batch_buffer bb = make_batch(rc->r, rc->family, mk, n, es,
+                                             count, bs, s);
+                if (bb.mask != NULL && n > 0)   /* a whole row empty */
+                    empty_row(&bb, type_size(rc->r.input), n, es, bs, 1);
+                char what[128];
+                snprintf(what, sizeof what, "%s, n = %zu, count = %zu, "
+                         "strides %td %td, mask %s", shape_names[sh], n,
+                         count, es, bs, mask_name(mk));
+                const size_t size = type_size(rc->r.input);
+                wrong += check_batched(what, rc->r,
+                                       bb.data + bb.below * size,
+                                       bb.mask ? bb.mask + bb.below : NULL,
+                                       n, es, count, bs, NULL);
+                calls++;
+                free_batch(&bb);
+            }
+        }
+    }
+    printf("%lu batched calls, %lu wrong\n", calls, wrong);
+    assert_int_equal(wrong, 0);
+}
+
+/* Checked i32 sums whose rows reach the type's limits: rows of INT32_MAX
+ * pairs overflow, rows of INT32_MAX and INT32_MIN pairs do not, and rows
+ * mix both; min rows whose mask is all zero are SB_EMPTY next to rows
+ * with a value. */
+static void overflowing_and_empty_rows_sit_beside_answers(void **state)
+{
+    (void)state;
+    const sb_reduction sum = { .op = SB_SUM, .input = SB_I32 };
+    enum { N = 33, ROWS = 12 };
+    int32_t x[ROWS * N];
+    for (size_t b = 0; b < ROWS; b++)
+        for (size_t i = 0; i < N; i++) {
+            int32_t v;
+            switch (b % 4) {
+            case 0: v = INT32_MAX; break;                       /* overflows */
+            case 1: v = i % 2 ? INT32_MIN : INT32_MAX; break;   /* fits */
+            case 2: v = (int32_t)i - 16; break;                 /* small */
+            default: v = i == 20 ? INT32_MAX : 1; break;        /* overflows
+                                                                   at 21 */
+            }
+            x[b * N + i] = v;
+        }
+    seen_statuses seen = { 0 };
+    unsigned long wrong = check_batched("i32 limits, rows", sum,
+                                        (const unsigned char *)x, NULL, N, 1,
+                                        ROWS, N, &seen);
+    wrong += check_batched("i32 limits, columns", sum,
+                           (const unsigned char *)x, NULL, ROWS, N, N, 1,
+                           &seen);
+    assert_int_equal(wrong, 0);
+    assert_true(seen.ok > 0 && seen.overflow > 0);
+
+    const sb_reduction min = { .op = SB_MIN, .input = SB_F64 };
+    double y[ROWS * N];
+    unsigned char mask[ROWS * N];
+    fill_data(FAMILY_SIGNED_ZEROS, SB_F64, SB_F64, y, ROWS * N,
+              mix_seed(seed, 7));
+    for (size_t k = 0; k < ROWS * N; k++)
+        mask[k] = (unsigned char)((k / N) % 3 == 0 ? 0 : 1 + k % 5);
+    seen = (seen_statuses){ 0 };
+    wrong = check_batched("f64 min, empty rows", min,
+                          (const unsigned char *)y, mask, N, 1, ROWS, N,
+                          &seen);
+    assert_int_equal(wrong, 0);
+    assert_true(seen.ok > 0 && seen.empty > 0);
+    /* n == 0: every reduction has the empty answer. */
+    seen = (seen_statuses){ 0 };
+    wrong = check_batched("f64 min, n = 0", min, (const unsigned char *)y,
+                          NULL, 0, 1, 5, 3, &seen);
+    assert_int_equal(wrong, 0);
+    assert_int_equal(seen.empty, 5);
+}
+
+static void long_rows_and_many_short_rows_agree_on_1_and_2_threads(void **s)
+{
+    (void)s;
+    const sb_reduction r[] = {
+        { .op = SB_SUM, .input = SB_F64 },
+        { .op = SB_SUM, .input = SB_I32, .accumulator = SB_I64 },
+        { .op = SB_MAX, .input = SB_F32, .flags = SB_SKIP_NAN },
+    };
+    static const struct { size_t n, count; shape sh; mask_kind mk; } big[] = {
+        { 100003, 2, SHAPE_ROWS, MASK_NONE },
+        { 100003, 2, SHAPE_COLUMNS, MASK_EMPTY_LEAVES },
+        { 16, 1000, SHAPE_ROWS, MASK_RANDOM },
+        { 16, 1000, SHAPE_COLUMNS, MASK_NONE },
+        { (1u << 18) + 5, 2, SHAPE_ROWS, MASK_RANDOM },
+        { (1u << 18) + 5, 2, SHAPE_NEGATIVE_COLUMNS, MASK_NONE },
+        { 1000, 300, SHAPE_ROWS, MASK_NONE },
+    };
+    unsigned long wrong = 0;
+    for (size_t k = 0; k < COUNT(r); k++)
+        for (size_t c = 0; c < COUNT(big); c++) {
+            ptrdiff_t es, bs;
+            strides_of(big[c].sh, big[c].n, big[c].count, &es, &bs);
+            batch_buffer bb = make_batch(r[k], k == 2 ? FAMILY_SPECIALS
+                                                      : FAMILY_UNIFORM,
+                                         big[c].mk, big[c].n, es,
+                                         big[c].count, bs,
+                                         mix_seed(seed, 500 + k * 16 + c));
+            char what[128];
+            snprintf(what, sizeof what, "large %s, n = %zu, count = %zu",
+                     shape_names[big[c].sh], big[c].n, big[c].count);
+            const size_t size = type_size(r[k].input);
+            wrong += check_batched(what, r[k], bb.data + bb.below * size,
+                                   bb.mask ? bb.mask + bb.below : NULL,
+                                   big[c].n, es, big[c].count, bs, NULL);
+            free_batch(&bb);
+        }
+    assert_int_equal(wrong, 0);
+}
+
+static void segments_match_the_host_and_the_oracle(void **state)
+{
+    (void)state;
+    unsigned long wrong = 0;
+    for (size_t ri = 0; ri < COUNT(reductions); ri++) {
+        const reduction_case *rc = &reductions[ri];
+        const size_t size = type_size(rc->r.input);
+        for (int layout = 0; layout < 4; layout++) {
+            uint64_t st = mix_seed(seed, 9000 + ri * 8 + (size_t)layout);
+            size_t count;
+            uint64_t *offsets;
+            if (layout == 3) {          /* skewed: one long among short */
+                count = 400;
+                offsets = checked_malloc((count + 1) * sizeof *offsets);
+                offsets[0] = 5;
+                for (size_t b = 0; b < count; b++)
+                    offsets[b + 1] = offsets[b]
+                                   + (b == 37 ? 100003 : random_below(&st, 20));
+            } else {                    /* random, with empty segments */
+                count = layout == 0 ? 1 : layout == 1 ? 9 : 60;
+                const size_t total = layout == 2 ? 5000 : 700;
+                size_t *cuts = checked_malloc((count + 1) * sizeof *cuts);
+                random_cuts(&st, total, count + 1, cuts);
+                offsets = checked_malloc((count + 1) * sizeof *offsets);
+                for (size_t b = 0; b <= count; b++)
+                    offsets[b] = cuts[b];
+                free(cuts);
+            }
+            const size_t total = (size_t)offsets[count] + 3;
+            unsigned char *x = checked_malloc(total * size);
+            fill(rc->r, rc->family, x, total, mix_seed(st, 1));
+            const mask_kind mk = layout % 2 ? MASK_EMPTY_LEAVES : MASK_NONE;
+            unsigned char *mask = make_mask(mk, total, mix_seed(st, 2));
+            char what[96];
+            snprintf(what, sizeof what, "segments, layout %d, count %zu",
+                     layout, count);
+            wrong += check_segments(what, rc->r, x, mask, offsets, count,
+                                    NULL);
+            free(x);
+            free(mask);
+            free(offsets);
+        }
+    }
+    assert_int_equal(wrong, 0);
+}
+
+/* A refused call: the status, a detail, and nothing written. */
+static void expect_refusal(const char *what, sb_status s,
+                           const unsigned char *results, size_t rbytes,
+                           const sb_status *statuses, size_t count)
+{
+    if (s != SB_INVALID_ARGUMENT)
+        fprintf(stderr, "%s: %s\n", what, status_name(s));
+    assert_int_equal(s, SB_INVALID_ARGUMENT);
+    assert_true(strlen(sb_error_detail()) > 0);
+    printf("  %s: %s\n", what, sb_error_detail());
+    for (size_t k = 0; k < rbytes; k++)
+        assert_int_equal(results[k], RESULT_SENTINEL);
+    const unsigned char *sb = (const unsigned char *)statuses;
+    for (size_t k = 0; k < count * sizeof(sb_status); k++)
+        assert_int_equal(sb[k], STATUS_SENTINEL);
+}
+
+static void refusals_write_nothing(void **state)
+{
+    (void)state;
+    const sb_reduction r = { .op = SB_SUM, .input = SB_F64 };
+    const sb_reduction bad = { .op = (sb_op)99, .input = SB_F64 };
+    const sb_reduction bad_pair = { .op = SB_SUM, .input = SB_F32,
+                                    .accumulator = SB_I32 };
+    double x[64] = { 0 };
+    unsigned char results[8 * 4];
+    sb_status statuses[4];
+    uint64_t offsets[5] = { 0, 3, 9, 9, 20 };
+#define RESET() (memset(results, RESULT_SENTINEL, sizeof results), \
+                 memset(statuses, STATUS_SENTINEL, sizeof statuses))
+#define REFUSED(what, call) \
+    do { RESET(); expect_refusal(what, (call), results, sizeof results, \
+                                 statuses, 4); } while (0)
+    REFUSED("unknown op", sb_reduce_batched_host(bad, x, NULL, 4, 1, 4, 4,
+                                                 results, statuses));
+    REFUSED("unknown op, count 0", sb_reduce_batched_host(bad, x, NULL, 4, 1,
+                                                 0, 4, results, statuses));
+    REFUSED("f32 -> i32", sb_reduce_batched_host(bad_pair, x, NULL, 4, 1, 4,
+                                                 4, results, statuses));
+    REFUSED("NULL results", sb_reduce_batched_host(r, x, NULL, 4, 1, 4, 4,
+                                                   NULL, statuses));
+    REFUSED("NULL statuses", sb_reduce_batched_host(r, x, NULL, 4, 1, 4, 4,
+                                                    results, NULL));
+    REFUSED("NULL x", sb_reduce_batched_host(r, NULL, NULL, 4, 1, 4, 4,
+                                             results, statuses));
+    REFUSED("n bytes past SIZE_MAX", sb_reduce_batched_host(r, x, NULL,
+            SIZE_MAX / 4, 0, 4, 0, results, statuses));
+    REFUSED("elem_stride too large", sb_reduce_batched_host(r, x, NULL, 3,
+            PTRDIFF_MAX, 4, 1, results, statuses));
+    REFUSED("batch_stride too small", sb_reduce_batched_host(r, x, NULL, 3,
+            1, 4, PTRDIFF_MIN, results, statuses));
+    REFUSED("span past PTRDIFF_MAX", sb_reduce_batched_host(r, x, NULL, 3,
+            PTRDIFF_MAX / 16, 4, -(PTRDIFF_MAX / 16), results, statuses));
+    REFUSED("segments: unknown op", sb_reduce_segments_host(bad, x, NULL,
+            offsets, 4, results, statuses));
+    REFUSED("segments: NULL offsets", sb_reduce_segments_host(r, x, NULL,
+            NULL, 4, results, statuses));
+    REFUSED("segments: NULL results", sb_reduce_segments_host(r, x, NULL,
+            offsets, 4, NULL, statuses));
+    REFUSED("segments: NULL statuses", sb_reduce_segments_host(r, x, NULL,
+            offsets, 4, results, NULL));
+    REFUSED("segments: NULL x", sb_reduce_segments_host(r, NULL, NULL,
+            offsets, 4, results, statuses));
+    offsets[3] = 8;
+    REFUSED("segments: offsets decrease", sb_reduce_segments_host(r, x,
+            NULL, offsets, 4, results, statuses));
+    offsets[3] = 9;
+    offsets[4] = UINT64_MAX;
+    REFUSED("segments: end past the address space",
+            sb_reduce_segments_host(r, x, NULL, offsets, 4, results,
+                                    statuses));
+    offsets[4] = 20;
+
+    /* Accepted calls that write nothing: count 0 (NULL everything), and
+     * a NULL x when no element is read. */
+    RESET();
+    assert_int_equal(sb_reduce_batched_host(r, NULL, NULL, 4, 1, 0, 4, NULL,
+                                            NULL), SB_OK);
+    assert_int_equal(sb_reduce_segments_host(r, NULL, NULL, NULL, 0, NULL,
+                                             NULL), SB_OK);
+    assert_string_equal(sb_error_detail(), "");
+    assert_int_equal(sb_reduce_batched_host(r, NULL, NULL, 0, 1, 4, 4,
+                                            results, statuses), SB_OK);
+    for (size_t b = 0; b < 4; b++) {
+        assert_int_equal(statuses[b], SB_OK);
+        const double zero = 0.0;
+        assert_memory_equal(results + 8 * b, &zero, 8);
+    }
+    const uint64_t same[5] = { 7, 7, 7, 7, 7 };
+    RESET();
+    assert_int_equal(sb_reduce_segments_host(r, NULL, NULL, same, 4, results,
+                                             statuses), SB_OK);
+    assert_int_equal(statuses[3], SB_OK);
+#undef REFUSED
+#undef RESET
+}
+
+int main(void)
+{
+    seed = test_seed(20240917u);
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(refusals_write_nothing),
+        cmocka_unit_test(overflowing_and_empty_rows_sit_beside_answers),
+        cmocka_unit_test(batches_of_every_shape_match_the_host_and_the_oracle),
+        cmocka_unit_test(segments_match_the_host_and_the_oracle),
+        cmocka_unit_test(long_rows_and_many_short_rows_agree_on_1_and_2_threads),
+    };
+    return cmocka_run_group_tests_name("batched", tests, NULL, NULL);
+}

@@ -1,0 +1,421 @@
+/* tests/test_device_batched.c: sb_reduce_batched(),
+ * sb_reduce_batched_enqueue() and sb_reduce_segments() on every device
+ * present (POCL, Oclgrind with small sizes), each reduction's answer
+ * compared bit for bit (memcmp) and status for status with
+ * sb_reduce_host() and oracle_reduce() of its gathered elements.
+ *
+ *   - rows, columns, negative and zero strides, with and without masks
+ *     (whole rows masked out), n = 0 included, checked i32 sums where some
+ *     rows overflow, f64 min rows with SB_EMPTY; contexts with the default
+ *     host_max_n and with SB_OPT_NO_HOST (every row launched);
+ *   - the enqueue form's records (after a pad, untouched where no value);
+ *   - segments with empty ones, from an offsets buffer;
+ *   - refusals: batches that reach before or past a buffer, offsets that
+ *     decrease or lie past their buffer, records past the end, f16:
+ *     the status, a detail, and nothing written.
+ *
+ * Seeded (printed at start; SAMEBITS_TEST_SEED replays a run). */
+#include <stdarg.h>              /* cmocka's four required headers */
+#include <stddef.h>
+#include <setjmp.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <cmocka.h>
+
+#include "device_support.h"
+#include "oracle.h"
+
+#define COUNT(a) (sizeof(a) / sizeof *(a))
+enum { PAD = 5, CONTEXTS_PER_DEVICE = 2, STATUS_SENTINEL = 0x5A };
+
+static uint64_t seed;
+
+typedef struct {
+    device_list     list;                /* first: device_suite_new() */
+    device_context *contexts;
+    size_t          context_count;
+} suite;
+
+static int setup(void **state)
+{
+    suite *s = device_suite_new(sizeof *s);
+    if (s == NULL)
+        return -1;
+    s->contexts = calloc(s->list.count * CONTEXTS_PER_DEVICE,
+                         sizeof *s->contexts);
+    if (s->contexts == NULL)
+        return -1;
+    const sb_options no_host = { .flags = SB_OPT_NO_HOST };
+    for (size_t d = 0; d < s->list.count; d++) {
+        const sb_options *o[CONTEXTS_PER_DEVICE] = { NULL, &no_host };
+        for (size_t k = 0; k < CONTEXTS_PER_DEVICE; k++) {
+            device_context *dc = &s->contexts[s->context_count];
+            if (device_context_open(dc, &s->list.devices[d], o[k]) != SB_OK)
+                return -1;
+            s->context_count++;
+        }
+    }
+    *state = s;
+    return 0;
+}
+
+static int teardown(void **state)
+{
+    suite *s = *state;
+    for (size_t i = 0; i < s->context_count; i++)
+        device_context_close(&s->contexts[i]);
+    free(s->contexts);
+    device_suite_free(s);
+    return 0;
+}
+
+/* Reduction b's answer (status, result bytes) against sb_reduce_host()
+ * and the oracle of the gathered row. @return 1 if wrong. */
+static unsigned long compare_row(const char *what, sb_reduction r, size_t b,
+                                 const unsigned char *g,
+                                 const unsigned char *gmask, size_t n,
+                                 sb_status status, const unsigned char *got)
+{
+    const size_t rs = sb_result_size(r);
+    unsigned char want[RESULT_BUFFER], oracle[RESULT_BUFFER];
+    unsigned char sentinel[RESULT_BUFFER];
+    memset(want, RESULT_SENTINEL, sizeof want);
+    memset(oracle, RESULT_SENTINEL, sizeof oracle);
+    memset(sentinel, RESULT_SENTINEL, sizeof sentinel);
+    const sb_status ws = sb_reduce_host(r, g, gmask, n, want);
+    const sb_status os = oracle_reduce(r, g, gmask, n, oracle);
+    if (status == ws && ws == os && bits_equal(want, oracle, rs) &&
+        bits_equal(got, ws == SB_OK ? want : sentinel, rs))
+        return 0;
+    fprintf(stderr, "%s: %s %s->%s, reduction %zu of n = %zu: got %s, "
+            "sb_reduce_host %s, oracle %s\n", what, op_name(r.op),
+            type_name(r.input), type_name(r.accumulator), b, n,
+            status_name(status), status_name(ws), status_name(os));
+    return 1;
+}
+
+/* The host data of a batch: `total` elements, element (0, 0) at `below`. */
+typedef struct {
+    unsigned char *x, *mask;
+    size_t         below, total;
+} host_batch;
+
+static size_t magnitude(ptrdiff_t v) { return v < 0 ? (size_t)-v : (size_t)v; }
+
+static host_batch make_host_batch(sb_reduction r, data_family f, bool masked,
+                                  size_t n, ptrdiff_t es, size_t count,
+                                  ptrdiff_t bs, uint64_t s)
+{
+    host_batch h = { 0 };
+    size_t below = 0, above = 0;
+    if (n > 0 && count > 0) {
+        *(es < 0 ? &below : &above) += magnitude(es) * (n - 1);
+        *(bs < 0 ? &below : &above) += magnitude(bs) * (count - 1);
+    }
+    h.below = below;
+    h.total = below + above + 1;
+    h.x = checked_malloc(h.total * type_size(r.input));
+    fill_data(f, r.input, r.accumulator, h.x, h.total, s);
+    if (masked) {
+        h.mask = make_mask(MASK_EMPTY_LEAVES, h.total, mix_seed(s, 1));
+        if (n > 0 && count > 1)       /* reduction 1 wholly masked out */
+            for (size_t i = 0; i < n; i++)
+                h.mask[(ptrdiff_t)below + bs + (ptrdiff_t)i * es] = 0;
+    }
+    return h;
+}
+
+/* Gathers row b of h into g / gmask. */
+static void gather_row(sb_reduction r, const host_batch *h, size_t n,
+                       ptrdiff_t es, ptrdiff_t bs, size_t b,
+                       unsigned char *g, unsigned char *gmask)
+{
+    const size_t size = type_size(r.input);
+    for (size_t i = 0; i < n; i++) {
+        const ptrdiff_t at = (ptrdiff_t)h->below + (ptrdiff_t)b * bs
+                           + (ptrdiff_t)i * es;
+        memcpy(g + i * size, h->x + at * (ptrdiff_t)size, size);
+        if (h->mask)
+            gmask[i] = h->mask[at];
+    }
+}
+
+/* One batch on one context, blocking and enqueued. @return wrong rows. */
+static unsigned long check_batch_on(const device_context *dc,
+                                    sb_reduction r, data_family f,
+                                    bool masked, size_t n, ptrdiff_t es,
+                                    size_t count, ptrdiff_t bs, uint64_t s)
+{
+    const test_device *d = dc->dev;
+    const size_t size = type_size(r.input), rs = sb_result_size(r);
+    host_batch h = make_host_batch(r, f, masked, n, es, count, bs, s);
+    unsigned char *padded = checked_malloc((h.total + PAD) * size);
+    memset(padded, 0x11, PAD * size);
+    memcpy(padded + PAD * size, h.x, h.total * size);
+    cl_mem xb = make_buffer(d, (h.total + PAD) * size, padded);
+    cl_mem mb = NULL;
+    if (h.mask) {
+        unsigned char *pm = checked_malloc(h.total + PAD);
+        memset(pm, 1, PAD);
+        memcpy(pm + PAD, h.mask, h.total);
+        mb = make_buffer(d, h.total + PAD, pm);
+        free(pm);
+    }
+    const size_t offset = PAD + h.below;
+    char what[512];
+    snprintf(what, sizeof what, "%s: n = %zu, count = %zu, strides %td %td%s",
+             d->name, n, count, es, bs, masked ? ", masked" : "");
+
+    unsigned char *results = checked_malloc(count * rs);
+    sb_status *statuses = checked_malloc(count * sizeof *statuses);
+    memset(results, RESULT_SENTINEL, count * rs);
+    memset(statuses, STATUS_SENTINEL, count * sizeof *statuses);
+    unsigned long wrong = 0;
+    sb_status st = sb_reduce_batched(dc->ctx, NULL, r, xb, offset, mb,
+                                     offset, n, es, count, bs, results,
+                                     statuses);
+    if (st != SB_OK) {
+        fprintf(stderr, "%s: sb_reduce_batched %s (%s)\n", what,
+                status_name(st), sb_error_detail());
+        wrong += count;
+    }
+    /* The enqueue form, records after one pad record. */
+    const size_t rec_bytes = (count + 1) * sizeof(sb_device_result);
+    unsigned char *records = checked_malloc(rec_bytes);
+    memset(records, RESULT_SENTINEL, rec_bytes);
+    cl_mem rb = make_buffer(d, rec_bytes, records);
+    cl_event done = NULL;
+    st = sb_reduce_batched_enqueue(dc->ctx, d->queue, r, xb, offset, mb,
+                                   offset, n, es, count, bs, rb,
+                                   sizeof(sb_device_result), 0, NULL, &done);
+    if (st != SB_OK) {
+        fprintf(stderr, "%s: sb_reduce_batched_enqueue %s (%s)\n", what,
+                status_name(st), sb_error_detail());
+        wrong += count;
+    } else {
+        assert_int_equal(clWaitForEvents(1, &done), CL_SUCCESS);
+        clReleaseEvent(done);
+        read_buffer(d, rb, 0, rec_bytes, records);
+        for (size_t k = 0; k < sizeof(sb_device_result); k++)
+            assert_int_equal(records[k], RESULT_SENTINEL);
+    }
+    unsigned char *g = checked_malloc(n * size + 1);
+    unsigned char *gmask = checked_malloc(n + 1);
+    for (size_t b = 0; b < count && wrong == 0; b++) {
+        gather_row(r, &h, n, es, bs, b, g, gmask);
+        wrong += compare_row(what, r, b, g, h.mask ? gmask : NULL, n,
+                             statuses[b], results + b * rs);
+        sb_device_result rec;
+        memcpy(&rec, records + (b + 1) * sizeof rec, sizeof rec);
+        wrong += compare_row("enqueued", r, b, g, h.mask ? gmask : NULL, n,
+                             (sb_status)rec.status, rec.value);
+    }
+    free(g);
+    free(gmask);
+    free(records);
+    free(results);
+    free(statuses);
+    free(padded);
+    clReleaseMemObject(rb);
+    clReleaseMemObject(xb);
+    if (mb)
+        clReleaseMemObject(mb);
+    free(h.x);
+    free(h.mask);
+    return wrong;
+}
+
+typedef struct {
+    sb_reduction r;
+    data_family  family;
+} reduction_case;
+
+static const reduction_case reductions[] = {
+    { { SB_SUM, SB_F32, 0, 0, SB_MAP_NONE }, FAMILY_UNIFORM },
+    { { SB_SUM, SB_I32, 0, 0, SB_MAP_NONE }, FAMILY_LIMITS },
+    { { SB_MIN, SB_F64, 0, 0, SB_MAP_NONE }, FAMILY_SIGNED_ZEROS },
+    { { SB_SUM, SB_U8, SB_U32, 0, SB_MAP_NONE }, FAMILY_UNIFORM },
+    { { SB_ANY, SB_I8, 0, 0, SB_MAP_NONE }, FAMILY_SUBNORMAL },
+};
+
+static void batches_match_the_host_and_the_oracle(void **state)
+{
+    suite *s = *state;
+    unsigned long wrong = 0;
+    for (size_t ci = 0; ci < s->context_count; ci++) {
+        const device_context *dc = &s->contexts[ci];
+        const bool small = dc->dev->oclgrind;
+        const size_t sizes_all[] = { 0, 1, 17, 33, 100, 3000 };
+        const size_t size_count = small ? 4 : COUNT(sizes_all);
+        for (size_t ri = 0; ri < COUNT(reductions); ri++) {
+            const reduction_case *rc = &reductions[ri];
+            for (size_t si = 0; si < size_count; si++) {
+                const size_t n = sizes_all[si];
+                const size_t count = small ? 3 : 5;
+                const ptrdiff_t shapes[][2] = {
+                    { 1, (ptrdiff_t)n + 3 },            /* rows */
+                    { (ptrdiff_t)count + 1, 1 },        /* columns */
+                    { -1, -((ptrdiff_t)n + 2) },        /* negative rows */
+                    { 1, 0 },                           /* zero batch */
+                };
+                for (size_t sh = 0; sh < COUNT(shapes); sh++) {
+                    const bool masked = (ri + si + sh) % 2 == 1;
+                    wrong += check_batch_on(dc, rc->r, rc->family, masked, n,
+                                            shapes[sh][0], count,
+                                            shapes[sh][1],
+                                            mix_seed(seed, ci * 100000 +
+                                                     ri * 1000 + si * 10 +
+                                                     sh));
+                }
+            }
+        }
+    }
+    assert_int_equal(wrong, 0);
+}
+
+static void segments_match_the_host_and_the_oracle(void **state)
+{
+    suite *s = *state;
+    unsigned long wrong = 0;
+    for (size_t ci = 0; ci < s->context_count; ci++) {
+        const device_context *dc = &s->contexts[ci];
+        const test_device *d = dc->dev;
+        for (size_t ri = 0; ri < COUNT(reductions); ri++) {
+            const sb_reduction r = reductions[ri].r;
+            const size_t size = type_size(r.input), rs = sb_result_size(r);
+            uint64_t st = mix_seed(seed, 7000 + ci * 100 + ri);
+            const size_t count = d->oclgrind ? 6 : 17;
+            const size_t total = d->oclgrind ? 90 : 2500;
+            size_t cuts[18];
+            random_cuts(&st, total, count + 1, cuts);
+            uint64_t offsets[18];
+            for (size_t b = 0; b <= count; b++)
+                offsets[b] = cuts[b];
+            unsigned char *x = checked_malloc((total + PAD) * size);
+            fill_data(reductions[ri].family, r.input, r.accumulator, x,
+                      total + PAD, mix_seed(st, 1));
+            unsigned char *mask = ri % 2 ? make_mask(MASK_EMPTY_LEAVES,
+                                                     total + PAD,
+                                                     mix_seed(st, 2))
+                                         : NULL;
+            cl_mem xb = make_buffer(d, (total + PAD) * size, x);
+            cl_mem mb = mask ? make_buffer(d, total + PAD, mask) : NULL;
+            cl_mem ob = make_buffer(d, (count + 3) * sizeof(uint64_t), NULL);
+            clEnqueueWriteBuffer(d->queue, ob, CL_TRUE, 2 * sizeof(uint64_t),
+                                 (count + 1) * sizeof(uint64_t), offsets, 0,
+                                 NULL, NULL);
+            unsigned char results[17 * 8];
+            sb_status statuses[17];
+            memset(results, RESULT_SENTINEL, sizeof results);
+            const sb_status got = sb_reduce_segments(dc->ctx, NULL, r, xb,
+                                                     PAD, mb, PAD, ob, 2,
+                                                     count, results,
+                                                     statuses);
+            if (got != SB_OK) {
+                fprintf(stderr, "%s: sb_reduce_segments %s (%s)\n", d->name,
+                        status_name(got), sb_error_detail());
+                wrong++;
+            }
+            for (size_t b = 0; b < count && got == SB_OK; b++)
+                wrong += compare_row(d->name, r, b,
+                                     x + (PAD + offsets[b]) * size,
+                                     mask ? mask + PAD + offsets[b] : NULL,
+                                     (size_t)(offsets[b + 1] - offsets[b]),
+                                     statuses[b], results + b * rs);
+            clReleaseMemObject(xb);
+            clReleaseMemObject(ob);
+            if (mb)
+                clReleaseMemObject(mb);
+            free(x);
+            free(mask);
+        }
+    }
+    assert_int_equal(wrong, 0);
+}
+
+static void refused_calls_write_nothing(void **state)
+{
+    suite *s = *state;
+    const device_context *dc = &s->contexts[0];
+    const test_device *d = dc->dev;
+    const sb_reduction r = { .op = SB_SUM, .input = SB_F32 };
+    const sb_reduction half = { .op = SB_SUM, .input = SB_F16 };
+    float x[40] = { 0 };
+    cl_mem xb = make_buffer(d, sizeof x, x);
+    cl_mem rb = make_buffer(d, 4 * sizeof(sb_device_result), NULL);
+    const uint64_t bad_offsets[4] = { 0, 5, 3, 9 };
+    const uint64_t long_offsets[4] = { 0, 5, 9, 41 };
+    cl_mem ob = make_buffer(d, sizeof bad_offsets, bad_offsets);
+    cl_mem lb = make_buffer(d, sizeof long_offsets, long_offsets);
+    unsigned char results[4 * 8];
+    sb_status statuses[4];
+    struct { const char *what; sb_status want; sb_status got; } c[12];
+    size_t k = 0;
+#define CASE(w, status, call)                                              \
+    do {                                                                   \
+        memset(results, RESULT_SENTINEL, sizeof results);                  \
+        memset(statuses, STATUS_SENTINEL, sizeof statuses);                \
+        c[k].what = (w); c[k].want = (status); c[k].got = (call);          \
+        printf("  %s: %s\n", c[k].what, sb_error_detail());               \
+        assert_true(strlen(sb_error_detail()) > 0);                        \
+        for (size_t i = 0; i < sizeof results; i++)                        \
+            assert_int_equal(results[i], RESULT_SENTINEL);                 \
+        for (size_t i = 0; i < sizeof statuses; i++)                       \
+            assert_int_equal(((unsigned char *)statuses)[i],               \
+                             STATUS_SENTINEL);                             \
+        assert_int_equal(c[k].got, c[k].want);                             \
+        k++;                                                               \
+    } while (0)
+    CASE("rows past the end", SB_INVALID_ARGUMENT,
+         sb_reduce_batched(dc->ctx, NULL, r, xb, 0, NULL, 0, 10, 1, 5, 10,
+                           results, statuses));
+    CASE("columns past the end", SB_INVALID_ARGUMENT,
+         sb_reduce_batched(dc->ctx, NULL, r, xb, 1, NULL, 0, 10, 4, 4, 1,
+                           results, statuses));
+    CASE("before element 0", SB_INVALID_ARGUMENT,
+         sb_reduce_batched(dc->ctx, NULL, r, xb, 3, NULL, 0, 5, -1, 2, 1,
+                           results, statuses));
+    CASE("strides past PTRDIFF_MAX", SB_INVALID_ARGUMENT,
+         sb_reduce_batched(dc->ctx, NULL, r, xb, 0, NULL, 0, 3, PTRDIFF_MAX,
+                           2, 1, results, statuses));
+    CASE("NULL statuses", SB_INVALID_ARGUMENT,
+         sb_reduce_batched(dc->ctx, NULL, r, xb, 0, NULL, 0, 2, 1, 2, 2,
+                           results, NULL));
+    CASE("f16", SB_UNSUPPORTED,
+         sb_reduce_batched(dc->ctx, NULL, half, xb, 0, NULL, 0, 2, 1, 2, 2,
+                           results, statuses));
+    CASE("records past the end", SB_INVALID_ARGUMENT,
+         sb_reduce_batched_enqueue(dc->ctx, NULL, r, xb, 0, NULL, 0, 2, 1, 4,
+                                   2, rb, 8, 0, NULL, NULL));
+    CASE("records offset not a multiple of 8", SB_INVALID_ARGUMENT,
+         sb_reduce_batched_enqueue(dc->ctx, NULL, r, xb, 0, NULL, 0, 2, 1, 2,
+                                   2, rb, 4, 0, NULL, NULL));
+    CASE("offsets decrease", SB_INVALID_ARGUMENT,
+         sb_reduce_segments(dc->ctx, NULL, r, xb, 0, NULL, 0, ob, 0, 3,
+                            results, statuses));
+    CASE("offsets past their buffer", SB_INVALID_ARGUMENT,
+         sb_reduce_segments(dc->ctx, NULL, r, xb, 0, NULL, 0, ob, 1, 3,
+                            results, statuses));
+    CASE("segments past the end of x", SB_INVALID_ARGUMENT,
+         sb_reduce_segments(dc->ctx, NULL, r, xb, 0, NULL, 0, lb, 0, 3,
+                            results, statuses));
+#undef CASE
+    clReleaseMemObject(xb);
+    clReleaseMemObject(rb);
+    clReleaseMemObject(ob);
+    clReleaseMemObject(lb);
+}
+
+int main(void)
+{
+    seed = test_seed(20240918u);
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(refused_calls_write_nothing),
+        cmocka_unit_test(batches_match_the_host_and_the_oracle),
+        cmocka_unit_test(segments_match_the_host_and_the_oracle),
+    };
+    return cmocka_run_group_tests_name("device_batched", tests, setup,
+                                       teardown);
+}
