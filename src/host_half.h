@@ -80,29 +80,23 @@ static inline float sb__bits_float(uint32_t b)
     return v;
 }
 
-/* f16 bits -> float, exactly. A NaN stays a NaN (its payload moved up; the
- * result is canonicalised anyway). A subnormal f16 (exponent field 0) is
- * normalised: f * 2^-24 with f < 2^10 is a binary32 normal. */
+/* f16 bits -> float, exactly, without branches (so that a loop of them
+ * vectorises; the loop with a normalising branch ran the f16 -> f32 sum
+ * at 1 GB/s). A NaN stays a NaN (its payload moved up; the result is
+ * canonicalised anyway). Normal: the exponent field rebased by 127 - 15.
+ * Subnormal or zero: f 2^-24 with f < 2^10, an exact int -> float
+ * conversion and an exact scaling to a binary32 normal (no subnormal in
+ * or out, so no flush mode can touch it); -0.0 keeps its sign. */
 static inline float sb__f16_to_float(uint16_t h)
 {
     const uint32_t sign = (uint32_t)(h & 0x8000u) << 16;
-    const uint32_t exponent = (h >> 10) & 0x1Fu;
-    uint32_t fraction = h & 0x3FFu;
-    if (exponent == 0x1F)                            /* inf, NaN */
-        return sb__bits_float(sign | 0x7F800000u | (fraction << 13));
-    if (exponent != 0)                               /* normal */
-        return sb__bits_float(sign | ((exponent + 112u) << 23) |
-                              (fraction << 13));
-    if (fraction == 0)                               /* +-0 */
-        return sb__bits_float(sign);
-    /* Subnormal: shift the leading one up to bit 10; each shift lowers the
-     * exponent by one from that of 2^-14 (binary32 field 113). */
-    uint32_t e = 113;
-    while ((fraction & 0x400u) == 0) {
-        fraction <<= 1;
-        e--;
-    }
-    return sb__bits_float(sign | (e << 23) | ((fraction & 0x3FFu) << 13));
+    const uint32_t magnitude = h & 0x7FFFu;
+    const uint32_t normal = sign | ((magnitude << 13) + (112u << 23));
+    const uint32_t special = sign | 0x7F800000u | ((magnitude & 0x3FFu) << 13);
+    const uint32_t small = sign |
+        sb__float_bits((float)(int32_t)magnitude * 0x1p-24f);
+    return sb__bits_float(magnitude >= 0x7C00u ? special
+                          : magnitude >= 0x400u ? normal : small);
 }
 
 /* bf16 bits -> float, exactly: the upper half of the binary32. */
