@@ -29,21 +29,30 @@
 #define SB_BF16_QNAN 0x7FC0u
 
 /* f16 bits -> binary32 bits, exactly. A subnormal f16 (exponent field 0),
- * f 2^-24 with f < 2^10 and its leading one at bit p, is the binary32
- * normal 2^(p - 24) (f / 2^p): exponent field p - 24 + 127. */
+ * f 2^-24 with 0 < f < 2^10, is a binary32 normal: shift the leading one
+ * up to bit 10, each shift lowering the exponent from that of 2^-14. */
 SB_FN uint sb_f16_to_f32_bits(uint h)
 {
-    const uint sign = (h & 0x8000u) << 16;
-    const uint exponent = (h >> 10) & 0x1Fu;
-    const uint fraction = h & 0x3FFu;
-    if (exponent == 0x1Fu)                           /* inf, NaN */
-        return sign | 0x7F800000u | (fraction << 13);
-    if (exponent != 0u)                              /* normal */
-        return sign | ((exponent + 112u) << 23) | (fraction << 13);
+    /* On 32-bit words: the exponent and fraction fields shifted into
+     * binary32's places (Oclgrind 21.10 took the normal branch for a
+     * negative zero or subnormal when these tests were on the 16-bit
+     * value itself). */
+    const uint w = (h & 0xFFFFu) << 13;
+    const uint sign = (w & 0x10000000u) << 3;
+    const uint exponent = w & 0x0F800000u;           /* field << 23 */
+    const uint fraction = w & 0x007FE000u;           /* fraction << 13 */
+    if (exponent == 0x0F800000u)                     /* inf, NaN */
+        return sign | 0x7F800000u | fraction;
+    if (exponent != 0u)                              /* normal: +112 */
+        return sign | (exponent + 0x38000000u) | fraction;
     if (fraction == 0u)                              /* +-0 */
         return sign;
-    const uint p = 31u - (uint)clz(fraction);       /* 0 .. 9 */
-    return sign | ((p + 103u) << 23) | ((fraction << (23u - p)) & 0x7FFFFFu);
+    uint f = fraction, e = 113u;                     /* the field of 2^-14 */
+    while ((f & 0x00800000u) == 0u) {                /* at most 10 shifts */
+        f <<= 1;
+        e--;
+    }
+    return sign | (e << 23) | (f & 0x007FFFFFu);
 }
 
 /* bf16 bits -> binary32 bits, exactly: the upper half of the binary32. */
