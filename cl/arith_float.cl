@@ -24,11 +24,32 @@
  *          subnormal as zero): only for a group of elements that ops.cl
  *          checked; a single step compares on bits (sb_f32_less()).
  * The "plain" steps are the hardware operations alone, for a group of
- * elements that ops.cl has checked once for all. */
+ * elements that ops.cl has checked once for all.
+ *
+ * A half accumulator (SB_ACC_HALF: f16 or bf16) is an f32 accumulator
+ * whose every + and * is rounded once more, to the half type
+ * (arith_half.cl, SB_ACC_ROUND): its nodes are binary32 values that are
+ * exactly half values. The binary32 step is the f32 mode's, so it keeps
+ * subnormals on every device. */
+
+/* The rounding of a half accumulator's steps, on the accumulator's
+ * storage (float in the native mode, its bits otherwise). */
+#if SB_ACC_HALF == SB_KIND_F16
+#define SB_ROUND_HALF_BITS(b) sb_round_f16(b)
+#elif SB_ACC_HALF == SB_KIND_BF16
+#define SB_ROUND_HALF_BITS(b) sb_round_bf16(b)
+#endif
+#if !SB_ACC_HALF
+#define SB_ACC_ROUND(v) (v)
+#elif SB_ACC_MODE == SB_MODE_NATIVE
+#define SB_ACC_ROUND(v) as_float(SB_ROUND_HALF_BITS(as_uint(v)))
+#else
+#define SB_ACC_ROUND(v) SB_ROUND_HALF_BITS(v)
+#endif
 
 #if SB_ACC_KIND == SB_KIND_F32 && SB_ACC_MODE == SB_MODE_NATIVE
-inline acc_t sb_acc_add(acc_t a, acc_t b) { return a + b; }
-inline acc_t sb_acc_mul(acc_t a, acc_t b) { return a * b; }
+inline acc_t sb_acc_add(acc_t a, acc_t b) { return SB_ACC_ROUND(a + b); }
+inline acc_t sb_acc_mul(acc_t a, acc_t b) { return SB_ACC_ROUND(a * b); }
 inline int sb_acc_less(acc_t b, acc_t a) { return b < a; }
 inline int sb_acc_is_nan(acc_t a) { return isnan(a); }
 #define SB_ACC_ZERO 0.0f
@@ -46,11 +67,11 @@ inline int sb_f32_mul_exact(uint a, uint b)
 }
 inline acc_t sb_acc_plain_add(acc_t a, acc_t b)
 {
-    return as_uint(as_float(a) + as_float(b));
+    return SB_ACC_ROUND(as_uint(as_float(a) + as_float(b)));
 }
 inline acc_t sb_acc_plain_mul(acc_t a, acc_t b)
 {
-    return as_uint(as_float(a) * as_float(b));
+    return SB_ACC_ROUND(as_uint(as_float(a) * as_float(b)));
 }
 inline int sb_acc_plain_less(acc_t b, acc_t a)
 {
@@ -59,11 +80,12 @@ inline int sb_acc_plain_less(acc_t b, acc_t a)
 inline acc_t sb_acc_add(acc_t a, acc_t b)
 {
     return sb_f32_on_normal_grid(a) && sb_f32_on_normal_grid(b)
-           ? sb_acc_plain_add(a, b) : sb_f32_add(a, b);
+           ? sb_acc_plain_add(a, b) : SB_ACC_ROUND(sb_f32_add(a, b));
 }
 inline acc_t sb_acc_mul(acc_t a, acc_t b)
 {
-    return sb_f32_mul_exact(a, b) ? sb_acc_plain_mul(a, b) : sb_f32_mul(a, b);
+    return sb_f32_mul_exact(a, b) ? sb_acc_plain_mul(a, b)
+                                  : SB_ACC_ROUND(sb_f32_mul(a, b));
 }
 inline int sb_acc_less(acc_t b, acc_t a) { return sb_f32_less(b, a); }
 inline int sb_acc_is_nan(acc_t a) { return sb_f32_is_nan(a); }

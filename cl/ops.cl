@@ -34,7 +34,9 @@ inline uint sb_in_bits32(in_t x) { return x; }
  * subnormal true: on bits unless the hardware keeps subnormals. */
 inline uint sb_truth(in_t x)
 {
-#if SB_IN_KIND == SB_KIND_INT || SB_IN_MODE == SB_MODE_NATIVE
+#if SB_IN_HALF
+    return (x & (in_t)0x7FFFu) != (in_t)0;
+#elif SB_IN_KIND == SB_KIND_INT || SB_IN_MODE == SB_MODE_NATIVE
     return x != (in_t)0;
 #elif SB_IN_KIND == SB_KIND_F32
     return (x & SB_F32_ABS) != 0u;
@@ -43,10 +45,30 @@ inline uint sb_truth(in_t x)
 #endif
 }
 
+/* A half element's exact binary32 bits (arith_half.cl). */
+#if SB_IN_KIND == SB_KIND_F16
+inline uint sb_in_half_bits32(in_t x) { return sb_f16_to_f32_bits(x); }
+#elif SB_IN_KIND == SB_KIND_BF16
+inline uint sb_in_half_bits32(in_t x) { return sb_bf16_to_f32_bits(x); }
+#endif
+
 inline acc_t sb_load(in_t x)
 {
 #if SB_IS_BOOLEAN
     return sb_truth(x);
+#elif SB_IN_HALF
+    /* Exact, in integer operations: into f32 (a half accumulator is one),
+     * or through f32 into f64, on bits (a bf16 subnormal is an f32
+     * subnormal, which only the native f32 mode lets the hardware hold). */
+    #if SB_ACC_KIND == SB_KIND_F32 && SB_ACC_MODE == SB_MODE_NATIVE
+    return as_float(sb_in_half_bits32(x));
+    #elif SB_ACC_KIND == SB_KIND_F32
+    return sb_in_half_bits32(x);
+    #elif SB_ACC_MODE == SB_MODE_NATIVE
+    return as_double(sb_f64_from_f32(sb_in_half_bits32(x)));
+    #else
+    return sb_f64_from_f32(sb_in_half_bits32(x));
+    #endif
 #elif SB_ACC_KIND == SB_KIND_INT || SB_ACC_KIND == SB_IN_KIND
     return (acc_t)x;                         /* same storage, or an integer */
 #elif SB_ACC_KIND == SB_KIND_F32
@@ -145,7 +167,11 @@ SB_FN_INLINE acc_t sb_term(in_t x, in_t y, uint *f)
  * differently (it cannot, but bits need no float instruction at all). */
 inline int sb_in_is_nan(in_t x)
 {
-#if SB_IN_KIND == SB_KIND_INT
+#if SB_IN_KIND == SB_KIND_F16
+    return (x & (in_t)0x7FFFu) > (in_t)0x7C00u;
+#elif SB_IN_KIND == SB_KIND_BF16
+    return (x & (in_t)0x7FFFu) > (in_t)0x7F80u;
+#elif SB_IN_KIND == SB_KIND_INT
     return 0;
 #elif SB_IN_MODE == SB_MODE_NATIVE
     return isnan(x);
@@ -295,10 +321,11 @@ inline int sb_group_is_plain(in16_t e0, in16_t e1, in16_t e2, in16_t e3)
 inline acc_t sb_plain_step(acc_t a, acc_t b) { return sb_add_wrap(a, b); }
 
 #elif SB_ACC_KIND != SB_KIND_INT && SB_ACC_MODE == SB_MODE_GUARDED && \
-      !SB_IS_BOOLEAN && SB_MAP != SB_MAP_SQUARE && !SB_DOT
+      !SB_IS_BOOLEAN && SB_MAP != SB_MAP_SQUARE && !SB_DOT && !SB_IN_HALF
 /* Not for squares and products: the test below is on the input's
  * magnitudes, which they change (the square of 1e-30f is subnormal); abs
- * keeps every magnitude, so the test holds for |x| as for x. */
+ * keeps every magnitude, so the test holds for |x| as for x. Not for half
+ * inputs either: their steps take the guarded test one by one. */
 #define SB_HAVE_PLAIN 1
 /* Sum: elements of magnitude 2^-103 (2^-970) or more, or zero, are on the
  * normal grid (arith_float.cl). Product: elements of magnitude 1/2 or more
@@ -360,6 +387,19 @@ inline void sb_write(acc_t v, global uchar *res)
 {
 #if SB_IS_BOOLEAN
     *res = v != 0u ? 1 : 0;
+#elif SB_ACC_HALF
+    /* Two bytes: the node is exactly a half value, so this rounding is
+     * exact, and a NaN becomes the half type's canonical NaN. */
+    #if SB_ACC_MODE == SB_MODE_NATIVE
+    const uint bits = as_uint(v);
+    #else
+    const uint bits = v;
+    #endif
+    #if SB_ACC_HALF == SB_KIND_F16
+    *(global ushort *)res = (ushort)sb_f32_to_f16_bits(bits);
+    #else
+    *(global ushort *)res = (ushort)sb_f32_to_bf16_bits(bits);
+    #endif
 #elif SB_ACC_KIND == SB_KIND_INT
     *(global acc_t *)res = v;
 #else

@@ -10,7 +10,13 @@
  *                         so that no float instruction ever sees it; any
  *                         and all accumulate truths in a uint.
  *   SB_IN_KIND,           what the values are: SB_KIND_INT, SB_KIND_F32,
- *   SB_ACC_KIND           SB_KIND_F64
+ *   SB_ACC_KIND           SB_KIND_F64; an input also SB_KIND_F16 or
+ *                         SB_KIND_BF16 (stored as its ushort bits:
+ *                         arith_half.cl; no cl_khr_fp16 needed)
+ *   SB_ACC_HALF           0, or SB_KIND_F16 / SB_KIND_BF16 for a half
+ *                         accumulator: then SB_ACC_KIND is SB_KIND_F32 and
+ *                         every + and * is rounded to the half type
+ *                         (arith_float.cl)
  *   SB_ACC_SIGNED,        an integer accumulator's signedness and width
  *   SB_ACC_BITS           (for floats, the storage width)
  *   SB_F32_MODE,          how binary32 / binary64 arithmetic is done:
@@ -39,7 +45,8 @@
     !defined(SB_STATUS_OVERFLOW) || !defined(SB_RESULT_STATUS_OFFSET) || \
     !defined(SB_WIDE_FOLDS_OK) || !defined(SB_ABS_BY_SELECT) || !defined(SB_MAP) || \
     !defined(SB_MAP_NONE) || !defined(SB_MAP_ABS) || \
-    !defined(SB_MAP_SQUARE) || !defined(SB_SKIP_NAN) || !defined(SB_DOT)
+    !defined(SB_MAP_SQUARE) || !defined(SB_SKIP_NAN) || !defined(SB_DOT) || \
+    !defined(SB_ACC_HALF) || !defined(SB_KIND_F16) || !defined(SB_KIND_BF16)
 #error "build with the host's -D options (src/device_programs.c)"
 #endif
 #if SB_LEAF_SIZE != 16
@@ -73,6 +80,9 @@ typedef SB_CAT(SB_IN_T, 16) in16_t;
 #else
 #define SB_IN_MODE SB_MODE_NATIVE
 #endif
+
+/* The input is f16 or bf16 bits (ops.cl converts them exactly). */
+#define SB_IN_HALF (SB_IN_KIND == SB_KIND_F16 || SB_IN_KIND == SB_KIND_BF16)
 
 /* acc_t is the hardware's float or double (else an integer, or bits). */
 #define SB_ACC_NATIVE_FLOAT (SB_ACC_KIND != SB_KIND_INT && \

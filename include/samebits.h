@@ -142,9 +142,15 @@ typedef enum { SB_SUM, SB_PROD, SB_MIN, SB_MAX, SB_ANY, SB_ALL } sb_op;
  *  Every op, map, SB_SKIP_NAN and dot products work with them; any/all
  *  read -0 as false and a NaN as true. Refused (SB_INVALID_ARGUMENT):
  *  an integer accumulator, f16 <-> bf16 (neither holds the other), and
- *  SB_WRAP. The OpenCL device functions refuse them for now
- *  (SB_UNSUPPORTED, "f16/bf16 on devices is not implemented yet"): the
- *  host path computes them. */
+ *  SB_WRAP. They work on every OpenCL device too (sb_reduce(), sb_dot(),
+ *  the enqueue forms, sb_partial_add()), with the bits of the host path
+ *  and without cl_khr_fp16: the kernels read the elements as 16-bit
+ *  integers, convert them exactly in integer code, and compute in
+ *  binary32 with the device's exact f32 mode (SB_MODE_GUARDED where it
+ *  flushes subnormals), rounding each step to the half type for a half
+ *  accumulator; into f64 they take the f64 mode (software without fp64).
+ *  A device refuses them only where it refuses the accumulator (f64
+ *  without 64-bit integers). */
 typedef enum {
     SB_SAME_AS_INPUT = 0,
     SB_I8 = 1, SB_U8, SB_I16, SB_U16, SB_I32, SB_U32,
@@ -795,8 +801,9 @@ typedef struct {
     unsigned leaves_per_item;
     sb_status type_status[SB_F64 + 1]; /* per sb_type up to f64 (index 0
                                        unused; f16 and bf16, which every
-                                       device refuses for now, have no
-                                       entry, so the struct is unchanged):
+                                       device computes as f32 does, have
+                                       no entry, so the struct is
+                                       unchanged):
                                        SB_OK when samebits computes the type
                                        exactly here, SB_UNSUPPORTED when it
                                        refuses it (64-bit types without
@@ -862,8 +869,9 @@ SB_API SB_NODISCARD sb_status sb_reduce(sb_context *ctx,
 /*! sb_device_result : the record sb_reduce_enqueue() writes into a device
  *  buffer, 16 bytes: `value` at byte 0, `status` at byte 8. `status` is
  *  SB_OK, SB_EMPTY or SB_OVERFLOW; `value` (the first sb_result_size()
- *  bytes, native byte order) is written only when it is SB_OK, and is
- *  otherwise left as it was. */
+ *  bytes, native byte order: 2 for an f16 or bf16 accumulator, 1 for
+ *  any/all) is written only when it is SB_OK, and is otherwise left as it
+ *  was, as are the bytes of `value` after the result's. */
 typedef struct {
     unsigned char value[8];
     int32_t       status;

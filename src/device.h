@@ -61,9 +61,9 @@ struct sb_context {
     sb_device_caps   caps;
     char             extensions[8192];
     pthread_mutex_t  lock;         /* guards everything below but the atomic */
-    cl_program       programs[SB_TYPE_COUNT + 1][SB_TYPE_COUNT + 1]
+    cl_program       programs[SB_LAST_TYPE + 1][SB_LAST_TYPE + 1]
                              [SB_FAMILY_COUNT][SB_VARIANT_COUNT];
-    cl_kernel        kernels[SB_TYPE_COUNT + 1][SB_TYPE_COUNT + 1]
+    cl_kernel        kernels[SB_LAST_TYPE + 1][SB_LAST_TYPE + 1]
                             [SB_FAMILY_COUNT][SB_VARIANT_COUNT][SB_PASS_COUNT];
     sb__scratch      scratch[SB_SCRATCH_SLOTS];
     char            *build_log;
@@ -114,7 +114,8 @@ sb_status sb__device_query(cl_device_id d, sb_device_caps *caps,
 void sb__choose_modes(sb_device_caps *caps, unsigned flags, unsigned forced);
 
 /* The storage of a program's accumulator: its bytes per value in local
- * memory and scratch buffers (any/all keep truths as a uint). */
+ * memory and scratch buffers (any/all keep truths as a uint, a half
+ * accumulator its values as binary32). */
 size_t sb__kernel_acc_size(const sb__plan *plan);
 
 /* Records a failed OpenCL call of `ctx` (may be NULL), sets the detail to

@@ -171,8 +171,8 @@ void sb_context_release(sb_context *ctx)
         if (ctx->scratch[i].buf)
             SB_CL(clReleaseMemObject)(ctx->scratch[i].buf);
     }
-    for (int a = 0; a <= SB_TYPE_COUNT; a++)
-        for (int b = 0; b <= SB_TYPE_COUNT; b++) {
+    for (int a = 0; a <= SB_LAST_TYPE; a++)
+        for (int b = 0; b <= SB_LAST_TYPE; b++) {
             for (int f = 0; f < SB_FAMILY_COUNT; f++)
                 for (int v = 0; v < SB_VARIANT_COUNT; v++) {
                     for (int p = 0; p < SB_PASS_COUNT; p++)

@@ -15,6 +15,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "device.h"
+#include "host_half.h"
 #include "partial.h"
 
 /* Where a piece's elements are: x, and for a dot product y, from the
@@ -80,6 +81,14 @@ static sb_status subtree_node(sb_context *ctx, const sb__checked_call *c,
         : sb_reduce(ctx, c->queue, r, src->x, src->x_offset + from, mask,
                     mask_from, count, node->v.bytes);
     node->has = s == SB_OK || s == SB_OVERFLOW;
+    if (s == SB_OK && sb__type_is_half(c->plan.acc)) {
+        /* The result is the half type's 2 bytes; a host node holds the
+         * value as a float (host_half.h): exact, a NaN stays a NaN. */
+        uint16_t h;
+        memcpy(&h, node->v.bytes, sizeof h);
+        node->v.f32 = c->plan.acc == SB_F16 ? sb__f16_to_float(h)
+                                            : sb__bf16_to_float(h);
+    }
     if (s == SB_OVERFLOW)
         *overflow = true;
     return s == SB_EMPTY || s == SB_OVERFLOW ? SB_OK : s;

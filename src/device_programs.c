@@ -49,25 +49,39 @@ static const char *const pass_names[SB_PASS_COUNT] = {
     [SB_PASS_LEAVES] = "sb_leaves", [SB_PASS_NODES] = "sb_nodes",
 };
 
+/* A half accumulator's nodes are binary32 values (cl/arith_half.cl). */
 size_t sb__kernel_acc_size(const sb__plan *plan)
 {
-    return plan->op == SB_ANY || plan->op == SB_ALL ? sizeof(cl_uint)
-                                                    : sb_type_size(plan->acc);
+    if (plan->op == SB_ANY || plan->op == SB_ALL)
+        return sizeof(cl_uint);
+    return sb__type_is_half(plan->acc) ? sizeof(cl_float)
+                                       : sb_type_size(plan->acc);
 }
 
-/* What the kernels know of a type: an integer, binary32 or binary64. */
-enum { KIND_INT, KIND_F32, KIND_F64 };
+/* What the kernels know of a type: an integer, binary32 or binary64, or
+ * the bits of an f16 or bf16 input (cl/arith_half.cl). */
+enum { KIND_INT, KIND_F32, KIND_F64, KIND_F16, KIND_BF16 };
 
 static int kind_of(sb_type t)
 {
-    return t == SB_F32 ? KIND_F32 : t == SB_F64 ? KIND_F64 : KIND_INT;
+    switch (t) {
+    case SB_F32:  return KIND_F32;
+    case SB_F64:  return KIND_F64;
+    case SB_F16:  return KIND_F16;
+    case SB_BF16: return KIND_BF16;
+    default:      return KIND_INT;
+    }
 }
 
 /* The OpenCL C type a value of `t` is stored in: a float type that is not
  * native travels as its bits, so that no float instruction ever touches
- * it where the hardware would flush it. */
+ * it where the hardware would flush it. An f16 or bf16 input is read as
+ * its ushort bits (no cl_khr_fp16), and a half accumulator is held in
+ * binary32, as f32 is. */
 static const char *storage_name(const sb_device_caps *c, sb_type t)
 {
+    if (sb__type_is_half(t))
+        return "ushort";
     if (t == SB_F32 && c->type_mode[SB_F32] != SB_MODE_NATIVE)
         return "uint";
     if (t == SB_F64 && c->type_mode[SB_F64] != SB_MODE_NATIVE)
@@ -131,6 +145,8 @@ static void build_options(const sb_context *ctx, const sb__plan *plan,
     const int int_abs = plan->map == SB_MAP_ABS && kind_of(plan->acc) == KIND_INT
                         && sb__type_is_signed(plan->acc);
     const char *opt = int_abs && abs_by_select(c) ? "-cl-opt-disable " : "";
+    const int acc_half = !boolean && sb__type_is_half(plan->acc);
+    const sb_type acc_store = acc_half ? SB_F32 : plan->acc;
     snprintf(buf, size,
              "%s%s%s-DSB_IN_T=%s -DSB_ACC_T=%s -DSB_IN_KIND=%d -DSB_ACC_KIND=%d "
              "-DSB_ACC_SIGNED=%d -DSB_ACC_BITS=%d -DSB_KIND_INT=%d "
@@ -143,14 +159,16 @@ static void build_options(const sb_context *ctx, const sb__plan *plan,
              "-DSB_STATUS_EMPTY=%d -DSB_STATUS_OVERFLOW=%d "
              "-DSB_RESULT_STATUS_OFFSET=%d -DSB_WIDE_FOLDS_OK=%d "
              "-DSB_MAP=%d -DSB_MAP_NONE=%d -DSB_MAP_ABS=%d -DSB_MAP_SQUARE=%d "
-             "-DSB_SKIP_NAN=%d -DSB_DOT=%d -DSB_ABS_BY_SELECT=%d -DSB_PREFETCH=%zu",
+             "-DSB_SKIP_NAN=%d -DSB_DOT=%d -DSB_ABS_BY_SELECT=%d "
+             "-DSB_KIND_F16=%d -DSB_KIND_BF16=%d -DSB_ACC_HALF=%d "
+             "-DSB_PREFETCH=%zu",
              opt, std, (ctx->opts.flags & SB_OPT_FLUSH_SUBNORMALS)
                   ? "-cl-denorms-are-zero " : "",
              storage_name(c, plan->input),
-             boolean ? "uint" : storage_name(c, plan->acc),
-             kind_of(plan->input), boolean ? KIND_INT : kind_of(plan->acc),
-             boolean ? 0 : sb__type_is_signed(plan->acc),
-             boolean ? 32 : (int)sb_type_size(plan->acc) * 8,
+             boolean ? "uint" : storage_name(c, acc_store),
+             kind_of(plan->input), boolean ? KIND_INT : kind_of(acc_store),
+             boolean ? 0 : sb__type_is_signed(acc_store),
+             boolean ? 32 : (int)sb_type_size(acc_store) * 8,
              KIND_INT, KIND_F32, KIND_F64, c->type_mode[SB_F32],
              c->type_mode[SB_F64], SB_MODE_NATIVE, SB_MODE_GUARDED,
              SB_MODE_SOFTWARE, (int)plan->op, SB_SUM, SB_PROD, SB_MIN, SB_MAX,
@@ -158,7 +176,8 @@ static void build_options(const sb_context *ctx, const sb__plan *plan,
              SB_MAX_PER_ITEM_LOG2, SB_OK, SB_EMPTY, SB_OVERFLOW,
              (int)offsetof(sb_device_result, status), wide_folds_ok(c),
              (int)plan->map, SB_MAP_NONE, SB_MAP_ABS, SB_MAP_SQUARE,
-             plan->skip_nan, plan->dot, abs_by_select(c), prefetch_bytes(c));
+             plan->skip_nan, plan->dot, abs_by_select(c), KIND_F16,
+             KIND_BF16, acc_half ? kind_of(plan->acc) : 0, prefetch_bytes(c));
 }
 
 /* ---- programs shared between contexts ---------------------------------------

@@ -106,17 +106,16 @@ static sb_status check_rest(sb_context *ctx, cl_command_queue queue,
                                           1, "mask bytes");
         SB_RETURN_IF(sm != SB_OK, sm);
     }
-    /* f16 and bf16 have no kernels yet (the host path computes them);
-     * refused before the per-type tables, which end at f64. */
-    SB_FAIL_IF(sb__type_is_half(out->plan.input), SB_UNSUPPORTED,
-               "f16/bf16 on devices is not implemented yet (%s input on "
-               "%s; sb_reduce_host() computes it)",
-               sb_type_name(out->plan.input), ctx->caps.name);
     /* Every type has an exact way on every device (native, guarded or
      * software: cl/arith_float.cl) but a 64-bit type where there are no
-     * 64-bit integers. */
-    const sb_type t = ctx->caps.type_status[out->plan.input] != SB_OK
-                    ? out->plan.input : out->plan.acc;
+     * 64-bit integers. f16 and bf16 are read as 16-bit integers and
+     * computed in binary32 (cl/arith_half.cl), which every device has:
+     * they count as f32 in the per-type tables, which end at f64. */
+    const sb_type ti = sb__type_is_half(out->plan.input) ? SB_F32
+                                                         : out->plan.input;
+    const sb_type ta = sb__type_is_half(out->plan.acc) ? SB_F32
+                                                       : out->plan.acc;
+    const sb_type t = ctx->caps.type_status[ti] != SB_OK ? ti : ta;
     SB_FAIL_IF(ctx->caps.type_status[t] != SB_OK, SB_UNSUPPORTED,
                "%s on %s: %s (sb_device_report())", sb_type_name(t),
                ctx->caps.name, ctx->caps.type_reason[t]);

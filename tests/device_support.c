@@ -222,6 +222,8 @@ size_t device_max_work_group_size(const test_device *d, size_t cap)
 
 bool type_is_exact_on(const test_device *d, sb_type t)
 {
+    if (t == SB_F16 || t == SB_BF16)   /* integer reads, binary32 steps */
+        return true;
     return (int)t >= (int)SB_I8 && (int)t <= (int)SB_F64 &&
            d->caps.type_status[t] == SB_OK;
 }

@@ -74,7 +74,8 @@ int device_list_teardown(void **state);
 size_t device_max_work_group_size(const test_device *d, size_t cap);
 
 /*! type_is_exact_on() : whether `d` computes `t` exactly (sb_device_report()
- *  says SB_OK); if not, the library must refuse it with SB_UNSUPPORTED. */
+ *  says SB_OK; f16 and bf16, which have no entry there, on every device);
+ *  if not, the library must refuse it with SB_UNSUPPORTED. */
 bool type_is_exact_on(const test_device *d, sb_type t);
 
 /*! make_buffer() : a read-write buffer of `bytes` bytes of d's context

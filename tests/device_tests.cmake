@@ -57,3 +57,10 @@ sb_add_device_test(test_device_maps 600)
 # sb_reduce_batched_enqueue, sb_reduce_segments) on every device present,
 # against sb_reduce_host and the oracle; small sizes on Oclgrind.
 sb_add_device_test(test_device_batched 600)
+
+# f16 and bf16 on every device present (read as 16-bit integers, computed
+# in binary32: no cl_khr_fp16), against the host path and the oracle: every
+# op, maps, SB_SKIP_NAN, dot products, partials and the float modes. About
+# 40 programs: most of its time on a cold POCL cache is building them.
+sb_add_device_test(test_device_half 900)
+set_tests_properties(test_device_half PROPERTIES COST 150)

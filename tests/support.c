@@ -762,3 +762,137 @@ unsigned long check_window_edges(unsigned log2_block, const size_t *sizes,
     }
     return wrong;
 }
+
+/* ------------------------------------------------------------------------
+ * Half-precision data
+ * ---------------------------------------------------------------------- */
+
+#define HALF_COUNT_(a) (sizeof(a) / sizeof *(a))
+
+static const half_format half_f16_format = { 10, 31, 15 };
+static const half_format half_bf16_format = { 7, 255, 127 };
+
+const half_format *half_format_of(sb_type t)
+{
+    return t == SB_F16 ? &half_f16_format : &half_bf16_format;
+}
+
+uint16_t half_pattern(const half_format *f, unsigned sign, unsigned field,
+                      unsigned fraction)
+{
+    return (uint16_t)((sign << 15) | (field << f->fraction_bits) |
+                      (fraction & ((1u << f->fraction_bits) - 1)));
+}
+
+const char *half_family_name(half_family f)
+{
+    static const char *const names[] = {
+        "random-bits", "moderate", "cancellation", "subnormal", "huge",
+        "specials", "signed-zeros", "prod-edge", "nan-leaves" };
+    return names[f];
+}
+
+static uint16_t half_moderate(const half_format *f, uint64_t *s)
+{
+    return half_pattern(f, (unsigned)random_below(s, 2),
+                   f->bias - 3 + (unsigned)random_below(s, 6),
+                   (unsigned)splitmix64(s));
+}
+
+static uint16_t half_special(const half_format *f, uint64_t *s)
+{
+    const unsigned q = 1u << (f->fraction_bits - 1);   /* the quiet bit */
+    const uint16_t specials[] = {
+        half_pattern(f, 0, f->field_max, 0), half_pattern(f, 1, f->field_max, 0),
+        half_pattern(f, 0, f->field_max, q), half_pattern(f, 1, f->field_max, q),
+        half_pattern(f, 0, f->field_max, 1), half_pattern(f, 1, f->field_max, q | 5),
+        0xFFFF, 0x7FFF, half_pattern(f, 0, 0, 0), half_pattern(f, 1, 0, 0),
+        half_pattern(f, 0, f->field_max - 1, 0xFFFF),
+        half_pattern(f, 1, f->field_max - 1, 0xFFFF),
+        half_pattern(f, 0, 0, 1), half_pattern(f, 1, 0, 1),
+    };
+    return specials[random_below(s, HALF_COUNT_(specials))];
+}
+
+void fill_half(half_family family, sb_type t, uint16_t *x, size_t n,
+               uint64_t case_seed)
+{
+    const half_format *f = half_format_of(t);
+    uint64_t s = case_seed;
+    const unsigned nan_q = 1u << (f->fraction_bits - 1);
+    for (size_t i = 0; i < n; i++) {
+        uint16_t v = 0;
+        switch (family) {
+        case HALF_RANDOM_BITS:
+            v = (uint16_t)splitmix64(&s);
+            break;
+        case HALF_MODERATE:
+            v = half_moderate(f, &s);
+            break;
+        case HALF_CANCELLATION:
+            if (i % 2 == 0 || random_below(&s, 8) == 0) {
+                v = i % 2 == 0 && random_below(&s, 8) != 0
+                  ? half_pattern(f, (unsigned)random_below(&s, 2),
+                            f->bias + 3 + (unsigned)random_below(&s, f->bias - 6),
+                            (unsigned)splitmix64(&s))
+                  : half_moderate(f, &s);
+            } else {
+                /* -x[i-1] with its fraction moved by up to 3 ulps. */
+                const uint16_t prev = x[i - 1];
+                const unsigned delta = (unsigned)random_below(&s, 7);
+                unsigned magnitude = prev & 0x7FFFu;
+                magnitude = magnitude + delta >= 3 ? magnitude + delta - 3
+                                                   : magnitude;
+                if (magnitude >= half_pattern(f, 0, f->field_max, 0))
+                    magnitude = prev & 0x7FFFu;
+                v = (uint16_t)((~prev & 0x8000u) | magnitude);
+            }
+            break;
+        case HALF_SUBNORMAL:
+            v = random_below(&s, 5) == 0
+              ? half_pattern(f, (unsigned)random_below(&s, 2),
+                        1 + (unsigned)random_below(&s, 2),
+                        (unsigned)splitmix64(&s))
+              : half_pattern(f, (unsigned)random_below(&s, 2), 0,
+                        (unsigned)splitmix64(&s));
+            break;
+        case HALF_HUGE:
+            v = random_below(&s, 5) == 0
+              ? half_pattern(f, 0, f->field_max - 1, 0xFFFF)
+              : half_pattern(f, random_below(&s, 5) == 0,
+                        f->field_max - 1 - (unsigned)random_below(&s, 3),
+                        (unsigned)splitmix64(&s));
+            break;
+        case HALF_SPECIALS:
+            v = random_below(&s, 8) == 0 ? half_special(f, &s) : half_moderate(f, &s);
+            break;
+        case HALF_SIGNED_ZEROS: {
+            const uint64_t k = random_below(&s, 32);
+            v = k == 0 ? half_pattern(f, (unsigned)random_below(&s, 2),
+                                 f->field_max, nan_q | (unsigned)k)
+              : k == 1 ? half_pattern(f, (unsigned)random_below(&s, 2), f->bias, 0)
+              : half_pattern(f, (unsigned)random_below(&s, 2), 0, 0);
+            break;
+        }
+        case HALF_PROD_EDGE: {
+            const uint64_t k = random_below(&s, 16);
+            const unsigned sign = (unsigned)random_below(&s, 2);
+            v = k == 0 ? half_pattern(f, sign, f->bias - 1, 0)            /* 0.5 */
+              : k == 1 ? half_pattern(f, sign, f->bias, nan_q)            /* 1.5 */
+              : k == 2 ? half_pattern(f, sign, f->bias + 1, 0)            /* 2 */
+              : k == 3 ? half_pattern(f, sign, f->bias + 1, nan_q)        /* 3 */
+              : half_pattern(f, sign, f->bias, 0);                        /* 1 */
+            break;
+        }
+        case HALF_NAN_LEAVES:
+            v = (i / 16) % 2 == 1
+              ? half_pattern(f, (unsigned)random_below(&s, 2), f->field_max,
+                        nan_q | (unsigned)random_below(&s, 4))
+              : half_moderate(f, &s);
+            break;
+        case HALF_FAMILY_COUNT:
+            break;
+        }
+        x[i] = v;
+    }
+}

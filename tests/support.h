@@ -117,6 +117,49 @@ void fill_data(data_family f, sb_type input, sb_type acc, void *x, size_t n,
                uint64_t seed);
 
 /* ------------------------------------------------------------------------
+ * Half-precision data (f16, bf16): 16-bit patterns
+ * ---------------------------------------------------------------------- */
+
+/* The families of f16 and bf16 data (fill_data() has none: C has no half
+ * type to compute them with), shared by tests/test_host_half.c and
+ * tests/test_device_half.c. */
+typedef enum {
+    HALF_RANDOM_BITS,   /* any pattern: NaNs, infs, subnormals, ... */
+    HALF_MODERATE,      /* random sign, |x| in [2^-3, 2^3) */
+    HALF_CANCELLATION,  /* pairs (+big, -big +- a few ulps) */
+    HALF_SUBNORMAL,     /* subnormals, a few of the smallest normals */
+    HALF_HUGE,          /* near the largest finite, mostly positive:
+                           sums overflow to inf */
+    HALF_SPECIALS,      /* moderate, with +-inf, NaNs of several payloads
+                           and signs, +-0, +-max, +-min subnormal */
+    HALF_SIGNED_ZEROS,  /* +0 and -0, a few NaNs and +-1 */
+    HALF_PROD_EDGE,     /* +-1 with some 0.5, 1.5, 2, 3 */
+    HALF_NAN_LEAVES,    /* every other leaf only NaNs, the others moderate */
+    HALF_FAMILY_COUNT
+} half_family;
+
+const char *half_family_name(half_family f);
+
+/* The fields of a half type's patterns. */
+typedef struct {
+    unsigned fraction_bits;  /* 10, 7 */
+    unsigned field_max;      /* 31, 255: inf and NaN */
+    unsigned bias;           /* 15, 127 */
+} half_format;
+
+const half_format *half_format_of(sb_type t);   /* SB_F16 or SB_BF16 */
+
+/*! half_pattern() : the pattern of sign, exponent field and fraction (its
+ *  low fraction_bits bits). */
+uint16_t half_pattern(const half_format *f, unsigned sign, unsigned field,
+                      unsigned fraction);
+
+/*! fill_half() : `n` patterns of type `t` (SB_F16 or SB_BF16) at `x`, of
+ *  family `family`. Deterministic in `case_seed`. */
+void fill_half(half_family family, sb_type t, uint16_t *x, size_t n,
+               uint64_t case_seed);
+
+/* ------------------------------------------------------------------------
  * Masks
  * ---------------------------------------------------------------------- */
 

@@ -46,7 +46,7 @@ static uint64_t seed;
 
 /* Half elements: random bit patterns, mostly finite values of moderate
  * exponent, with infinities, NaNs, zeros and subnormals sprinkled. */
-static void fill_half(sb_type t, uint16_t *x, size_t n, uint64_t s)
+static void fill_half_mixed(sb_type t, uint16_t *x, size_t n, uint64_t s)
 {
     const unsigned exp_shift = t == SB_F16 ? 10 : 7;
     const unsigned exp_max = t == SB_F16 ? 31 : 255;
@@ -67,7 +67,7 @@ static void fill(sb_reduction r, data_family f, void *x, size_t n,
                  uint64_t s)
 {
     if (r.input == SB_F16 || r.input == SB_BF16)
-        fill_half(r.input, x, n, s);
+        fill_half_mixed(r.input, x, n, s);
     else
         fill_data(f, r.input, r.accumulator, x, n, s);
 }

@@ -220,159 +220,7 @@ static void hand_examples_hold_on_oracle_and_library(void **state)
     assert_int_equal(wrong, 0);
 }
 
-/* ------------------------------------------------------------------------
- * Data: 16-bit patterns of f16 or bf16
- * ---------------------------------------------------------------------- */
-
-typedef struct {
-    unsigned fraction_bits;  /* 10, 7 */
-    unsigned field_max;      /* 31, 255: inf and NaN */
-    unsigned bias;           /* 15, 127 */
-} format;
-
-static const format f16_format = { 10, 31, 15 };
-static const format bf16_format = { 7, 255, 127 };
-
-static const format *format_of(sb_type t)
-{
-    return t == SB_F16 ? &f16_format : &bf16_format;
-}
-
-static uint16_t pattern(const format *f, unsigned sign, unsigned field,
-                        unsigned fraction)
-{
-    return (uint16_t)((sign << 15) | (field << f->fraction_bits) |
-                      (fraction & ((1u << f->fraction_bits) - 1)));
-}
-
-typedef enum {
-    HALF_RANDOM_BITS,   /* any pattern: NaNs, infs, subnormals, ... */
-    HALF_MODERATE,      /* random sign, |x| in [2^-3, 2^3) */
-    HALF_CANCELLATION,  /* pairs (+big, -big +- a few ulps) */
-    HALF_SUBNORMAL,     /* subnormals, a few of the smallest normals */
-    HALF_HUGE,          /* near the largest finite, mostly positive:
-                           sums overflow to inf */
-    HALF_SPECIALS,      /* moderate, with +-inf, NaNs of several payloads
-                           and signs, +-0, +-max, +-min subnormal */
-    HALF_SIGNED_ZEROS,  /* +0 and -0, a few NaNs and +-1 */
-    HALF_PROD_EDGE,     /* +-1 with some 0.5, 1.5, 2, 3 */
-    HALF_NAN_LEAVES,    /* every other leaf only NaNs, the others moderate */
-    HALF_FAMILY_COUNT
-} half_family;
-
-static const char *half_family_name(half_family f)
-{
-    static const char *const names[] = {
-        "random-bits", "moderate", "cancellation", "subnormal", "huge",
-        "specials", "signed-zeros", "prod-edge", "nan-leaves" };
-    return names[f];
-}
-
-static uint16_t moderate(const format *f, uint64_t *s)
-{
-    return pattern(f, (unsigned)random_below(s, 2),
-                   f->bias - 3 + (unsigned)random_below(s, 6),
-                   (unsigned)splitmix64(s));
-}
-
-static uint16_t special(const format *f, uint64_t *s)
-{
-    const unsigned q = 1u << (f->fraction_bits - 1);   /* the quiet bit */
-    const uint16_t specials[] = {
-        pattern(f, 0, f->field_max, 0), pattern(f, 1, f->field_max, 0),
-        pattern(f, 0, f->field_max, q), pattern(f, 1, f->field_max, q),
-        pattern(f, 0, f->field_max, 1), pattern(f, 1, f->field_max, q | 5),
-        0xFFFF, 0x7FFF, pattern(f, 0, 0, 0), pattern(f, 1, 0, 0),
-        pattern(f, 0, f->field_max - 1, 0xFFFF),
-        pattern(f, 1, f->field_max - 1, 0xFFFF),
-        pattern(f, 0, 0, 1), pattern(f, 1, 0, 1),
-    };
-    return specials[random_below(s, COUNT(specials))];
-}
-
-static void fill_half(half_family family, sb_type t, uint16_t *x, size_t n,
-                      uint64_t case_seed)
-{
-    const format *f = format_of(t);
-    uint64_t s = case_seed;
-    const unsigned nan_q = 1u << (f->fraction_bits - 1);
-    for (size_t i = 0; i < n; i++) {
-        uint16_t v = 0;
-        switch (family) {
-        case HALF_RANDOM_BITS:
-            v = (uint16_t)splitmix64(&s);
-            break;
-        case HALF_MODERATE:
-            v = moderate(f, &s);
-            break;
-        case HALF_CANCELLATION:
-            if (i % 2 == 0 || random_below(&s, 8) == 0) {
-                v = i % 2 == 0 && random_below(&s, 8) != 0
-                  ? pattern(f, (unsigned)random_below(&s, 2),
-                            f->bias + 3 + (unsigned)random_below(&s, f->bias - 6),
-                            (unsigned)splitmix64(&s))
-                  : moderate(f, &s);
-            } else {
-                /* -x[i-1] with its fraction moved by up to 3 ulps. */
-                const uint16_t prev = x[i - 1];
-                const unsigned delta = (unsigned)random_below(&s, 7);
-                unsigned magnitude = prev & 0x7FFFu;
-                magnitude = magnitude + delta >= 3 ? magnitude + delta - 3
-                                                   : magnitude;
-                if (magnitude >= pattern(f, 0, f->field_max, 0))
-                    magnitude = prev & 0x7FFFu;
-                v = (uint16_t)((~prev & 0x8000u) | magnitude);
-            }
-            break;
-        case HALF_SUBNORMAL:
-            v = random_below(&s, 5) == 0
-              ? pattern(f, (unsigned)random_below(&s, 2),
-                        1 + (unsigned)random_below(&s, 2),
-                        (unsigned)splitmix64(&s))
-              : pattern(f, (unsigned)random_below(&s, 2), 0,
-                        (unsigned)splitmix64(&s));
-            break;
-        case HALF_HUGE:
-            v = random_below(&s, 5) == 0
-              ? pattern(f, 0, f->field_max - 1, 0xFFFF)
-              : pattern(f, random_below(&s, 5) == 0,
-                        f->field_max - 1 - (unsigned)random_below(&s, 3),
-                        (unsigned)splitmix64(&s));
-            break;
-        case HALF_SPECIALS:
-            v = random_below(&s, 8) == 0 ? special(f, &s) : moderate(f, &s);
-            break;
-        case HALF_SIGNED_ZEROS: {
-            const uint64_t k = random_below(&s, 32);
-            v = k == 0 ? pattern(f, (unsigned)random_below(&s, 2),
-                                 f->field_max, nan_q | (unsigned)k)
-              : k == 1 ? pattern(f, (unsigned)random_below(&s, 2), f->bias, 0)
-              : pattern(f, (unsigned)random_below(&s, 2), 0, 0);
-            break;
-        }
-        case HALF_PROD_EDGE: {
-            const uint64_t k = random_below(&s, 16);
-            const unsigned sign = (unsigned)random_below(&s, 2);
-            v = k == 0 ? pattern(f, sign, f->bias - 1, 0)            /* 0.5 */
-              : k == 1 ? pattern(f, sign, f->bias, nan_q)            /* 1.5 */
-              : k == 2 ? pattern(f, sign, f->bias + 1, 0)            /* 2 */
-              : k == 3 ? pattern(f, sign, f->bias + 1, nan_q)        /* 3 */
-              : pattern(f, sign, f->bias, 0);                        /* 1 */
-            break;
-        }
-        case HALF_NAN_LEAVES:
-            v = (i / 16) % 2 == 1
-              ? pattern(f, (unsigned)random_below(&s, 2), f->field_max,
-                        nan_q | (unsigned)random_below(&s, 4))
-              : moderate(f, &s);
-            break;
-        case HALF_FAMILY_COUNT:
-            break;
-        }
-        x[i] = v;
-    }
-}
-
+/* The half families of support.h worth running per operation. */
 static const half_family sum_families[] = {
     HALF_RANDOM_BITS, HALF_MODERATE, HALF_CANCELLATION, HALF_SUBNORMAL,
     HALF_HUGE, HALF_SPECIALS, HALF_SIGNED_ZEROS, HALF_NAN_LEAVES };
@@ -626,7 +474,7 @@ static void single_steps_round_as_the_oracle_at_the_edges(void **state)
     uint64_t rng = mix_seed(seed, 424242);
     unsigned long cases = 0, wrong = 0;
     for (size_t t = 0; t < COUNT(half_types); t++) {
-        const format *f = format_of(half_types[t]);
+        const half_format *f = half_format_of(half_types[t]);
         const int emin = 1 - (int)f->bias, emax = (int)f->bias;
         const int edges[] = { emin - (int)f->fraction_bits - 1, emin - 1,
                               emin, emax, emax + 1 };
@@ -647,7 +495,7 @@ static void single_steps_round_as_the_oracle_at_the_edges(void **state)
                     const int e1 = product ? target - e0 : target;
                     const int field1 = e1 + (int)f->bias;
                     if (field1 >= 1 && field1 < (int)f->field_max)
-                        x[1] = pattern(f, (unsigned)random_below(&rng, 2),
+                        x[1] = half_pattern(f, (unsigned)random_below(&rng, 2),
                                        (unsigned)field1,
                                        (unsigned)splitmix64(&rng));
                 }

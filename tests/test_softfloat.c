@@ -8,7 +8,10 @@
  * bit patterns (all classes: NaN, infinities, zeros, subnormals, normals),
  * operands near each other (cancellation) and near the subnormal and
  * overflow boundaries, exhaustive pairs of a table of special values, and
- * every f32 -> f64 conversion class. NaN results must be NaN (the
+ * every f32 -> f64 conversion class; and cl/arith_half.cl, the kernels'
+ * f16/bf16 conversions and roundings, against src/host_half.h (the host
+ * path's): every 16-bit pattern, and binary32 patterns around every
+ * rounding boundary. NaN results must be NaN (the
  * functions return the canonical one; payloads are not promised). The
  * seed is printed; SAMEBITS_TEST_SEED replays a run. */
 #include <stdarg.h>              /* cmocka's four required headers */
@@ -38,6 +41,8 @@ static inline ulong mul_hi(ulong a, ulong b)
     return (ulong)(((unsigned __int128)a * b) >> 64);
 }
 #include "../cl/softfloat.cl"
+#include "../cl/arith_half.cl"
+#include "../src/host_half.h"
 
 static uint f32_bits(float f) { uint b; memcpy(&b, &f, 4); return b; }
 static float f32_of(uint b) { float f; memcpy(&f, &b, 4); return f; }
@@ -202,11 +207,55 @@ static void conversions_to_f64_are_exact(void **state)
     assert_int_equal(failures, 0);
 }
 
+/* cl/arith_half.cl gives the host path's bits (src/host_half.h): every
+ * half pattern converted, and binary32 patterns of every exponent with
+ * fractions at and around the half types' rounding points rounded. */
+static void half_conversions_match_the_host_path(void **state)
+{
+    (void)state;
+    failures = 0;
+    for (uint h = 0; h < 0x10000u; h++) {
+        const uint f16 = f32_bits(sb__f16_to_float((uint16_t)h));
+        const uint bf16 = f32_bits(sb__bf16_to_float((uint16_t)h));
+        if ((sb_f16_to_f32_bits(h) != f16 || sb_bf16_to_f32_bits(h) != bf16)
+            && failures++ < 20)
+            fprintf(stderr, "half %04x: f16 %08x (host %08x), bf16 %08x "
+                    "(host %08x)\n", h, sb_f16_to_f32_bits(h), f16,
+                    sb_bf16_to_f32_bits(h), bf16);
+    }
+    uint64_t rng = 0x5EED0F16ULL;
+    for (uint e = 0; e < 256; e++)
+        for (uint k = 0; k < 4096; k++) {
+            /* Low bits near 0, the midpoints and the ends of the f16
+             * (13 dropped bits) and bf16 (16) grids, and random ones. */
+            const uint r = (uint)splitmix64(&rng);
+            const uint low = k < 1024 ? (k & 0xFu) + (k >> 4 & 3u) * 0x0FFCu
+                           : k < 2048 ? 0x7FFFu + (k & 3u) - 1u
+                           : k < 3072 ? 0x0FFFu + (k & 3u) - 1u : r;
+            const uint a = (r & 0x80000000u) | e << 23
+                         | ((r & 0x007F0000u) | (low & 0xFFFFu));
+            const uint want16 = sb__float_to_f16(f32_of(a));
+            const uint wantb = sb__float_to_bf16(f32_of(a));
+            const uint round16 = f32_bits(sb__round_f16(f32_of(a)));
+            const uint roundb = f32_bits(sb__round_bf16(f32_of(a)));
+            if ((sb_f32_to_f16_bits(a) != want16 ||
+                 sb_f32_to_bf16_bits(a) != wantb ||
+                 sb_round_f16(a) != round16 || sb_round_bf16(a) != roundb)
+                && failures++ < 20)
+                fprintf(stderr, "f32 %08x: f16 %04x (host %04x), bf16 %04x "
+                        "(host %04x)\n", a, sb_f32_to_f16_bits(a), want16,
+                        sb_f32_to_bf16_bits(a), wantb);
+        }
+    printf("%lu mismatches\n", failures);
+    assert_int_equal(failures, 0);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(addition_and_multiplication_round_like_ieee),
         cmocka_unit_test(conversions_to_f64_are_exact),
+        cmocka_unit_test(half_conversions_match_the_host_path),
     };
     return cmocka_run_group_tests_name("softfloat", tests, NULL, NULL);
 }
