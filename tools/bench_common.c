@@ -177,6 +177,14 @@ void bench_fill(void *data, sb_type type, sb_op op, size_t n)
                                        : 1.0 + (double)(state >> 11) * 0x1p-53;
         if (type == SB_F64)
             ((double *)data)[i] = v;
+        else if (type == SB_F16)     /* [1, 2) (+-1 for products) */
+            ((uint16_t *)data)[i] = (uint16_t)(op == SB_PROD
+                ? 0x3C00u | (unsigned)(state >> 63) << 15
+                : 0x3C00u | (unsigned)(state >> 54));
+        else if (type == SB_BF16)
+            ((uint16_t *)data)[i] = (uint16_t)(op == SB_PROD
+                ? 0x3F80u | (unsigned)(state >> 63) << 15
+                : 0x3F80u | (unsigned)(state >> 57));
         else if (type == SB_F32)
             ((float *)data)[i] = (float)v;
         else if (type == SB_I64)

@@ -1,7 +1,8 @@
 /* bench_maps.c: part 5 of `samebits bench` (--maps): what element maps
  * and dot products cost next to the plain sum over the same data.
  *
- * For f32 and f64 at n = 2^S (S: the largest of --sizes): the fastest
+ * For f32, f64, f16 and bf16 (the half types into an f32 accumulator) at
+ * n = 2^S (S: the largest of --sizes): the fastest
  * 1-thread read of the buffer, then sum, sum of |x| (SB_MAP_ABS), sum of
  * x*x (SB_MAP_SQUARE) and the dot product of x with a second array, on
  * the host on 1 thread and on every thread, and on each device (default
@@ -23,6 +24,7 @@ static const char *const method_names[M_COUNT] = {
 
 typedef struct {
     sb_type       type;
+    sb_type       acc;         /* f32 for the half types, else the input */
     const void   *x, *y;
     size_t        n;
     unsigned      threads;     /* host: 1 or 0 (every thread) */
@@ -32,7 +34,8 @@ typedef struct {
 
 static sb_status run_method(const maps_arg *a, int m, unsigned char *out)
 {
-    sb_reduction r = { .op = SB_SUM, .input = a->type };
+    sb_reduction r = { .op = SB_SUM, .input = a->type,
+                       .accumulator = a->acc };
     if (m == M_ABS)
         r.map = SB_MAP_ABS;
     else if (m == M_SQUARE)
@@ -149,7 +152,8 @@ static int one_type(int json, sb_type type, int log2_n, unsigned repeat,
     const char *tname = sb_type_name(type);
     double best[M_COUNT];
     int ok[M_COUNT];
-    maps_arg a = { .type = type, .x = x, .y = y, .n = n, .threads = 1 };
+    maps_arg a = { .type = type, .x = x, .y = y, .n = n, .threads = 1,
+                   .acc = type == SB_F16 || type == SB_BF16 ? SB_F32 : type };
     fprintf(stderr, "bench: maps %s host\n", tname);
     const double read = read_seconds(x, bytes, repeat);
     time_methods(&a, repeat, best, ok);
@@ -193,11 +197,11 @@ int bench_maps(int json, int log2_n, unsigned repeat, bench_device *devs,
     if (!json)
         printf("\n5. maps and dot products at 2^%d elements (GB/s of input "
                "read, best of %u, taking turns; a dot product reads two "
-               "arrays)\n\n"
+               "arrays; f16 and bf16 into an f32 accumulator)\n\n"
                "type  where     read     sum     abs  square     dot"
                "  abs/sum sq/sum dot/sum sum/read dot/read\n",
                log2_n, repeat);
-    static const sb_type types[] = { SB_F32, SB_F64 };
+    static const sb_type types[] = { SB_F32, SB_F64, SB_F16, SB_BF16 };
     for (size_t t = 0; t < sizeof types / sizeof *types; t++)
         if (one_type(json, types[t], log2_n, repeat, devs, dev_count) != 0)
             return -1;

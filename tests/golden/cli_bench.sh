@@ -79,6 +79,13 @@ bad "--prefetch wants" --prefetch 2000000
       --no-latency --prefetch 0 >"$out/pf.out" 2>"$out/pf.err" \
   && grep -q "; prefetch 0 bytes ahead (SAMEBITS_PREFETCH)$" "$out/pf.out" \
   || { echo "FAIL: --prefetch 0 not in the setup"; cat "$out/pf.out" "$out/pf.err"; fail=1; }
+# --maps: every type (f16 and bf16 into f32 too) on 1 and all threads.
+"$sb" bench --device host --sizes 12 --types f32 --ops sum --repeat 1 \
+      --no-latency --maps --json >"$out/maps.json" 2>"$out/maps.err"
+for t in f32 f64 f16 bf16; do
+  got=$(grep -c "\"part\":\"maps\",\"type\":\"$t\",.*\"sum_gbs\".*\"dot_gbs\"" "$out/maps.json")
+  [ "$got" = 2 ] || { echo "FAIL: --maps: $got $t rows, expected 2"; cat "$out/maps.err"; fail=1; }
+done
 # --isa takes each set this CPU runs (and names it in the setup); one it
 # cannot run is a usage error that says so.
 for isa in sse2 avx2 avx512; do
