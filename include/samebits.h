@@ -117,9 +117,44 @@ SB_API unsigned sb_version_number(void);
  * Operations, types and flags
  * ---------------------------------------------------------------------- */
 
-/*! sb_op : the six reductions. `any` and `all` read an element as true iff
- *  it is not zero (a float NaN is true, -0.0 is false). */
-typedef enum { SB_SUM, SB_PROD, SB_MIN, SB_MAX, SB_ANY, SB_ALL } sb_op;
+/*! sb_op : the reductions. `any` and `all` read an element as true iff
+ *  it is not zero (a float NaN is true, -0.0 is false).
+ *
+ *  SB_ARGMIN, SB_ARGMAX and SB_COUNT are new in 0.3 (the enum grew after
+ *  SB_ALL; no struct changed):
+ *    - SB_ARGMIN / SB_ARGMAX: the value SB_MIN / SB_MAX returns and the
+ *      position of the element whose value the fold and the tree carried
+ *      to the root, counted from the reduction's first element (0-based),
+ *      as an sb_arg_result. A value replaces another only when strictly
+ *      smaller / larger, so among equal values (+0.0 and -0.0 included)
+ *      the lower position wins; a NaN that starts a leaf is that leaf's
+ *      value, and a NaN later in a leaf is passed over (docs/order.md).
+ *      Same accumulators, maps, flags and masks as SB_MIN / SB_MAX
+ *      (SB_ARGMAX + SB_MAP_ABS is BLAS i?amax); SB_EMPTY when nothing
+ *      takes part; an integer map that does not fit is SB_OVERFLOW (or
+ *      wraps under SB_WRAP).
+ *    - SB_COUNT: the number of taking-part elements (mask, SB_SKIP_NAN),
+ *      a uint64_t, of any input type; no accumulator (SB_SAME_AS_INPUT or
+ *      the input type) and no map. Never SB_EMPTY (0 when nothing takes
+ *      part), never SB_OVERFLOW.
+ *  The OpenCL device functions refuse the three for now (SB_UNSUPPORTED,
+ *  "argmin/argmax/count on devices is not implemented yet"): the host
+ *  path, partials and host batches compute them. */
+typedef enum {
+    SB_SUM, SB_PROD, SB_MIN, SB_MAX, SB_ANY, SB_ALL,
+    SB_ARGMIN, SB_ARGMAX, SB_COUNT
+} sb_op;
+
+/*! sb_arg_result : what SB_ARGMIN / SB_ARGMAX write (16 bytes): `value`
+ *  holds the min / max in its first sb_type_size(accumulator) bytes
+ *  (native byte order; canonical NaN as for SB_MIN / SB_MAX), the other
+ *  bytes zero; `index` is the element's position, counted from the
+ *  reduction's first element (for a batch or a segment: from that
+ *  reduction's first element; for a partial: from position 0). */
+typedef struct {
+    unsigned char value[8];
+    uint64_t      index;
+} sb_arg_result;
 
 /*! sb_type : element types, stored in native (little-endian) byte order.
  *  SB_SAME_AS_INPUT (0) is not a type: as an accumulator it means "the
@@ -279,7 +314,8 @@ SB_API size_t sb_type_size(sb_type t);
 SB_API const char *sb_type_name(sb_type t);
 
 /*! sb_op_name() :
- *  @return "sum", "prod", "min", "max", "any", "all", or "?". */
+ *  @return "sum", "prod", "min", "max", "any", "all", "argmin", "argmax",
+ *          "count", or "?". */
 SB_API const char *sb_op_name(sb_op op);
 
 /*! sb_map_name() :
@@ -288,14 +324,16 @@ SB_API const char *sb_map_name(sb_map map);
 
 /*! sb_result_size() :
  *  @return the number of bytes sb_reduce_host() writes to `result` for `r`:
- *          the size of the accumulator type, or 1 for any/all; 0 if `r` is
- *          not a valid reduction (see sb_reduction_check()). */
+ *          the size of the accumulator type, 1 for any/all, 16 for
+ *          argmin/argmax (sb_arg_result), 8 for count (a uint64_t); 0 if
+ *          `r` is not a valid reduction (see sb_reduction_check()). */
 SB_API size_t sb_result_size(sb_reduction r);
 
 /*! sb_reduction_check() :
  *  Checks `r` alone: known op and types, an allowed input/accumulator pair,
  *  known flags, SB_WRAP not on a float accumulator, SB_SKIP_NAN only on a
- *  float input, a known map and only with sum, prod, min or max.
+ *  float input, a known map and only with sum, prod, min, max, argmin or
+ *  argmax; count (like any/all) takes no accumulator but the input type.
  *  @return SB_OK or SB_INVALID_ARGUMENT (sb_error_detail() names what is
  *          wrong: "f32 -> i32 is not an exact widening ..."). */
 SB_API SB_NODISCARD sb_status sb_reduction_check(sb_reduction r);
@@ -308,7 +346,8 @@ SB_API SB_NODISCARD sb_status sb_reduction_check(sb_reduction r);
  *  Reduces the `n` elements at `x` on the host CPU, in the order of
  *  docs/order.md, and writes one value to `result`.
  *  `result` receives a value of the accumulator type (native byte order);
- *  for `any` and `all`, a single uint8_t, 0 or 1.
+ *  for `any` and `all`, a single uint8_t, 0 or 1; for argmin / argmax an
+ *  sb_arg_result; for count a uint64_t.
  *  `mask` may be NULL: every element then takes part; otherwise element i
  *  takes part iff mask[i] != 0. A mask never moves a leaf boundary.
  *  `x` (and `mask`) may be NULL only when n == 0.
@@ -316,7 +355,8 @@ SB_API SB_NODISCARD sb_status sb_reduction_check(sb_reduction r);
  *  never depend on the thread count (see SAMEBITS_THREADS below); if a
  *  thread cannot be started, the others do its share.
  *  When nothing takes part (n == 0 or an all-zero mask): sum writes 0
- *  (+0.0), prod 1, any 0, all 1; min and max return SB_EMPTY.
+ *  (+0.0), prod 1, any 0, all 1, count 0; min, max, argmin and argmax
+ *  return SB_EMPTY.
  *  A NaN result is written as the canonical quiet NaN (0x7FC00000,
  *  0x7FF8000000000000; f16 0x7E00, bf16 0x7FC0).
  *  @return SB_OK;
@@ -370,7 +410,8 @@ SB_API SB_NODISCARD sb_status sb_reduce_host_opts(sb_reduction r,
  *  in the order of docs/order.md, of the terms x[i] * y[i], each factor
  *  converted exactly to the accumulator first and the product rounded
  *  once in the accumulator (never fused with the addition that follows).
- *  r.op must be SB_SUM and r.map SB_MAP_NONE. The mask, SB_SKIP_NAN (a
+ *  r.op must be SB_SUM (argmin, argmax and count are refused like the
+ *  other ops) and r.map SB_MAP_NONE. The mask, SB_SKIP_NAN (a
  *  term is skipped when either factor is a NaN) and SB_WRAP work as for
  *  sb_reduce_host(); an integer product that does not fit the accumulator
  *  is SB_OVERFLOW (or wraps under SB_WRAP). Every other rule, status and
@@ -852,7 +893,9 @@ SB_API SB_NODISCARD sb_status sb_context_report(const sb_context *ctx,
  *            buffer (offset and n in elements, overflow-safe);
  *          SB_UNSUPPORTED if the device has no exact way for the input
  *            or accumulator type (a 64-bit type without 64-bit integers:
- *            sb_device_report());
+ *            sb_device_report()), and for argmin, argmax and count, which
+ *            no device computes yet (every device function refuses them,
+ *            the batched, segment and partial forms too);
  *          SB_BUILD_ERROR (see sb_context_build_log()); SB_OPENCL_ERROR
  *          (see sb_context_last_cl_error(); 0 there when the device wrote
  *          a record that holds no status); SB_OUT_OF_MEMORY.
@@ -877,6 +920,18 @@ typedef struct {
     int32_t       status;
     uint32_t      reserved;
 } sb_device_result;
+
+/*! sb_device_arg_result : the record for SB_ARGMIN / SB_ARGMAX (24 bytes,
+ *  at offsets that are multiples of 8): `value` and `index` as in
+ *  sb_arg_result, `status` at byte 16 as in sb_device_result. Declared for
+ *  the device functions to come: they refuse argmin, argmax and count for
+ *  now (SB_UNSUPPORTED), so nothing writes it yet. */
+typedef struct {
+    unsigned char value[8];
+    uint64_t      index;
+    int32_t       status;
+    uint32_t      reserved;
+} sb_device_arg_result;
 
 /*! sb_reduce_enqueue() :
  *  Enqueues the reduction of sb_reduce() on `queue` (NULL: the context's

@@ -34,6 +34,10 @@ sb__kernel_family sb__kernel_family_of(const sb__plan *p)
     case SB_MAX:  return SB_FAMILY_MAX;
     case SB_ANY:  return SB_FAMILY_ANY;
     case SB_ALL:  return SB_FAMILY_ALL;
+    case SB_ARGMIN:
+    case SB_ARGMAX:
+    case SB_COUNT:
+        break;   /* no kernels: refused before (device_reduce.c) */
     }
     return SB_FAMILY_SUM;
 }

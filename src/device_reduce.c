@@ -106,6 +106,13 @@ static sb_status check_rest(sb_context *ctx, cl_command_queue queue,
                                           1, "mask bytes");
         SB_RETURN_IF(sm != SB_OK, sm);
     }
+    /* argmin, argmax and count have no kernels yet, and the tables the
+     * programs are built from stop at SB_ALL: refused first. */
+    SB_FAIL_IF(out->plan.op == SB_ARGMIN || out->plan.op == SB_ARGMAX ||
+               out->plan.op == SB_COUNT, SB_UNSUPPORTED,
+               "argmin/argmax/count on devices is not implemented yet (%s "
+               "on %s; sb_reduce_host() computes it)",
+               sb_op_name(out->plan.op), ctx->caps.name);
     /* Every type has an exact way on every device (native, guarded or
      * software: cl/arith_float.cl) but a 64-bit type where there are no
      * 64-bit integers. f16 and bf16 are read as 16-bit integers and

@@ -20,6 +20,10 @@ typedef struct {
         unsigned char bytes[8];
     } v;
     bool has;             /* false: none (nothing took part) */
+    uint64_t where;       /* argmin / argmax only (plan->arg): the position
+                             of the element whose value this is, counted
+                             from the first element of what the node was
+                             reduced from; unset for the other ops */
 } sb__node;
 
 /* Folds `count` (1..SB_BLOCK_SIZE) accumulator-typed elements starting at
@@ -61,6 +65,9 @@ const sb__kernel *sb__host_kernel(const sb__plan *plan, unsigned isa);
 const sb__kernel *sb__host_kernel_baseline(const sb__plan *plan);
 const sb__kernel *sb__host_kernel_avx2(const sb__plan *plan);
 const sb__kernel *sb__host_kernel_avx512(const sb__plan *plan);
+/* argmin / argmax (host_arg.c): one scalar copy for every instruction
+ * set; `where` of a block's node counts from the block's first element. */
+const sb__kernel *sb__host_kernel_arg(const sb__plan *plan);
 
 /* The instruction set a call with `requested` (sb_host_options.isa) runs:
  * SB_OK with *isa set (never SB_ISA_AUTO); SB_INVALID_ARGUMENT for a value

@@ -184,6 +184,8 @@ unsigned sb_host_isa(const sb_host_options *opts)
 
 const sb__kernel *sb__host_kernel(const sb__plan *plan, unsigned isa)
 {
+    if (plan->arg)
+        return sb__host_kernel_arg(plan);
 #if SB_HAVE_X86_VARIANTS
     if (isa == SB_ISA_AVX512)
         return sb__host_kernel_avx512(plan);

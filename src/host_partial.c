@@ -20,7 +20,10 @@
  *   - a failure (sb_partial_fail()): a status, where it came from and why;
  *     a failed state absorbs whatever it merges with, so that one failing
  *     piece of a collective fails it on every rank (samebits_mpi).
- * Any and all are order-free: their state is the two running truths.
+ * argmin / argmax nodes carry the global position of their value
+ * (node_where); head and tail elements have theirs from their slot.
+ * Any and all are order-free: their state is the two running truths;
+ * count's is the running count.
  * A partial holds one kind of element once it holds any: the input's
  * elements or a dot product's terms. */
 #include <stddef.h>
@@ -29,18 +32,10 @@
 #include "host_engine.h"
 #include "partial.h"
 
-#define PARTIAL_MAGIC   UINT64_C(0x0003747261706273)   /* "sbpart", v3 */
+#define PARTIAL_MAGIC   UINT64_C(0x0004747261706273)   /* "sbpart", v4 */
 #define DETAIL_BYTES    240
 #define PARTIAL_NODES   128
 #define POSITION_LIMIT  (UINT64_C(1) << 63)
-
-typedef struct {
-    uint64_t index;        /* the subtree's index among those of its level */
-    uint64_t value;        /* the accumulator's bytes (sb__node.v) */
-    uint8_t  level;        /* 2^level leaves */
-    uint8_t  has;          /* 0: none */
-    uint8_t  unused[6];
-} partial_node;
 
 typedef struct {
     uint64_t     magic;
@@ -59,8 +54,17 @@ typedef struct {
     int32_t      failed;             /* 0, or the sb_status of a failure */
     int32_t      origin;             /* sb_partial_fail()'s origin */
     char         detail[DETAIL_BYTES]; /* why, NUL-terminated */
+    uint64_t     count;              /* count: taking-part elements so far */
     uint64_t     head[16], tail[16]; /* fold elements at slot pos % 16 */
-    partial_node nodes[PARTIAL_NODES];
+    /* The nodes, entry i of each array (arrays, not an array of structs:
+     * 128 nodes of 32 bytes would not fit SB_PARTIAL_BYTES): */
+    uint64_t     node_index[PARTIAL_NODES]; /* the subtree's index among
+                                               those of its level */
+    uint64_t     node_value[PARTIAL_NODES]; /* the accumulator's bytes */
+    uint64_t     node_where[PARTIAL_NODES]; /* argmin / argmax: the
+                                               value's position; else 0 */
+    uint8_t      node_level[PARTIAL_NODES]; /* 2^level leaves */
+    uint8_t      node_has[PARTIAL_NODES];   /* 0: none */
 } partial_state;
 
 enum { KIND_NONE = 0, KIND_ELEMENTS = 1, KIND_DOT = 2 };
@@ -77,16 +81,22 @@ static void load(const sb_partial *p, partial_state *s)
  * equal bytes. Once a checked step overflowed, the nodes' values mean
  * nothing (finish reports the overflow, never a value) and depend on
  * where the piece was reduced (the device reports an overflowed node
- * without its value): they are stored as zero. */
+ * without its value): they are stored as zero, with their positions. */
 static void store(sb_partial *p, const partial_state *s)
 {
     memset(p, 0, sizeof *p);
-    memcpy(p, s, offsetof(partial_state, nodes) +
-                     s->top * sizeof(partial_node));
-    if (s->overflow) {
-        partial_state *t = (partial_state *)p;
-        for (unsigned i = 0; i < t->top; i++)
-            t->nodes[i].value = 0;
+    memcpy(p, s, sizeof *s);
+    partial_state *t = (partial_state *)p;
+    for (unsigned i = 0; i < PARTIAL_NODES; i++) {
+        if (i >= t->top) {
+            t->node_index[i] = 0;
+            t->node_level[i] = 0;
+            t->node_has[i] = 0;
+        }
+        if (i >= t->top || t->overflow) {
+            t->node_value[i] = 0;
+            t->node_where[i] = 0;
+        }
     }
 }
 
@@ -109,44 +119,48 @@ static bool is_boolean(const sb__plan *plan)
 
 /* ---- nodes ------------------------------------------------------------- */
 
-static sb__node node_of(const partial_node *e)
+static sb__node node_of(const partial_state *s, unsigned i)
 {
     sb__node n;
-    memcpy(n.v.bytes, &e->value, 8);
-    n.has = e->has != 0;
+    memcpy(n.v.bytes, &s->node_value[i], 8);
+    n.has = s->node_has[i] != 0;
+    n.where = s->node_where[i];
     return n;
 }
 
 /* The binary counter: node (level, index) enters after everything before
  * it and combines with its left sibling while that is on top. */
-static void push(partial_state *s, const sb__kernel *k, sb__node node,
-                 unsigned level, uint64_t index)
+static void push(partial_state *s, const sb__plan *plan, const sb__kernel *k,
+                 sb__node node, unsigned level, uint64_t index)
 {
     bool overflow = false;
     while (s->top > 0) {
-        const partial_node *t = &s->nodes[s->top - 1];
-        if (t->level != level || (index & 1) == 0 || t->index != index - 1)
+        const unsigned t = s->top - 1u;
+        if (s->node_level[t] != level || (index & 1) == 0 ||
+            s->node_index[t] != index - 1)
             break;
-        sb__node left = node_of(t);
+        sb__node left = node_of(s, t);
         k->combine(&left, &node, &overflow);
         node = left;
         s->top--;
         level++;
         index >>= 1;
     }
-    partial_node *e = &s->nodes[s->top++];
-    memset(e, 0, sizeof *e);
-    memcpy(&e->value, node.v.bytes, 8);
-    e->has = node.has;
-    e->level = (uint8_t)level;
-    e->index = index;
+    const unsigned e = s->top++;
+    s->node_value[e] = 0;
+    memcpy(&s->node_value[e], node.v.bytes, 8);
+    s->node_has[e] = node.has;
+    s->node_where[e] = plan->arg && node.has ? node.where : 0;
+    s->node_level[e] = (uint8_t)level;
+    s->node_index[e] = index;
     s->overflow |= overflow;
 }
 
-/* The leaf of positions [16 * leaf, 16 * leaf + count) from its slots. */
+/* The leaf of positions [leaf_start, leaf_start + count) from its
+ * slots. */
 static sb__node fold_leaf(const sb__plan *plan, const sb__kernel *k,
                           const uint64_t *slots, const uint8_t *mask,
-                          unsigned count, bool *overflow)
+                          unsigned count, uint64_t leaf_start, bool *overflow)
 {
     unsigned char acc[16 * 8];
     const size_t size = plan->fold_size;
@@ -154,6 +168,8 @@ static sb__node fold_leaf(const sb__plan *plan, const sb__kernel *k,
         memcpy(acc + i * size, &slots[i], size);
     sb__node node;
     k->block(acc, mask, count, 0, &node, overflow);
+    if (plan->arg)
+        node.where += leaf_start;
     return node;
 }
 
@@ -240,9 +256,9 @@ static void close_tail_leaf(partial_state *s, const sb__plan *plan,
 {
     bool overflow = false;
     const sb__node leaf = fold_leaf(plan, k, s->tail, s->tail_mask, 16,
-                                    &overflow);
+                                    leaf_start, &overflow);
     s->overflow |= overflow;
-    push(s, k, leaf, 0, leaf_start / 16);
+    push(s, plan, k, leaf, 0, leaf_start / 16);
     memset(s->tail, 0, sizeof s->tail);
     memset(s->tail_mask, 0, sizeof s->tail_mask);
 }
@@ -375,7 +391,9 @@ void sb__partial_push_subtree(sb_partial *p, sb__node node, bool overflow,
     sb__fpenv_enter(&env);
     s.overflow |= overflow;
     s.kind = dot ? KIND_DOT : KIND_ELEMENTS;
-    push(&s, k, node, level, (s.end / 16) >> level);
+    if (plan.arg)
+        node.where += s.end;
+    push(&s, &plan, k, node, level, (s.end / 16) >> level);
     s.end += (uint64_t)16 << level;
     sb__fpenv_leave(&env);
     store(p, &s);
@@ -410,6 +428,16 @@ static sb_status add_host(sb_partial *p, const void *x, const void *y,
         return SB_OK;
     s.kind = kind;
     const unsigned char *bytes = x, *ybytes = y;
+    if (plan.op == SB_COUNT) {
+        uint64_t count = 0;
+        if (sb_reduce_host(sb__plan_reduction(&plan), x, mask, n, &count)
+            != SB_OK)
+            return SB_INVALID_ARGUMENT;   /* not reached: checked above */
+        s.count += count;
+        s.end += n;
+        store(p, &s);
+        return SB_OK;
+    }
     if (is_boolean(&plan)) {
         unsigned char any = 0, all = 1;
         sb_reduction r = sb__plan_reduction(&plan);
@@ -445,11 +473,13 @@ static sb_status add_host(sb_partial *p, const void *x, const void *y,
         }
         const uint64_t leaf = s.end / 16;
         bool overflow = false;
-        const sb__node node = sb__reduce_node(
+        sb__node node = sb__reduce_node(
             &plan, bytes + at, ybytes ? ybytes + at : NULL,
             mask ? mask + done : NULL, count, 0, isa, &overflow);
         s.overflow |= overflow;
-        push(&s, k, node, level, leaf >> level);
+        if (plan.arg)
+            node.where += s.end;
+        push(&s, &plan, k, node, level, leaf >> level);
         s.end += count;
         done += count;
     }
@@ -500,9 +530,10 @@ sb_status sb_partial_merge(sb_partial *left, const sb_partial *right)
     SB_FAIL_IF(a.end != b.begin, SB_INVALID_ARGUMENT,
                "right begins at %llu, not where left ends (%llu)",
                (unsigned long long)b.begin, (unsigned long long)a.end);
-    if (is_boolean(&plan)) {
+    if (is_boolean(&plan) || plan.op == SB_COUNT) {
         a.any |= b.any;
         a.all &= b.all;
+        a.count += b.count;
         a.end = b.end;
         a.kind = a.kind != KIND_NONE ? a.kind : b.kind;
         store(left, &a);
@@ -530,7 +561,7 @@ sb_status sb_partial_merge(sb_partial *left, const sb_partial *right)
             close_tail_leaf(&a, &plan, k, leaf_start);
     }
     for (unsigned i = 0; i < b.top; i++)
-        push(&a, k, node_of(&b.nodes[i]), b.nodes[i].level, b.nodes[i].index);
+        push(&a, &plan, k, node_of(&b, i), b.node_level[i], b.node_index[i]);
     /* Right's tail is the merged range's tail when it began in right. */
     if ((b.end & 15) != 0 && (b.end & ~UINT64_C(15)) >= b.begin) {
         memcpy(a.tail, b.tail, sizeof a.tail);
@@ -561,6 +592,10 @@ sb_status sb_partial_finish(const sb_partial *p, void *result)
         memcpy(result, &v, 1);
         return SB_OK;
     }
+    if (plan.op == SB_COUNT) {
+        memcpy(result, &s.count, sizeof s.count);
+        return SB_OK;
+    }
     unsigned isa;
     const sb_status isa_status = sb__isa_resolve(0, &isa);
     SB_RETURN_IF(isa_status != SB_OK, isa_status);
@@ -570,16 +605,17 @@ sb_status sb_partial_finish(const sb_partial *p, void *result)
     bool overflow = s.overflow != 0;
     if ((s.end & 15) != 0) {
         const sb__node leaf = fold_leaf(&plan, k, s.tail, s.tail_mask,
-                                        (unsigned)(s.end & 15), &overflow);
-        push(&s, k, leaf, 0, s.end / 16);
+                                        (unsigned)(s.end & 15),
+                                        s.end & ~UINT64_C(15), &overflow);
+        push(&s, &plan, k, leaf, 0, s.end / 16);
         overflow |= s.overflow != 0;
     }
     /* What is left combines from the right (the odd-node rule). */
     sb__node root = { .has = false };
     if (s.top > 0) {
-        root = node_of(&s.nodes[s.top - 1]);
+        root = node_of(&s, s.top - 1u);
         for (int i = (int)s.top - 2; i >= 0; i--) {
-            sb__node l = node_of(&s.nodes[i]);
+            sb__node l = node_of(&s, (unsigned)i);
             k->combine(&l, &root, &overflow);
             root = l;
         }

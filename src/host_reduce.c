@@ -85,9 +85,10 @@ typedef struct {
 } job;
 
 /* Folds one block of `count` elements (x and mask as the block kernel
- * reads them, y beside x for a dot product) and pushes its node. */
+ * reads them, y beside x for a dot product), the block's first element at
+ * position `start`, and pushes its node. */
 static void fold_block(const job *j, const void *x, const void *y,
-                       const unsigned char *mask, size_t count,
+                       const unsigned char *mask, size_t count, size_t start,
                        size_t prefetch, merge_stack *stack, bool *overflow)
 {
     _Alignas(64) unsigned char converted[SB_BLOCK_SIZE * sizeof(double)];
@@ -104,6 +105,8 @@ static void fold_block(const job *j, const void *x, const void *y,
         x = converted;
     }
     j->kernel->block(x, mask, count, prefetch, &node, overflow);
+    if (j->plan->arg)
+        node.where += start;
     merge_push(stack, j->kernel, node, overflow);
 }
 
@@ -148,7 +151,7 @@ static sb__node reduce_blocks_strided(const job *j, size_t first_block,
         if (j->mask != NULL)
             gather(mask, j->mask + first, j->stride, 1, count);
         fold_block(j, elements, NULL, j->mask != NULL ? mask : NULL, count,
-                   0, &stack, overflow);
+                   start, 0, &stack, overflow);
     }
     return merge_finish(&stack, j->kernel, overflow);
 }
@@ -166,8 +169,8 @@ static sb__node reduce_blocks(const job *j, size_t first_block,
                            ? j->n - start : SB_BLOCK_SIZE;
         fold_block(j, j->x + start * j->plan->input_size,
                    j->y ? j->y + start * j->plan->input_size : NULL,
-                   j->mask ? j->mask + start : NULL, count, j->prefetch,
-                   &stack, overflow);
+                   j->mask ? j->mask + start : NULL, count, start,
+                   j->prefetch, &stack, overflow);
     }
     return merge_finish(&stack, j->kernel, overflow);
 }
@@ -278,13 +281,24 @@ static sb__node reduce_tree(const sb__plan *plan, const unsigned char *x,
                            ? 1 : thread_count(requested_threads);
 
     size_t chunk_blocks = blocks == 0 ? 1 : round_up_pow2(blocks);
+    /* One chunk on one thread; with more, at most threads * 4 chunk
+     * nodes, on the heap (a caller's small stack, test_error_detail, has
+     * no room for 1024 of them). Without the memory: one chunk, the same
+     * bits. */
+    sb__node one_node;
+    sb__node *chunk_nodes = &one_node;
     if (threads > 1) {
         const size_t per = (blocks + threads * SB_CHUNKS_PER_THREAD - 1)
                          / (threads * SB_CHUNKS_PER_THREAD);
-        chunk_blocks = round_up_pow2(per < SB_MIN_CHUNK_BLOCKS
-                                     ? SB_MIN_CHUNK_BLOCKS : per);
+        const size_t wide = round_up_pow2(per < SB_MIN_CHUNK_BLOCKS
+                                          ? SB_MIN_CHUNK_BLOCKS : per);
+        sb__node *nodes = malloc(((blocks + wide - 1) / wide) *
+                                 sizeof *nodes);
+        if (nodes != NULL) {
+            chunk_nodes = nodes;
+            chunk_blocks = wide;
+        }
     }
-    sb__node chunk_nodes[SB_MAX_THREADS * SB_CHUNKS_PER_THREAD];
     job j = {
         .plan = plan, .kernel = kernel, .x = x, .y = y, .mask = mask, .n = n,
         .stride = stride,
@@ -322,6 +336,8 @@ static sb__node reduce_tree(const sb__plan *plan, const unsigned char *x,
         merge_push(&stack, kernel, chunk_nodes[c], &ov);
     sb__node root = merge_finish(&stack, kernel, &ov);
     *overflow = ov;
+    if (chunk_nodes != &one_node)
+        free(chunk_nodes);
     return root;
 }
 
@@ -377,6 +393,46 @@ static unsigned char reduce_boolean(const sb__plan *plan, const void *x,
     return plan->op == SB_ANY ? any : all;
 }
 
+/* ---- count -------------------------------------------------------------- */
+
+/* The taking-part elements of x[i * stride], i < n (mask likewise):
+ * order-free, so a plain loop. */
+static uint64_t count_taking_part(const sb__plan *plan,
+                                  const unsigned char *x,
+                                  const unsigned char *mask, size_t n,
+                                  ptrdiff_t stride)
+{
+    uint64_t count = 0;
+    const size_t size = plan->input_size;
+    for (size_t i = 0; i < n; i++) {
+        const ptrdiff_t at = (ptrdiff_t)i * stride;
+        if (mask != NULL && !mask[at])
+            continue;
+        if (plan->skip_nan) {
+            const unsigned char *e = x + at * (ptrdiff_t)size;
+            bool nan = false;
+            if (plan->input == SB_F32) {
+                float f;
+                memcpy(&f, e, sizeof f);
+                nan = f != f;
+            } else if (plan->input == SB_F64) {
+                double d;
+                memcpy(&d, e, sizeof d);
+                nan = d != d;
+            } else {   /* f16, bf16: exponent all ones, fraction not 0 */
+                uint16_t h;
+                memcpy(&h, e, sizeof h);
+                nan = (h & 0x7FFFu) > (plan->input == SB_F16 ? 0x7C00u
+                                                             : 0x7F80u);
+            }
+            if (nan)
+                continue;
+        }
+        count++;
+    }
+    return count;
+}
+
 /* ---- the result --------------------------------------------------------- */
 
 static void node_set_small_int(sb__node *node, sb_type t, int value)
@@ -400,7 +456,8 @@ sb_status sb__finish(const sb__plan *plan, const sb__node *root,
     SB_RETURN_IF(plan->checked && overflow, SB_OVERFLOW);
     sb__node out = *root;
     if (!out.has) {
-        SB_FAIL_IF(plan->op == SB_MIN || plan->op == SB_MAX, SB_EMPTY,
+        SB_FAIL_IF(plan->op == SB_MIN || plan->op == SB_MAX || plan->arg,
+                   SB_EMPTY,
                    "%s over no element: nothing takes part, so there is no "
                    "value", sb_op_name(plan->op));
         node_set_small_int(&out, plan->acc, plan->op == SB_PROD ? 1 : 0);
@@ -420,6 +477,15 @@ sb_status sb__finish(const sb__plan *plan, const sb__node *root,
                             : sb__float_to_bf16(out.v.f32);
         memcpy(out.v.bytes, &bits, sizeof bits);
     }
+    if (plan->arg) {
+        /* The value in its accumulator's bytes, the rest zero. */
+        sb_arg_result arg;
+        memset(&arg, 0, sizeof arg);
+        memcpy(arg.value, out.v.bytes, sb_type_size(plan->acc));
+        arg.index = out.where;
+        memcpy(result, &arg, sizeof arg);
+        return SB_OK;
+    }
     memcpy(result, out.v.bytes, plan->result_size);
     return SB_OK;
 }
@@ -431,7 +497,8 @@ void sb__row_engine_init(sb__row_engine *e, const sb__plan *plan,
 {
     e->plan = plan;
     e->isa = isa;
-    const bool boolean = plan->op == SB_ANY || plan->op == SB_ALL;
+    const bool boolean = plan->op == SB_ANY || plan->op == SB_ALL ||
+                         plan->op == SB_COUNT;
     e->kernel = boolean ? NULL : sb__host_kernel(plan, isa);
     e->block_map = !boolean && plan->prepared
                  ? sb__host_block_map(plan, isa) : NULL;
@@ -468,6 +535,11 @@ sb_status sb__reduce_row(const sb__row_engine *e, const void *x,
                          ptrdiff_t stride, unsigned threads, void *result)
 {
     const sb__plan *plan = e->plan;
+    if (plan->op == SB_COUNT) {
+        const uint64_t count = count_taking_part(plan, x, mask, n, stride);
+        memcpy(result, &count, sizeof count);
+        return SB_OK;
+    }
     if (plan->op == SB_ANY || plan->op == SB_ALL) {
         const unsigned char value = stride == 1
             ? reduce_boolean(plan, x, mask, n)
@@ -492,8 +564,8 @@ sb_status sb__reduce_row(const sb__row_engine *e, const void *x,
     /* The two answers that are no value, without sb__finish()'s detail:
      * a batch has no use for it, and formatting it per row costs. */
     SB_RETURN_IF(plan->checked && overflow, SB_OVERFLOW);
-    SB_RETURN_IF(!root.has && (plan->op == SB_MIN || plan->op == SB_MAX),
-                 SB_EMPTY);
+    SB_RETURN_IF(!root.has && (plan->op == SB_MIN || plan->op == SB_MAX ||
+                               plan->arg), SB_EMPTY);
     return sb__finish(plan, &root, overflow, result);
 }
 
@@ -521,6 +593,11 @@ static sb_status reduce_host(const sb__plan *planp, const void *x,
 
     /* Even any/all need it: under denormals-are-zero a subnormal would
      * compare equal to zero. */
+    if (plan.op == SB_COUNT) {
+        const uint64_t count = count_taking_part(&plan, x, mask, n, 1);
+        memcpy(result, &count, sizeof count);
+        return SB_OK;
+    }
     sb__fpenv env;
     sb__fpenv_enter(&env);
     if (plan.op == SB_ANY || plan.op == SB_ALL) {

@@ -78,8 +78,8 @@ static void allowed_accumulators(sb_type input, char *buf, size_t size)
 sb_status sb__plan_make(sb_reduction r, sb__plan *plan)
 {
     SB_FAIL_IF(plan == NULL, SB_INVALID_ARGUMENT, "internal: plan is NULL");
-    SB_FAIL_IF(r.op < SB_SUM || r.op > SB_ALL, SB_INVALID_ARGUMENT,
-               "r.op = %d is not an sb_op (SB_SUM ... SB_ALL)", (int)r.op);
+    SB_FAIL_IF(r.op < SB_SUM || r.op > SB_COUNT, SB_INVALID_ARGUMENT,
+               "r.op = %d is not an sb_op (SB_SUM ... SB_COUNT)", (int)r.op);
     SB_FAIL_IF(!sb__type_valid(r.input), SB_INVALID_ARGUMENT,
                "r.input = %d is not an element type (SB_I8 ... SB_BF16)",
                (int)r.input);
@@ -96,7 +96,9 @@ sb_status sb__plan_make(sb_reduction r, sb__plan *plan)
                "SB_SKIP_NAN is for float inputs; %s has no NaN",
                sb_type_name(r.input));
 
-    const bool boolean = r.op == SB_ANY || r.op == SB_ALL;
+    /* any, all and count read the input as it is: no accumulator. */
+    const bool boolean = r.op == SB_ANY || r.op == SB_ALL ||
+                         r.op == SB_COUNT;
     const sb_type acc = r.accumulator == SB_SAME_AS_INPUT ? r.input
                                                           : r.accumulator;
     if (boolean) {
@@ -151,7 +153,10 @@ sb_status sb__plan_make(sb_reduction r, sb__plan *plan)
     plan->input_size = sb_type_size(r.input);
     plan->fold_size = sb__type_is_half(acc) ? sizeof(float)
                                             : sb_type_size(acc);
-    plan->result_size = boolean ? 1 : sb_type_size(acc);
+    plan->arg = r.op == SB_ARGMIN || r.op == SB_ARGMAX;
+    plan->result_size = r.op == SB_COUNT ? sizeof(uint64_t)
+                      : plan->arg ? sizeof(sb_arg_result)
+                      : boolean ? 1 : sb_type_size(acc);
     return SB_OK;
 }
 

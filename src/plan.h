@@ -87,7 +87,8 @@ const char *sb__type_cl_name(sb_type t);
 typedef struct {
     sb_op   op;
     sb_type input;
-    sb_type acc;          /* resolved: never 0; equals input for any/all */
+    sb_type acc;          /* resolved: never 0; equals input for any/all
+                             and count */
     bool    wrap;         /* SB_WRAP on an integer sum/prod */
     bool    checked;      /* an integer step can overflow: sum, prod, a
                              map or a dot product's products, without
@@ -95,6 +96,7 @@ typedef struct {
     sb_map  map;          /* SB_MAP_NONE for dot products */
     bool    skip_nan;     /* SB_SKIP_NAN (float inputs only) */
     bool    dot;          /* the elements are x[i] * y[i] (sb__plan_dot) */
+    bool    arg;          /* argmin / argmax: nodes carry a position */
     bool    prepared;     /* elements are not the input as it is: converted,
                              mapped, NaN-skipping or products */
     size_t  input_size;   /* bytes per element */

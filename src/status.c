@@ -43,6 +43,9 @@ const char *sb_op_name(sb_op op)
     case SB_MAX:  return "max";
     case SB_ANY:  return "any";
     case SB_ALL:  return "all";
+    case SB_ARGMIN: return "argmin";
+    case SB_ARGMAX: return "argmax";
+    case SB_COUNT:  return "count";
     }
     return "?";
 }

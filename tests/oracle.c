@@ -120,14 +120,28 @@ static sb_type accumulator_of(sb_reduction r)
     return r.accumulator == 0 ? r.input : r.accumulator;
 }
 
+/* API-2.md: "SB_ARGMIN, SB_ARGMAX, SB_COUNT: new sb_op values, after
+ * SB_ALL, in this order". */
 static bool op_is_known(sb_op op)
 {
-    return (int)op >= (int)SB_SUM && (int)op <= (int)SB_ALL;
+    return (int)op >= (int)SB_SUM && (int)op <= (int)SB_COUNT;
 }
 
 static bool op_is_boolean(sb_op op)
 {
     return op == SB_ANY || op == SB_ALL;
+}
+
+static bool op_is_arg(sb_op op)
+{
+    return op == SB_ARGMIN || op == SB_ARGMAX;
+}
+
+/* "min and max have none", and so have argmin / argmax, which "return the
+ * min / max value". */
+static bool op_has_no_start(sb_op op)
+{
+    return op == SB_MIN || op == SB_MAX || op_is_arg(op);
 }
 
 /* samebits.h: "typedef enum { SB_MAP_NONE = 0, SB_MAP_ABS, SB_MAP_SQUARE }
@@ -150,8 +164,9 @@ bool oracle_reduction_is_valid(sb_reduction r)
     if (!map_is_known(r.map))
         return false;                               /* unknown map */
     const sb_type acc = accumulator_of(r);
-    if (op_is_boolean(r.op)) {
-        /* "any and all have no accumulator: it must be 0 or the input type" */
+    if (op_is_boolean(r.op) || r.op == SB_COUNT) {
+        /* "any and all have no accumulator: it must be 0 or the input type";
+         * COUNT: "input any type, no accumulator, no map" (API-2.md). */
         if (acc != r.input)
             return false;
     } else if (!conversion_is_allowed(r.input, acc)) {
@@ -169,7 +184,7 @@ bool oracle_reduction_is_valid(sb_reduction r)
         return false;
     /* A map is "Valid with sum, prod, min and max ... Refused with any/all"
      * (API-2.md: "Not valid with any/all/count"). */
-    if (r.map != SB_MAP_NONE && op_is_boolean(r.op))
+    if (r.map != SB_MAP_NONE && (op_is_boolean(r.op) || r.op == SB_COUNT))
         return false;
     return true;
 }
@@ -188,6 +203,12 @@ size_t oracle_result_size(sb_reduction r)
         return 0;
     if (op_is_boolean(r.op))
         return 1;
+    /* API-2.md: "sb_result_size() is 16 for them [argmin, argmax] ... 8
+     * [for count]". */
+    if (op_is_arg(r.op))
+        return 16;
+    if (r.op == SB_COUNT)
+        return 8;
     return type_bits(accumulator_of(r)) / 8;
 }
 
@@ -398,9 +419,11 @@ typedef struct {
         double   d;      /* f64, and f16 / bf16 (their values are doubles) */
         bool     b;      /* any, all */
     } v;
+    uint64_t position;   /* argmin / argmax: "the position of the element
+                            whose value the fold and the tree carried" */
 } node;
 
-static const node none = { false, { 0 } };
+static const node none = { false, { 0 }, 0 };
 
 /* What a reduction computes in, fixed once per call. */
 typedef struct {
@@ -426,7 +449,7 @@ typedef struct {
  * is exact because only exact pairs pass validation. */
 static node convert_to_accumulator(const reducer *rd, exact_value e)
 {
-    node out = { true, { 0 } };
+    node out = { true, { 0 }, 0 };
     if (op_is_boolean(rd->op)) {
         out.v.b = element_is_true(e);
     } else if (rd->acc == SB_F32) {
@@ -446,7 +469,7 @@ static node convert_to_accumulator(const reducer *rd, exact_value e)
  * any false, all true"). */
 static node start_value(const reducer *rd)
 {
-    node out = { true, { 0 } };
+    node out = { true, { 0 }, 0 };
     const int one = rd->op == SB_PROD ? 1 : 0;
     switch (rd->op) {
     case SB_ANY: out.v.b = false; return out;
@@ -560,6 +583,21 @@ static double half_step(const half_format *f, sb_op op, double l, double r)
     return round_exact(f, hi, lo);
 }
 
+/* argmin / argmax: whether r replaces l, "only when strictly smaller /
+ * larger" (comparisons with a NaN are false, so a NaN never replaces and
+ * is never replaced). Compared in the accumulator. */
+static bool arg_replaces(const reducer *rd, node l, node r)
+{
+    const bool min = rd->op == SB_ARGMIN;
+    if (rd->acc == SB_F32)
+        return min ? r.v.f < l.v.f : r.v.f > l.v.f;
+    if (rd->acc == SB_F64 || type_is_half(rd->acc))
+        return min ? r.v.d < l.v.d : r.v.d > l.v.d;
+    if (type_is_signed_integer(rd->acc))
+        return min ? r.v.i < l.v.i : r.v.i > l.v.i;
+    return min ? r.v.u < l.v.u : r.v.u > l.v.u;
+}
+
 /* Computes `l OP r` for two nodes that both have a value. For min and max
  * the right operand replaces the left only if strictly smaller / larger:
  * this is the leaf fold's "x replaces v only if x < v" with l = v, r = x,
@@ -567,6 +605,11 @@ static double half_step(const half_format *f, sb_op op, double l, double r)
 static bool step(const reducer *rd, node l, node r, node *out)
 {
     out->has = true;
+    if (op_is_arg(rd->op)) {
+        /* The whole node, value and position, of the side that wins. */
+        *out = arg_replaces(rd, l, r) ? r : l;
+        return true;
+    }
     switch (rd->op) {
     case SB_ANY: out->v.b = l.v.b || r.v.b; return true;
     case SB_ALL: out->v.b = l.v.b && r.v.b; return true;
@@ -752,7 +795,7 @@ static bool fold_leaf(const reducer *rd, const elements *in, size_t j,
     const size_t first = j * LEAF_SIZE;
     const size_t last = first + LEAF_SIZE - 1 < n - 1 ? first + LEAF_SIZE - 1
                                                       : n - 1;
-    const bool has_start = rd->op != SB_MIN && rd->op != SB_MAX;
+    const bool has_start = !op_has_no_start(rd->op);
     bool any_taking_part = false;
     node v = has_start ? start_value(rd) : none;
     for (size_t i = first; i <= last; i++) {
@@ -762,6 +805,8 @@ static bool fold_leaf(const reducer *rd, const elements *in, size_t j,
             continue;
         if (status == ELEMENT_OVERFLOW)
             return false;          /* "an overflow ... for every operation" */
+        e.position = i;            /* "counted from the reduction's first
+                                      element (0-based)" */
         any_taking_part = true;
         if (!v.has) {
             v = e;                 /* min/max: the first taking-part element */
@@ -784,6 +829,19 @@ static void write_result(const reducer *rd, node root, void *result)
     if (op_is_boolean(rd->op)) {
         const uint8_t b = root.v.b ? 1 : 0;
         memcpy(result, &b, 1);
+        return;
+    }
+    if (op_is_arg(rd->op)) {
+        /* API-2.md: "value is what SB_MIN / SB_MAX returns (the first
+         * sb_type_size(accumulator) bytes; the rest zero); index is the
+         * position". Written as min / max writes it, then the index. */
+        const reducer as_min_max = { rd->op == SB_ARGMIN ? SB_MIN : SB_MAX,
+                                     rd->acc, rd->wrap, rd->map,
+                                     rd->skip_nan };
+        unsigned char record[16] = { 0 };
+        write_result(&as_min_max, root, record);
+        memcpy(record + 8, &root.position, 8);
+        memcpy(result, record, 16);
         return;
     }
     switch (rd->acc) {
@@ -835,6 +893,19 @@ static sb_status reduce_elements(sb_reduction r, const elements *in,
     const size_t leaves = n / LEAF_SIZE + (n % LEAF_SIZE != 0);
     node root = none;
 
+    /* "count is the number of taking-part elements, an unsigned 64-bit
+     * integer: order-free, never overflows, 0 when nothing takes part." */
+    if (r.op == SB_COUNT) {
+        uint64_t count = 0;
+        for (size_t i = 0; i < n; i++) {
+            node e;
+            if (take_element(&rd, in, i, &e) != ELEMENT_SKIPPED)
+                count++;
+        }
+        memcpy(result, &count, 8);
+        return SB_OK;
+    }
+
     if (leaves > 0) {
         /* Level 0: the leaf values. */
         node *level = malloc(leaves * sizeof *level);
@@ -876,7 +947,7 @@ static sb_status reduce_elements(sb_reduction r, const elements *in,
     /* "the root, if it is not none; otherwise: sum 0, prod 1, any false,
      * all true, and for min/max the status empty." */
     if (!root.has) {
-        if (r.op == SB_MIN || r.op == SB_MAX)
+        if (op_has_no_start(r.op))   /* min, max, argmin, argmax */
             return SB_EMPTY;
         root = start_value(&rd);
     }

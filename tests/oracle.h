@@ -17,7 +17,8 @@
 
 /*! oracle_reduce() :
  *  Reduces the `n` elements at `x` in the order of ORDER.md and writes one
- *  value of the accumulator type (for any/all: one uint8_t, 0 or 1) to
+ *  value of the accumulator type (for any/all: one uint8_t, 0 or 1; for
+ *  argmin/argmax an sb_arg_result; for count a uint64_t) to
  *  `result`.
  *  @return SB_OK, SB_EMPTY, SB_OVERFLOW, SB_INVALID_ARGUMENT, or
  *          SB_OUT_OF_MEMORY if its scratch array cannot be allocated.

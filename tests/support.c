@@ -92,8 +92,8 @@ const char *type_name(sb_type t)
 const char *op_name(sb_op op)
 {
     static const char *const names[] = { "sum", "prod", "min", "max", "any",
-                                         "all" };
-    return (int)op >= 0 && (int)op <= (int)SB_ALL ? names[op] : "?";
+                                         "all", "argmin", "argmax", "count" };
+    return (int)op >= 0 && (int)op <= (int)SB_COUNT ? names[op] : "?";
 }
 
 const char *status_name(sb_status s)
@@ -589,12 +589,21 @@ void print_result(FILE *out, sb_reduction r, const void *bytes)
             fprintf(out, " %02x", p[i]);
         return;
     }
+    const sb_type acc = r.accumulator == 0 ? r.input : r.accumulator;
+    if (r.op == SB_ARGMIN || r.op == SB_ARGMAX) {
+        /* An sb_arg_result: the value's bytes, then the index. */
+        uint64_t index;
+        memcpy(&index, p + 8, 8);
+        fprintf(out, "index %" PRIu64 ", value ", index);
+        size = type_size(acc);
+    }
     uint64_t bits = 0;
-    for (size_t i = 0; i < size; i++)
+    for (size_t i = 0; i < size && i < 8; i++)
         bits |= (uint64_t)p[i] << (8 * i);
     fprintf(out, "0x%0*" PRIx64, (int)(2 * size), bits);
-    const sb_type acc = r.accumulator == 0 ? r.input : r.accumulator;
-    if (r.op == SB_ANY || r.op == SB_ALL) {
+    if (r.op == SB_COUNT) {
+        fprintf(out, " (count %" PRIu64 ")", bits);
+    } else if (r.op == SB_ANY || r.op == SB_ALL) {
         fprintf(out, " (%u)", (unsigned)p[0]);
     } else if (acc == SB_F32) {
         float f;

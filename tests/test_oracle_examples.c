@@ -875,7 +875,7 @@ static void unknown_op_or_type_is_refused(void **state)
     (void)state;
     const int32_t x[2] = { 1, 2 };
     const sb_reduction bad[] = {
-        { .op = (sb_op)6, .input = SB_I32 },
+        { .op = (sb_op)(SB_COUNT + 1), .input = SB_I32 },
         { .op = (sb_op)-1, .input = SB_I32 },
         { .op = SB_SUM, .input = (sb_type)0 },
         { .op = SB_SUM, .input = (sb_type)13 },

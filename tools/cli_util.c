@@ -204,7 +204,7 @@ uint32_t cli_f32_bits(float v)
 
 int cli_parse_op(const char *s)
 {
-    for (int op = SB_SUM; op <= SB_ALL; op++)
+    for (int op = SB_SUM; op <= SB_COUNT; op++)
         if (strcmp(s, sb_op_name((sb_op)op)) == 0)
             return op;
     return -1;

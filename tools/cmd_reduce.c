@@ -314,6 +314,14 @@ static void format_value(sb_reduction r, const void *result, char *buf,
         snprintf(buf, size, "%u", *(const unsigned char *)result);
         return;
     }
+    if (r.op == SB_COUNT) {
+        uint64_t v;
+        memcpy(&v, result, 8);
+        snprintf(buf, size, "%" PRIu64, v);
+        return;
+    }
+    /* argmin / argmax: the value (an sb_arg_result's first bytes); the
+     * index is printed beside it. */
     switch (acc) {
     case SB_F32: { float v; memcpy(&v, result, 4); snprintf(buf, size, "%.9g", (double)v); break; }
     case SB_F64: { double v; memcpy(&v, result, 8); snprintf(buf, size, "%.17g", v); break; }
@@ -589,6 +597,7 @@ typedef struct {
     sb_status    status;
     char         value[64];
     char         bits[CORPUS_RESULT_MAX];
+    uint64_t     index;         /* argmin / argmax: the position */
 } reduce_outcome;
 
 /* Prints the JSON record of any outcome: the reduction when known, the
@@ -623,6 +632,8 @@ static int finish(const reduce_outcome *o, int rc)
     printf("\"status\":\"%s\",\"exit\":%d", word, rc);
     if (rc == CLI_EXIT_OK) {
         printf(",\"value\":\"%s\",\"bits\":\"%s\"", o->value, o->bits);
+        if (o->r.op == SB_ARGMIN || o->r.op == SB_ARGMAX)
+            printf(",\"index\":%" PRIu64, o->index);
     } else {
         printf(",\"error\":");
         cli_json_string(stdout, cli_last_error());
@@ -864,7 +875,14 @@ int cmd_reduce(int argc, char **argv)
         format_value(r, result, out.value, sizeof out.value);
         corpus_format_result(out.bits, sizeof out.bits, r, out.status, result);
         out.bits[strcspn(out.bits, " ")] = '\0';   /* the bits without "ok" */
-        if (!out.json)
+        const int arg = r.op == SB_ARGMIN || r.op == SB_ARGMAX;
+        if (arg)
+            memcpy(&out.index, result + 8, sizeof out.index);
+        if (!out.json && arg)
+            printf(a.bits ? "%s at index %" PRIu64 " %s\n"
+                          : "%s at index %" PRIu64 "\n",
+                   out.value, out.index, out.bits);
+        else if (!out.json)
             printf(a.bits ? "%s %s\n" : "%s\n", out.value, out.bits);
         /* The answer for no element is the start value, as documented; a
          * producer that wrote nothing should not pass unnoticed. */
