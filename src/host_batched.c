@@ -217,8 +217,10 @@ static void run_batch(batch_job *j)
  * the gather path above (correctness first; they could fold per element
  * here too). */
 
-#define COLUMN_TILE   32   /* reductions per tile, by measurement (README:
-                              Performance): 128 bytes of f32 per row */
+#define COLUMN_TILE   64   /* reductions per tile, by measurement (README:
+                              Performance): 256 bytes of f32 per row; 16
+                              and 32 were slower on long columns, 128 no
+                              faster */
 #define COLUMN_LEVELS 64   /* merge stack entries: enough for any n */
 
 /* The nodes of a tile's columns, and their overflow flags. */

@@ -562,7 +562,7 @@ static const reduction_case column_reductions[] = {
 /* 1907 rows: 120 leaves, four entries left on the merge stack. */
 static const size_t column_rows[] = { 0, 1, 15, 16, 17, 31, 32, 33, 1000,
                                       1907, 4097 };
-/* 31, 32, 33, 63, 64, 65: around one and two tiles of 32. */
+/* 31, 32, 33, 63, 64, 65, 1000: around the edges of tiles of 32 or 64. */
 static const size_t column_counts[] = { 1, 15, 16, 17, 31, 32, 33, 63, 64,
                                         65, 1000 };
 
@@ -643,8 +643,8 @@ static void column_tiles_match_the_host_and_the_oracle(void **state)
     assert_int_equal(wrong, 0);
 }
 
-/* Each reduction of the list over the same shapes: 65 columns (two full
- * tiles and one column) of 33 rows and 1000 rows, masked and not; the
+/* Each reduction of the list over the same shapes: 65 columns (a full
+ * tile of 64 and one column) of 33 rows and 1000 rows, masked and not; the
  * masked checked integers, min and max see overflows and empty columns
  * beside answers. */
 static void every_column_reduction_meets_tile_edges(void **state)
