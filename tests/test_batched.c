@@ -16,6 +16,12 @@
  *   - a row of about 10^5 and one past the threading threshold (rows,
  *     columns), 1000 rows of 16, with SAMEBITS_THREADS 1 and 2: the bits
  *     equal;
+ *   - columns (the tiles of host_batched.c): 1 to 1000 columns around
+ *     tile edges, 0 to 4097 rows, batch strides 1, 2 and -1, rows of the
+ *     tight length and longer, every op over integer, float and half
+ *     types, masks that empty leaves of some columns and whole columns,
+ *     overflow in some columns only, min/max columns with nothing taking
+ *     part;
  *   - segments: random offsets with empty segments, one long segment
  *     among many short ones, offsets[0] > 0;
  *   - refusals: SB_INVALID_ARGUMENT with a detail, and the results and
@@ -496,6 +502,221 @@ static void long_rows_and_many_short_rows_agree_on_1_and_2_threads(void **s)
     assert_int_equal(wrong, 0);
 }
 
+/* ------------------------------------------------------------------------
+ * Columns: the tiles of adjacent reductions (host_batched.c)
+ * ---------------------------------------------------------------------- */
+
+/* Every op over every integer, float and half type, wrapping and checked
+ * integers, and a few prepared plans (conversions, a map, NaN skipping),
+ * which keep the gather path: the same checks hold for both. */
+static const reduction_case column_reductions[] = {
+    { R(SB_SUM,  SB_F32, 0, 0, SB_MAP_NONE), FAMILY_UNIFORM },
+    { R(SB_SUM,  SB_F32, 0, 0, SB_MAP_NONE), FAMILY_SPECIALS },
+    { R(SB_SUM,  SB_F64, 0, 0, SB_MAP_NONE), FAMILY_UNIFORM },
+    { R(SB_SUM,  SB_F32, 0, 0, SB_MAP_NONE), FAMILY_CANCELLATION },
+    { R(SB_PROD, SB_F64, 0, 0, SB_MAP_NONE), FAMILY_UNIFORM },
+    { R(SB_SUM,  SB_F64, 0, 0, SB_MAP_NONE), FAMILY_SUBNORMAL },
+    { R(SB_SUM,  SB_F64, 0, 0, SB_MAP_NONE), FAMILY_SIGNED_ZEROS },
+    { R(SB_PROD, SB_F32, 0, 0, SB_MAP_NONE), FAMILY_PROD_EDGE },
+    { R(SB_PROD, SB_F64, 0, 0, SB_MAP_NONE), FAMILY_SPECIALS },
+    { R(SB_MIN,  SB_F32, 0, 0, SB_MAP_NONE), FAMILY_SIGNED_ZEROS },
+    { R(SB_MAX,  SB_F32, 0, 0, SB_MAP_NONE), FAMILY_SPECIALS },
+    { R(SB_MIN,  SB_F64, 0, 0, SB_MAP_NONE), FAMILY_SPECIALS },
+    { R(SB_MAX,  SB_F64, 0, 0, SB_MAP_NONE), FAMILY_SIGNED_ZEROS },
+    { R(SB_SUM,  SB_I8,  0, 0, SB_MAP_NONE), FAMILY_SUM_EDGE },
+    { R(SB_SUM,  SB_U8,  0, SB_WRAP, SB_MAP_NONE), FAMILY_UNIFORM },
+    { R(SB_SUM,  SB_I16, 0, SB_WRAP, SB_MAP_NONE), FAMILY_LIMITS },
+    { R(SB_SUM,  SB_U16, 0, 0, SB_MAP_NONE), FAMILY_SUM_EDGE },
+    { R(SB_SUM,  SB_I32, 0, 0, SB_MAP_NONE), FAMILY_SUM_EDGE },
+    { R(SB_SUM,  SB_I32, 0, SB_WRAP, SB_MAP_NONE), FAMILY_LIMITS },
+    { R(SB_SUM,  SB_U32, 0, 0, SB_MAP_NONE), FAMILY_LIMITS },
+    { R(SB_SUM,  SB_I64, 0, 0, SB_MAP_NONE), FAMILY_LIMITS },
+    { R(SB_SUM,  SB_U64, 0, SB_WRAP, SB_MAP_NONE), FAMILY_UNIFORM },
+    { R(SB_PROD, SB_I8,  0, SB_WRAP, SB_MAP_NONE), FAMILY_UNIFORM },
+    { R(SB_PROD, SB_U8,  0, 0, SB_MAP_NONE), FAMILY_PROD_EDGE },
+    { R(SB_PROD, SB_I16, 0, 0, SB_MAP_NONE), FAMILY_PROD_EDGE },
+    { R(SB_PROD, SB_U16, 0, SB_WRAP, SB_MAP_NONE), FAMILY_UNIFORM },
+    { R(SB_PROD, SB_I32, 0, 0, SB_MAP_NONE), FAMILY_PROD_EDGE },
+    { R(SB_PROD, SB_U32, 0, SB_WRAP, SB_MAP_NONE), FAMILY_UNIFORM },
+    { R(SB_PROD, SB_I64, 0, SB_WRAP, SB_MAP_NONE), FAMILY_LIMITS },
+    { R(SB_PROD, SB_U64, 0, 0, SB_MAP_NONE), FAMILY_PROD_EDGE },
+    { R(SB_MIN,  SB_I8,  0, 0, SB_MAP_NONE), FAMILY_UNIFORM },
+    { R(SB_MAX,  SB_U8,  0, 0, SB_MAP_NONE), FAMILY_LIMITS },
+    { R(SB_MIN,  SB_I16, 0, 0, SB_MAP_NONE), FAMILY_LIMITS },
+    { R(SB_MAX,  SB_U16, 0, 0, SB_MAP_NONE), FAMILY_UNIFORM },
+    { R(SB_MAX,  SB_I32, 0, 0, SB_MAP_NONE), FAMILY_UNIFORM },
+    { R(SB_MIN,  SB_U32, 0, 0, SB_MAP_NONE), FAMILY_UNIFORM },
+    { R(SB_MAX,  SB_I64, 0, 0, SB_MAP_NONE), FAMILY_LIMITS },
+    { R(SB_MIN,  SB_U64, 0, 0, SB_MAP_NONE), FAMILY_LIMITS },
+    { R(SB_ANY,  SB_F32, 0, 0, SB_MAP_NONE), FAMILY_NEGATIVE_ZERO },
+    { R(SB_ALL,  SB_I16, 0, 0, SB_MAP_NONE), FAMILY_UNIFORM },
+    { R(SB_SUM,  SB_I32, SB_I64, 0, SB_MAP_NONE), FAMILY_UNIFORM },
+    { R(SB_SUM,  SB_F32, SB_F64, 0, SB_MAP_NONE), FAMILY_HUGE_RANGE },
+    { R(SB_SUM,  SB_F64, 0, SB_SKIP_NAN, SB_MAP_NONE), FAMILY_SPECIALS },
+    { R(SB_MAX,  SB_F32, 0, 0, SB_MAP_ABS), FAMILY_SPECIALS },
+    { R(SB_SUM,  SB_F16, 0, 0, SB_MAP_NONE), FAMILY_UNIFORM },
+    { R(SB_MIN,  SB_BF16, 0, 0, SB_MAP_NONE), FAMILY_UNIFORM },
+    { R(SB_PROD, SB_F16, SB_F32, 0, SB_MAP_NONE), FAMILY_UNIFORM },
+};
+
+/* 1907 rows: 120 leaves, four entries left on the merge stack. */
+static const size_t column_rows[] = { 0, 1, 15, 16, 17, 31, 32, 33, 1000,
+                                      1907, 4097 };
+/* 31, 32, 33, 63, 64, 65, 1000: around the edges of tiles of 32 or 64. */
+static const size_t column_counts[] = { 1, 15, 16, 17, 31, 32, 33, 63, 64,
+                                        65, 1000 };
+
+/* The mask of a column batch, per column: whole columns empty (b % 7 ==
+ * 3), and elsewhere each leaf of 16 positions at random empty, full, or
+ * random bytes (0 about a quarter of the time). */
+static void column_mask(batch_buffer *bb, size_t n, ptrdiff_t es,
+                        size_t count, ptrdiff_t bs, uint64_t s)
+{
+    for (size_t b = 0; b < count; b++)
+        for (size_t i = 0; i < n; i++) {
+            uint64_t h = mix_seed(s, b * 1000003u + i / 16);
+            const unsigned leaf = (unsigned)(splitmix64(&h) % 3);
+            unsigned char m;
+            if (b % 7 == 3 || leaf == 0)
+                m = 0;
+            else if (leaf == 1)
+                m = 1;
+            else {
+                uint64_t e = mix_seed(s, (b * 1000003u + i) | (1ull << 62));
+                const uint64_t v = splitmix64(&e);
+                m = v % 4 == 0 ? 0 : (unsigned char)(1 + (v >> 8) % 255);
+            }
+            bb->mask[(ptrdiff_t)bb->below + (ptrdiff_t)b * bs
+                     + (ptrdiff_t)i * es] = m;
+        }
+}
+
+/* One column batch: elem_stride the row length (count * |bs|), or a
+ * longer row (`pad` elements more), and negative when `flip`. */
+static unsigned long check_columns(const reduction_case *rc, size_t n,
+                                   size_t count, ptrdiff_t bs, size_t pad,
+                                   bool flip, bool masked, uint64_t s,
+                                   seen_statuses *seen)
+{
+    const size_t row = count * magnitude(bs) + pad;
+    const ptrdiff_t es = flip ? -(ptrdiff_t)row : (ptrdiff_t)row;
+    batch_buffer bb = make_batch(rc->r, rc->family,
+                                 masked ? MASK_RANDOM : MASK_NONE, n, es,
+                                 count, bs, s);
+    if (masked)
+        column_mask(&bb, n, es, count, bs, mix_seed(s, 3));
+    char what[160];
+    snprintf(what, sizeof what, "columns, n = %zu, count = %zu, strides "
+             "%td %td, %s", n, count, es, bs, masked ? "masked" : "no mask");
+    const size_t size = type_size(rc->r.input);
+    const unsigned long wrong = check_batched(
+            what, rc->r, bb.data + bb.below * size,
+            bb.mask ? bb.mask + bb.below : NULL, n, es, count, bs, seen);
+    free_batch(&bb);
+    return wrong;
+}
+
+/* Every (rows, columns) pair of the lists above, each with three
+ * reductions of the list in turn, batch strides 1, 2 and -1, rows of the
+ * tight length and longer, with and without masks. */
+static void column_tiles_match_the_host_and_the_oracle(void **state)
+{
+    (void)state;
+    static const ptrdiff_t batch_strides[] = { 1, 2, -1 };
+    unsigned long wrong = 0, calls = 0;
+    size_t turn = 0;
+    for (size_t ni = 0; ni < COUNT(column_rows); ni++)
+        for (size_t ci = 0; ci < COUNT(column_counts); ci++)
+            for (int k = 0; k < 3; k++, turn++) {
+                const size_t n = column_rows[ni], count = column_counts[ci];
+                const reduction_case *rc =
+                        &column_reductions[turn % COUNT(column_reductions)];
+                const ptrdiff_t bs = batch_strides[turn % 3];
+                const size_t pad = (turn / 3) % 2 ? 5 : 0;
+                const bool flip = bs < 0 && (turn / 6) % 2;
+                const bool masked = (turn / 2) % 2;
+                wrong += check_columns(rc, n, count, bs, pad, flip, masked,
+                                       mix_seed(seed, 20000 + turn), NULL);
+                calls++;
+            }
+    printf("%lu column calls, %lu wrong\n", calls, wrong);
+    assert_int_equal(wrong, 0);
+}
+
+/* Each reduction of the list over the same shapes: 65 columns (a full
+ * tile of 64 and one column) of 33 rows and 1000 rows, masked and not; the
+ * masked checked integers, min and max see overflows and empty columns
+ * beside answers. */
+static void every_column_reduction_meets_tile_edges(void **state)
+{
+    (void)state;
+    unsigned long wrong = 0;
+    seen_statuses seen = { 0 };
+    for (size_t ri = 0; ri < COUNT(column_reductions); ri++) {
+        const reduction_case *rc = &column_reductions[ri];
+        for (int k = 0; k < 4; k++) {
+            const size_t n = k < 2 ? 33 : 1000;
+            wrong += check_columns(rc, n, 65, k == 3 ? -1 : 1, (size_t)k,
+                                   k == 3, k % 2 == 1,
+                                   mix_seed(seed, 30000 + ri * 4 + (size_t)k),
+                                   &seen);
+        }
+    }
+    printf("ok %lu, empty %lu, overflow %lu\n", seen.ok, seen.empty,
+           seen.overflow);
+    assert_int_equal(wrong, 0);
+    assert_true(seen.ok > 0 && seen.empty > 0 && seen.overflow > 0);
+}
+
+/* Checked i32 sums, 70 columns of 1000 rows, where columns 0, 4, 8, ...
+ * overflow (INT32_MAX everywhere), columns 1, 5, ... do not (INT32_MAX and
+ * INT32_MIN alternate), columns 2, 6, ... overflow in one leaf only, and
+ * the rest hold small values; and f32 min where every third column has
+ * nothing taking part. */
+static void overflow_and_empty_stay_in_their_columns(void **state)
+{
+    (void)state;
+    enum { ROWS = 1000, COLS = 70 };
+    int32_t *x = checked_malloc(ROWS * COLS * sizeof *x);
+    for (size_t i = 0; i < ROWS; i++)
+        for (size_t b = 0; b < COLS; b++) {
+            int32_t v;
+            switch (b % 4) {
+            case 0: v = INT32_MAX; break;
+            case 1: v = i % 2 ? INT32_MIN : INT32_MAX; break;
+            case 2: v = i / 16 == 40 ? INT32_MAX / 4 : (int32_t)(i % 7) - 3;
+                    break;
+            default: v = (int32_t)(b * 3) - (int32_t)i; break;
+            }
+            x[i * COLS + b] = v;
+        }
+    const sb_reduction sum = { .op = SB_SUM, .input = SB_I32 };
+    seen_statuses seen = { 0 };
+    unsigned long wrong = check_batched("i32 sum, overflowing columns", sum,
+                                        (const unsigned char *)x, NULL, ROWS,
+                                        COLS, COLS, 1, &seen);
+    assert_int_equal(wrong, 0);
+    assert_true(seen.ok >= COLS / 2 && seen.overflow >= COLS / 4);
+    float *y = checked_malloc(ROWS * COLS * sizeof *y);
+    unsigned char *mask = checked_malloc(ROWS * COLS);
+    fill_data(FAMILY_SIGNED_ZEROS, SB_F32, SB_F32, y, ROWS * COLS,
+              mix_seed(seed, 40000));
+    for (size_t i = 0; i < ROWS; i++)
+        for (size_t b = 0; b < COLS; b++)
+            mask[i * COLS + b] = (unsigned char)(b % 3 == 0 ? 0
+                                 : (i / 16 + b) % 5 == 0 ? 0 : 1 + i % 3);
+    const sb_reduction min = { .op = SB_MIN, .input = SB_F32 };
+    seen = (seen_statuses){ 0 };
+    wrong = check_batched("f32 min, empty columns", min,
+                          (const unsigned char *)y, mask, ROWS, COLS, COLS,
+                          1, &seen);
+    assert_int_equal(wrong, 0);
+    assert_int_equal(seen.empty, (COLS + 2) / 3);
+    free(x);
+    free(y);
+    free(mask);
+}
+
 static void segments_match_the_host_and_the_oracle(void **state)
 {
     (void)state;
@@ -648,6 +869,9 @@ int main(void)
         cmocka_unit_test(batches_of_every_shape_match_the_host_and_the_oracle),
         cmocka_unit_test(segments_match_the_host_and_the_oracle),
         cmocka_unit_test(long_rows_and_many_short_rows_agree_on_1_and_2_threads),
+        cmocka_unit_test(column_tiles_match_the_host_and_the_oracle),
+        cmocka_unit_test(every_column_reduction_meets_tile_edges),
+        cmocka_unit_test(overflow_and_empty_stay_in_their_columns),
     };
     return cmocka_run_group_tests_name("batched", tests, NULL, NULL);
 }

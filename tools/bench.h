@@ -11,6 +11,8 @@
  *                                through sb_partial
  *   5. tools/bench_maps.c        (--maps) maps and dot products against
  *                                the plain sum
+ *   6. tools/bench_batched.c     (--batched) many reductions in one call:
+ *                                rows and columns against the read
  * tools/bench_common.c holds what more than one part needs: the devices as
  * the bench opens them, the data it measures and the sinks for results.
  * Each part prints its own text section or JSON lines to stdout and its
@@ -158,5 +160,11 @@ int bench_stream(int json, int log2_n, unsigned repeat, bench_device *devs,
  * message. */
 int bench_maps(int json, int log2_n, unsigned repeat, bench_device *devs,
                size_t dev_count);
+
+/* ---- 6. many reductions in one call (tools/bench_batched.c) ---------------------- */
+
+/* Row and column f32 sums of a matrix of about 2^log2_n elements, host
+ * only, then 1000 reductions of 16. Returns 0, or -1 after a message. */
+int bench_batched(int json, int log2_n, unsigned repeat);
 
 #endif /* SAMEBITS_BENCH_H */

@@ -17,6 +17,9 @@
  *    sb_partial, host and devices; the partial's size and a merge's cost.
  * 5. Maps and dot products (bench_maps.c, --maps): |x|, x*x and x.y sums
  *    against the plain sum and the read.
+ * 6. Many reductions in one call (bench_batched.c, --batched): row and
+ *    column sums of a matrix against the read; 1000 short reductions
+ *    against as many calls.
  *
  * What more than one part needs (the devices, the data, the sinks) is in
  * bench_common.c.
@@ -43,7 +46,7 @@ static void print_usage(FILE *out)
             "                      [--types T1,...] [--ops OP1,...] [--json]\n"
             "                      [--float-modes M1,...] [--isa I] [--prefetch B]\n"
             "                      [--no-latency]\n"
-            "                      [--stream] [--maps]\n"
+            "                      [--stream] [--maps] [--batched]\n"
             "\n"
             "1. GB/s of input read by sum, min and prod over f32, f64 and i32 at\n"
             "   n = 2^S elements (default sizes 20,24; S in %d..%d):\n"
@@ -98,6 +101,11 @@ static void print_usage(FILE *out)
             "  --maps        part 5: f32 and f64 sums of 2^S elements with\n"
             "                SB_MAP_ABS, SB_MAP_SQUARE and as a dot product, next\n"
             "                to the plain sum and the 1-thread read, host and devices\n"
+            "  --batched     part 6 (host): f32 row and column sums of a matrix\n"
+            "                of about 2^S elements, rows of 1000 and 1000 rows, by\n"
+            "                sb_reduce_batched_host on 1 and every thread, next to\n"
+            "                the 1-thread read; 1000 sums of 16 in one call against\n"
+            "                one sb_reduce_host call of 16\n"
             "\n"
             "Exit status: 0 measured; 2 a bad command line; 4 no such device, or\n"
             "a device failed (with --json, a last {\"kind\":\"error\"} record).\n",
@@ -241,7 +249,7 @@ static int run_bench(int argc, char **argv)
     int sizes[BENCH_MAX_SIZES] = { 20, 24 };
     size_t size_count = 2;
     unsigned long repeat = BENCH_DEFAULT_REPEAT;
-    int json = 0, latency = 1, stream = 0, maps = 0;
+    int json = 0, latency = 1, stream = 0, maps = 0, batched = 0;
     const char *device_spec = NULL;
     /* i64 is measured on request only (the baseline of software f64). */
     static const int all_types[] = { SB_F32, SB_F64, SB_I32, SB_I64 };
@@ -270,6 +278,8 @@ static int run_bench(int argc, char **argv)
             stream = 1;
         } else if (strcmp(argv[i], "--maps") == 0) {
             maps = 1;
+        } else if (strcmp(argv[i], "--batched") == 0) {
+            batched = 1;
         } else if ((v = cli_option_value(argc, argv, &i, "--first-call-child",
                                          &missing)) != NULL) {
             return bench_first_call_child(v);
@@ -399,6 +409,8 @@ static int run_bench(int argc, char **argv)
                                dev_count) != 0)
         goto done;
     if (maps && bench_maps(json, largest, plan.repeat, devs, dev_count) != 0)
+        goto done;
+    if (batched && bench_batched(json, largest, plan.repeat) != 0)
         goto done;
     rc = CLI_EXIT_OK;
 done:

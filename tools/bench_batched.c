@@ -1,0 +1,220 @@
+/* bench_batched.c: part 6 of `samebits bench` (--batched): many
+ * reductions in one call (sb_reduce_batched_host) against the read of the
+ * same bytes.
+ *
+ * One f32 matrix of about 2^S elements (S: the largest of --sizes), in
+ * two shapes: rows of 1000 (about 2^S / 1000 of them) and 1000 rows of
+ * about 2^S / 1000. Of each shape, the row sums (elem_stride 1,
+ * batch_stride the row length) and the column sums (elem_stride the row
+ * length, batch_stride 1: host_batched.c's column tiles), on 1 thread
+ * (SAMEBITS_THREADS=1) and on every thread, next to the fastest 1-thread
+ * read of the matrix; methods take turns, best of --repeat. Then 1000
+ * rows of 16 (and 1000 columns of 16) in one call, per reduction, against
+ * one sb_reduce_host() call of 16 elements. */
+#include "bench.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "samebits.h"
+
+enum { B_ROWS, B_COLS, B_COUNT };
+static const char *const method_names[B_COUNT] = { "rows", "columns" };
+
+/* SAMEBITS_THREADS for the calls that follow: "1", or as it was. */
+typedef struct {
+    char saved[32];
+    int  had;
+} threads_env;
+
+static void threads_env_save(threads_env *e)
+{
+    const char *v = getenv("SAMEBITS_THREADS");
+    e->had = v != NULL && strlen(v) < sizeof e->saved;
+    if (e->had)
+        strcpy(e->saved, v);
+}
+
+static void threads_set(const threads_env *e, int one)
+{
+    if (one)
+        setenv("SAMEBITS_THREADS", "1", 1);
+    else if (e->had)
+        setenv("SAMEBITS_THREADS", e->saved, 1);
+    else
+        unsetenv("SAMEBITS_THREADS");
+}
+
+/* A rows x cols row-major matrix: the row sums or the column sums. */
+static sb_status run_shape(const float *x, size_t rows, size_t cols, int m,
+                           float *results, sb_status *statuses)
+{
+    const sb_reduction r = { .op = SB_SUM, .input = SB_F32 };
+    if (m == B_ROWS)
+        return sb_reduce_batched_host(r, x, NULL, cols, 1, rows,
+                                      (ptrdiff_t)cols, results, statuses);
+    return sb_reduce_batched_host(r, x, NULL, rows, (ptrdiff_t)cols, cols, 1,
+                                  results, statuses);
+}
+
+static double best_of(const float *x, size_t rows, size_t cols, int m,
+                      unsigned repeat, float *results, sb_status *statuses,
+                      int *ok)
+{
+    double best = 0;
+    *ok = run_shape(x, rows, cols, m, results, statuses) == SB_OK;
+    if (!*ok) {
+        fprintf(stderr, "bench: batched %s: %s\n", method_names[m],
+                sb_error_detail());
+        return 0;
+    }
+    for (unsigned i = 0; i < repeat; i++) {
+        const double t0 = cli_now();
+        (void)run_shape(x, rows, cols, m, results, statuses);
+        const double t = cli_now() - t0;
+        if (i == 0 || t < best)
+            best = t;
+    }
+    bench_sink_f32 = results[0];
+    return best;
+}
+
+static double read_seconds(const void *x, size_t bytes, unsigned repeat)
+{
+    const bench_read_variant *v = bench_read_pick(x, bytes);
+    double best = 0;
+    for (unsigned i = 0; i < repeat; i++) {
+        const double t0 = cli_now();
+        bench_sink_u64 = v->fn(x, 0, bytes);
+        const double t = cli_now() - t0;
+        if (i == 0 || t < best)
+            best = t;
+    }
+    return best;
+}
+
+/* One shape: read, then rows and columns on 1 and every thread. */
+static void one_shape(int json, const float *x, size_t rows, size_t cols,
+                      unsigned repeat, const threads_env *env,
+                      float *results, sb_status *statuses)
+{
+    const size_t bytes = rows * cols * sizeof(float);
+    fprintf(stderr, "bench: batched %zu x %zu\n", rows, cols);
+    const double read = read_seconds(x, bytes, repeat);
+    double best[2][B_COUNT];
+    int ok[2][B_COUNT];
+    for (int one = 1; one >= 0; one--) {
+        threads_set(env, one);
+        for (int m = 0; m < B_COUNT; m++)
+            best[one][m] = best_of(x, rows, cols, m, repeat, results,
+                                   statuses, &ok[one][m]);
+    }
+    threads_set(env, 0);
+    const double read_gbs = read > 0 ? (double)bytes / read * 1e-9 : 0;
+    for (int m = 0; m < B_COUNT; m++)
+        for (int one = 1; one >= 0; one--) {
+            if (!ok[one][m])
+                continue;
+            const double gbs = best[one][m] > 0
+                             ? (double)bytes / best[one][m] * 1e-9 : 0;
+            const double ratio = read_gbs > 0 ? gbs / read_gbs : 0;
+            if (json)
+                printf("{\"part\":\"batched\",\"rows\":%zu,\"cols\":%zu,"
+                       "\"sums\":\"%s\",\"where\":\"%s\",\"ms\":%.3f,"
+                       "\"gbs\":%.3f,\"read_gbs\":%.3f,\"over_read\":%.3f}\n",
+                       rows, cols, method_names[m], one ? "host1" : "host",
+                       best[one][m] * 1e3, gbs, read_gbs, ratio);
+            else
+                printf("%7zu x %-7zu  %-7s  %-5s  %8.2f  %6.1f  %6.1f  %6.2f\n",
+                       rows, cols, method_names[m], one ? "host1" : "host",
+                       best[one][m] * 1e3, gbs, read_gbs, ratio);
+        }
+}
+
+/* 1000 reductions of 16 in one call against one call of 16. */
+static void short_reductions(int json, unsigned repeat,
+                             const threads_env *env, float *results,
+                             sb_status *statuses)
+{
+    enum { COUNT = 1000, N = 16 };
+    static float x[COUNT * N];
+    bench_fill(x, SB_F32, SB_SUM, COUNT * N);
+    const sb_reduction r = { .op = SB_SUM, .input = SB_F32 };
+    threads_set(env, 1);
+    double single = 0, best[B_COUNT] = { 0 };
+    float out = 0;
+    for (unsigned i = 0; i < repeat; i++) {
+        const double t0 = cli_now();
+        unsigned failed = 0;
+        for (int k = 0; k < COUNT; k++)
+            failed += sb_reduce_host(r, x + k * N, NULL, N, &out) != SB_OK;
+        bench_sink_u64 = failed;
+        const double t = (cli_now() - t0) / COUNT;
+        if (i == 0 || t < single)
+            single = t;
+        for (int m = 0; m < B_COUNT; m++) {
+            /* rows of 16, or 16 rows of COUNT: the sums of its columns */
+            const size_t rows = m == B_ROWS ? COUNT : N;
+            const size_t cols = m == B_ROWS ? N : COUNT;
+            const double t1 = cli_now();
+            (void)run_shape(x, rows, cols, m, results, statuses);
+            const double tm = (cli_now() - t1) / COUNT;
+            if (i == 0 || tm < best[m])
+                best[m] = tm;
+        }
+    }
+    threads_set(env, 0);
+    bench_sink_f32 = out + results[0];
+    for (int m = 0; m < B_COUNT; m++) {
+        const double ratio = best[m] > 0 ? single / best[m] : 0;
+        if (json)
+            printf("{\"part\":\"batched\",\"count\":%d,\"n\":%d,"
+                   "\"sums\":\"%s\",\"ns_per_reduction\":%.1f,"
+                   "\"ns_per_call\":%.1f,\"call_over_batched\":%.2f}\n",
+                   COUNT, N, method_names[m], best[m] * 1e9, single * 1e9,
+                   ratio);
+        else
+            printf("%d %s of %d: %.1f ns each in one call; one "
+                   "sb_reduce_host of %d: %.1f ns (%.1fx)\n", COUNT,
+                   m == B_ROWS ? "rows" : "columns", N, best[m] * 1e9, N,
+                   single * 1e9, ratio);
+    }
+}
+
+int bench_batched(int json, int log2_n, unsigned repeat)
+{
+    const size_t total = (size_t)1 << log2_n;
+    const size_t length = 1000;
+    const size_t other = (total + length - 1) / length;
+    const size_t bytes = other * length * sizeof(float);
+    float *x = bench_alloc_data(bytes);
+    float *results = malloc((other > 1000 ? other : 1000) * sizeof *results);
+    sb_status *statuses = malloc((other > 1000 ? other : 1000)
+                                 * sizeof *statuses);
+    if (x == NULL || results == NULL || statuses == NULL) {
+        cli_error("bench", "batched: out of memory for 2^%d f32", log2_n);
+        bench_free_data(x, bytes);
+        free(results);
+        free(statuses);
+        return -1;
+    }
+    bench_fill(x, SB_F32, SB_SUM, other * length);
+    threads_env env;
+    threads_env_save(&env);
+    if (!json)
+        printf("\n6. many f32 sums in one call (sb_reduce_batched_host) at "
+               "about 2^%d elements (best of %u, taking turns; host1: "
+               "SAMEBITS_THREADS=1)\n\n"
+               "   rows x cols     sums     where        ms    GB/s    read"
+               "  /read\n", log2_n, repeat);
+    one_shape(json, x, other, length, repeat, &env, results, statuses);
+    one_shape(json, x, length, other, repeat, &env, results, statuses);
+    if (!json)
+        printf("\n");
+    short_reductions(json, repeat, &env, results, statuses);
+    bench_free_data(x, bytes);
+    free(results);
+    free(statuses);
+    return 0;
+}
