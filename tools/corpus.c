@@ -47,7 +47,8 @@ static const char *const family_names[CORPUS_FAMILY_COUNT] = {
     [CORPUS_SPECIALS] = "specials",       [CORPUS_NEGZERO] = "negzero",
     [CORPUS_LIMITS] = "limits",           [CORPUS_SMALL] = "small",
     [CORPUS_EDGE_HIGH] = "edge_high",     [CORPUS_EDGE_LOW] = "edge_low",
-    [CORPUS_PROD_EDGE] = "prod_edge",
+    [CORPUS_PROD_EDGE] = "prod_edge",     [CORPUS_NEAR_MAX] = "near_max",
+    [CORPUS_NAN_LEAVES] = "nan_leaves",
 };
 
 static const char *const mask_names[CORPUS_MASK_COUNT] = {
@@ -71,6 +72,8 @@ const char *corpus_mask_name(corpus_mask m)
 /* ---- types ------------------------------------------------------------------ */
 
 static int is_float(sb_type t) { return t == SB_F32 || t == SB_F64; }
+
+static int is_half(sb_type t) { return t == SB_F16 || t == SB_BF16; }
 
 static int is_signed(sb_type t)
 {
@@ -202,26 +205,56 @@ static corpus_i128 int_element(const corpus_case *c, size_t i, uint64_t r)
 /* ---- floats ----------------------------------------------------------------- */
 
 typedef struct {
-    unsigned mant_bits;     /* 23, 52 */
-    uint64_t exp_max;       /* the all-ones exponent field: 255, 2047 */
-    uint64_t bias;          /* 127, 1023 */
+    unsigned mant_bits;     /* 23, 52; f16 10, bf16 7 */
+    uint64_t exp_max;       /* the all-ones exponent field: 255, 2047; 31 */
+    uint64_t bias;          /* 127, 1023; 15 */
     unsigned cancel_bits;   /* low mantissa bits redrawn by CORPUS_CANCEL */
+    unsigned sign_bit;      /* 31, 63, 15 */
+    uint64_t cancel_exp;    /* CORPUS_CANCEL's even elements: exponent field */
+    uint64_t cancel_span;   /* bias + cancel_exp + ((r >> 52) & cancel_span) */
 } float_format;
 
-static const float_format f32_format = { 23, 255, 127, 8 };
-static const float_format f64_format = { 52, 2047, 1023, 16 };
+static const float_format f32_format = { 23, 255, 127, 8, 31, 16, 15 };
+static const float_format f64_format = { 52, 2047, 1023, 16, 63, 16, 15 };
+static const float_format f16_format = { 10, 31, 15, 4, 15, 4, 3 };
+static const float_format bf16_format = { 7, 255, 127, 3, 15, 4, 3 };
+
+static const float_format *format_of(sb_type t)
+{
+    switch (t) {
+    case SB_F32:  return &f32_format;
+    case SB_F16:  return &f16_format;
+    case SB_BF16: return &bf16_format;
+    default:      return &f64_format;
+    }
+}
 
 static uint64_t fields(const float_format *f, uint64_t sign, uint64_t exp,
                        uint64_t mant)
 {
     const uint64_t mmask = (UINT64_C(1) << f->mant_bits) - 1;
-    return (sign & 1) << (f->mant_bits == 23 ? 31 : 63)
-         | exp << f->mant_bits | (mant & mmask);
+    return (sign & 1) << f->sign_bit | exp << f->mant_bits | (mant & mmask);
 }
 
 /* k * 2^-M - 1 for the (M+1)-bit integer k: exact in the type. */
 static uint64_t uniform_bits(sb_type t, uint64_t k)
 {
+    if (is_half(t)) {
+        /* A multiple of 2^-M in [-1, 1): zero, or a normal of the half
+         * type (|v| >= 2^-M >= 2^-14) whose M + 1 significant bits fit. */
+        const float_format *f = format_of(t);
+        const uint64_t one = UINT64_C(1) << f->mant_bits;      /* k of 0.0 */
+        if (k == one)
+            return 0;
+        const uint64_t sign = k < one;
+        uint64_t mag = sign ? one - k : k - one;   /* |v| * 2^M, 1 .. 2^M */
+        uint64_t e = f->bias;                      /* |v| = mag * 2^-M */
+        while (mag < one) {                        /* normalise to [1, 2) */
+            mag <<= 1;
+            e--;
+        }
+        return fields(f, sign, e, mag);
+    }
     const double v = (double)k * (t == SB_F32 ? 0x1p-23 : 0x1p-52) - 1.0;
     if (t == SB_F32) {
         const float f = (float)v;          /* exact: no rounding */
@@ -239,17 +272,18 @@ static uint64_t float_element(const corpus_case *c, size_t i, uint64_t r,
                               uint64_t prev)
 {
     const sb_type t = c->r.input;
-    const float_format *f = t == SB_F32 ? &f32_format : &f64_format;
+    const float_format *f = format_of(t);
     const unsigned m = f->mant_bits;
     switch (c->family) {
     case CORPUS_HUGE_RANGE:
         return fields(f, r >> 63, 1 + ((r >> 52) & 0x7FF) % (f->exp_max - 1), r);
     case CORPUS_CANCEL:
         if (i % 2 == 0)
-            return fields(f, r >> 63, f->bias + 16 + ((r >> 52) & 15), r);
+            return fields(f, r >> 63, f->bias + f->cancel_exp
+                                          + ((r >> 52) & f->cancel_span), r);
         else {
             const uint64_t low = (UINT64_C(1) << f->cancel_bits) - 1;
-            const uint64_t sign = UINT64_C(1) << (m == 23 ? 31 : 63);
+            const uint64_t sign = UINT64_C(1) << f->sign_bit;
             return ((prev ^ sign) & ~low) | (r & low);
         }
     case CORPUS_ALTERNATING:
@@ -297,6 +331,13 @@ static uint64_t float_element(const corpus_case *c, size_t i, uint64_t r,
         default: return fields(f, sign, f->bias, 0); /* one */
         }
     }
+    case CORPUS_NEAR_MAX:       /* the two top binades, 1/16 negative */
+        return fields(f, (r >> 60) == 0, f->exp_max - 1 - ((r >> 52) & 1), r);
+    case CORPUS_NAN_LEAVES:     /* odd leaves: quiet NaNs of any payload */
+        if ((i / 16) % 2 == 1)
+            return fields(f, r >> 63, f->exp_max,
+                          (UINT64_C(1) << (m - 1)) | r);
+        return uniform_bits(t, r >> (63 - m));
     case CORPUS_UNIFORM:
     default:
         return uniform_bits(t, r >> (63 - m));
@@ -315,6 +356,10 @@ static void fill_stream(const corpus_case *c, uint64_t state, void *x)
         } else if (c->r.input == SB_F64) {
             const uint64_t b = float_element(c, i, r, prev);
             memcpy((char *)x + 8 * i, &b, 8);
+            prev = b;
+        } else if (is_half(c->r.input)) {
+            const uint16_t b = (uint16_t)float_element(c, i, r, prev);
+            memcpy((char *)x + 2 * i, &b, 2);
             prev = b;
         } else {
             put_int(c->r.input, x, i, int_element(c, i, r));
@@ -366,6 +411,11 @@ void corpus_fill_mask(const corpus_case *c, unsigned char *mask)
 
 static int family_applies(corpus_family f, sb_type input, sb_type acc)
 {
+    if (is_half(input))     /* no harmonic: C has no half type to divide in */
+        return (f <= CORPUS_LIMITS && f != CORPUS_HARMONIC)
+            || f == CORPUS_NEAR_MAX || f == CORPUS_NAN_LEAVES;
+    if (f > CORPUS_PROD_EDGE)
+        return 0;
     if (is_float(input))
         return f <= CORPUS_LIMITS;
     switch (f) {
@@ -610,6 +660,89 @@ static void add_maps(case_list *l)
     }
 }
 
+/* Part 5, the half types: every reduction of an f16 or bf16 input (op x
+ * input x accumulator) across the leaf edges, four sizes of thousands
+ * (three masked) and 100003; then maps, NaN skipping and dot products as
+ * in part 4. The families take turns with the sizes. */
+static void add_halves(case_list *l)
+{
+    static const size_t sizes[] = { 0, 1, 15, 16, 17, 31, 32, 33,
+                                    4095, 4096, 4097, 100003 };
+    enum { SIZES = sizeof sizes / sizeof sizes[0] };
+    static const sb_type halves[] = { SB_F16, SB_BF16 };
+    size_t j = 0;   /* reductions so far */
+    for (int op = SB_SUM; op <= SB_ALL; op++)
+        for (size_t hi = 0; hi < 2; hi++) {
+            const sb_type in = halves[hi];
+            const sb_type accs[] = { in, SB_F32, SB_F64 };
+            const size_t acc_count = op == SB_ANY || op == SB_ALL ? 1 : 3;
+            for (size_t ai = 0; ai < acc_count; ai++, j++) {
+                for (size_t t = 0; t < SIZES; t++) {
+                    const size_t n = sizes[t];
+                    const int masked = n >= 4095 && n <= 4097;
+                    add(l, (sb_op)op, in, accs[ai], 0,
+                        nth_family(j + t, in, accs[ai]),
+                        masked ? grid_masks[(j + t) % GRID_MASKS]
+                               : CORPUS_MASK_NONE,
+                        n, n <= 33);
+                }
+            }
+        }
+
+    enum { ABS = SB_MAP_ABS, SQ = SB_MAP_SQUARE, SKIP = SB_SKIP_NAN };
+    static const struct {
+        sb_op op; sb_type in, acc; unsigned flags; int map, dot;
+    } reps[] = {
+        { SB_SUM, SB_F16, SB_F16, 0, ABS, 0 },
+        { SB_SUM, SB_BF16, SB_F32, 0, ABS, 0 },
+        { SB_SUM, SB_F16, SB_F32, 0, SQ, 0 },
+        { SB_SUM, SB_BF16, SB_BF16, 0, SQ, 0 },
+        { SB_SUM, SB_F16, SB_F64, 0, SQ, 0 },
+        { SB_PROD, SB_F16, SB_F32, 0, SQ, 0 },
+        { SB_MAX, SB_F16, SB_F16, 0, ABS, 0 },
+        { SB_MIN, SB_BF16, SB_BF16, 0, ABS, 0 },
+        { SB_MAX, SB_BF16, SB_F64, 0, ABS, 0 },
+        { SB_SUM, SB_F16, SB_F16, SKIP, 0, 0 },
+        { SB_SUM, SB_BF16, SB_F32, SKIP, 0, 0 },
+        { SB_PROD, SB_F16, SB_F16, SKIP, 0, 0 },
+        { SB_MIN, SB_F16, SB_F16, SKIP, 0, 0 },
+        { SB_MAX, SB_BF16, SB_BF16, SKIP, 0, 0 },
+        { SB_MIN, SB_BF16, SB_F64, SKIP, 0, 0 },
+        { SB_ANY, SB_F16, SB_F16, SKIP, 0, 0 },
+        { SB_ALL, SB_BF16, SB_BF16, SKIP, 0, 0 },
+        { SB_SUM, SB_F16, SB_F32, SKIP, SQ, 0 },
+        { SB_MAX, SB_BF16, SB_BF16, SKIP, ABS, 0 },
+        { SB_SUM, SB_F16, SB_F16, 0, 0, 1 },
+        { SB_SUM, SB_F16, SB_F32, 0, 0, 1 },
+        { SB_SUM, SB_F16, SB_F64, 0, 0, 1 },
+        { SB_SUM, SB_BF16, SB_BF16, 0, 0, 1 },
+        { SB_SUM, SB_BF16, SB_F32, 0, 0, 1 },
+        { SB_SUM, SB_BF16, SB_F64, 0, 0, 1 },
+        { SB_SUM, SB_F16, SB_F32, SKIP, 0, 1 },
+        { SB_SUM, SB_BF16, SB_BF16, SKIP, 0, 1 },
+    };
+    size_t k = 0;   /* (reduction, family) pairs so far */
+    for (size_t i = 0; i < sizeof reps / sizeof reps[0]; i++) {
+        int first = 1;
+        for (int f = 0; f < CORPUS_FAMILY_COUNT; f++) {
+            if (!family_applies((corpus_family)f, reps[i].in, reps[i].acc))
+                continue;
+            const sb_map map = (sb_map)reps[i].map;
+            add_full(l, reps[i].op, reps[i].in, reps[i].acc, reps[i].flags,
+                     map, reps[i].dot, (corpus_family)f, CORPUS_MASK_NONE,
+                     17, 1);
+            add_full(l, reps[i].op, reps[i].in, reps[i].acc, reps[i].flags,
+                     map, reps[i].dot, (corpus_family)f,
+                     grid_masks[k++ % GRID_MASKS], 4097, 0);
+            if (first)
+                add_full(l, reps[i].op, reps[i].in, reps[i].acc,
+                         reps[i].flags, map, reps[i].dot, (corpus_family)f,
+                         CORPUS_MASK_NONE, 100003, 0);
+            first = 0;
+        }
+    }
+}
+
 const corpus_case *corpus_cases(size_t *count)
 {
     static case_list list;
@@ -618,6 +751,7 @@ const corpus_case *corpus_cases(size_t *count)
         add_families(&list);
         add_sweeps(&list);
         add_maps(&list);
+        add_halves(&list);
         if (list.failed) {
             free(list.cases);
             list.cases = NULL;

@@ -22,7 +22,7 @@
 #include "samebits.h"
 
 /* Bumped whenever a case, a generator rule or the line format changes. */
-#define CORPUS_VERSION 2
+#define CORPUS_VERSION 3
 
 typedef enum {
     CORPUS_UNIFORM,       /* floats in [-1, 1); integers over the full range */
@@ -43,6 +43,10 @@ typedef enum {
     CORPUS_EDGE_LOW,      /* ... near its minimum (signed or float acc) */
     CORPUS_PROD_EDGE,     /* integers: 1s with a few 2s and -1s (3s): the
                              product crosses the accumulator's limit */
+    CORPUS_NEAR_MAX,      /* f16/bf16: the two top binades, 1/16 negative:
+                             sums and products in the type overflow to inf */
+    CORPUS_NAN_LEAVES,    /* f16/bf16: odd leaves only NaNs (any payload),
+                             even leaves uniform */
     CORPUS_FAMILY_COUNT
 } corpus_family;
 

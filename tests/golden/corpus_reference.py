@@ -26,8 +26,11 @@ ACCS = {
 }
 FAMILIES = ["uniform", "huge_range", "cancel", "alternating", "harmonic",
             "subnormal", "specials", "negzero", "limits", "small",
-            "edge_high", "edge_low", "prod_edge"]
+            "edge_high", "edge_low", "prod_edge", "near_max", "nan_leaves"]
 FLOAT_FAMILIES = FAMILIES[:9]
+HALF_FAMILIES = [f for f in FAMILIES[:9] if f != "harmonic"] + [
+    "near_max", "nan_leaves"]
+HALVES = ["f16", "bf16"]
 MASKS = ["half", "sparse", "dense", "empty_leaves", "alt_leaves", "zero"]
 S = [0, 1, 2, 15, 16, 17, 31, 32, 33, 255, 256, 257, 1000]
 L = [4095, 4096, 4097, 65535, 65536, 65537, 100003, 262144, 1048575,
@@ -35,7 +38,7 @@ L = [4095, 4096, 4097, 65535, 65536, 65537, 100003, 262144, 1048575,
 
 
 def is_float(t):
-    return t[0] == "f"
+    return t[0] == "f" or t == "bf16"
 
 
 def is_signed(t):
@@ -47,6 +50,8 @@ def width(t):
 
 
 def applies(family, inp, acc):
+    if inp in HALVES:
+        return family in HALF_FAMILIES
     if is_float(inp):
         return family in FLOAT_FAMILIES
     if family == "edge_low":
@@ -135,6 +140,45 @@ def case_list():
                 add(op, inp, acc, wrap, f, "nomask", 100003, False, extra)
             first = False
             p += 1
+    # Part 5: the half types.
+    H = [0, 1, 15, 16, 17, 31, 32, 33, 4095, 4096, 4097, 100003]
+    j = 0
+    for op in ["sum", "prod", "min", "max", "any", "all"]:
+        for inp in HALVES:
+            accs = [inp] if op in ("any", "all") else [inp, "f32", "f64"]
+            for acc in accs:
+                fams = [f for f in FAMILIES if applies(f, inp, acc)]
+                for t, n in enumerate(H):
+                    mask = MASKS[(j + t) % 6] if 4095 <= n <= 4097 else "nomask"
+                    add(op, inp, acc, 0, fams[(j + t) % len(fams)], mask, n,
+                        n <= 33)
+                j += 1
+    halfmaps = ["sum.f16.f16.abs", "sum.bf16.f32.abs", "sum.f16.f32.square",
+                "sum.bf16.bf16.square", "sum.f16.f64.square",
+                "prod.f16.f32.square", "max.f16.f16.abs", "min.bf16.bf16.abs",
+                "max.bf16.f64.abs", "sum.f16.f16.skipnan",
+                "sum.bf16.f32.skipnan", "prod.f16.f16.skipnan",
+                "min.f16.f16.skipnan", "max.bf16.bf16.skipnan",
+                "min.bf16.f64.skipnan", "any.f16.f16.skipnan",
+                "all.bf16.bf16.skipnan", "sum.f16.f32.square.skipnan",
+                "max.bf16.bf16.abs.skipnan", "dot.f16.f16", "dot.f16.f32",
+                "dot.f16.f64", "dot.bf16.bf16", "dot.bf16.f32", "dot.bf16.f64",
+                "dot.f16.f32.skipnan", "dot.bf16.bf16.skipnan"]
+    p = 0
+    for rep in halfmaps:
+        parts = rep.split(".")
+        op, inp, acc = parts[0], parts[1], parts[2]
+        extra = "".join("." + w for w in parts[3:])
+        first = True
+        for f in FAMILIES:
+            if not applies(f, inp, acc):
+                continue
+            add(op, inp, acc, 0, f, "nomask", 17, True, extra)
+            add(op, inp, acc, 0, f, MASKS[p % 6], 4097, False, extra)
+            if first:
+                add(op, inp, acc, 0, f, "nomask", 100003, False, extra)
+            first = False
+            p += 1
     return cases
 
 
@@ -155,9 +199,16 @@ def fnv1a64(text):
     return h
 
 
+FORMATS = {  # M, bias, E_max, K, sign bit, cancel exponent offset, span
+    "f32": (23, 127, 255, 8, 31, 16, 15),
+    "f64": (52, 1023, 2047, 16, 63, 16, 15),
+    "f16": (10, 15, 31, 4, 15, 4, 3),
+    "bf16": (7, 127, 255, 3, 15, 4, 3),
+}
+
+
 def float_bits(t, family, i, r, prev):
-    m, bias, emax, kbits = (23, 127, 255, 8) if t == "f32" else (52, 1023, 2047, 16)
-    top = 31 if t == "f32" else 63
+    m, bias, emax, kbits, top, cexp, cspan = FORMATS[t]
 
     def fields(s, e, mant):
         return (s & 1) << top | e << m | (mant & ((1 << m) - 1))
@@ -172,7 +223,7 @@ def float_bits(t, family, i, r, prev):
         return fields(r >> 63, 1 + ((r >> 52) & 0x7FF) % (emax - 1), r)
     if family == "cancel":
         if i % 2 == 0:
-            return fields(r >> 63, bias + 16 + ((r >> 52) & 15), r)
+            return fields(r >> 63, bias + cexp + ((r >> 52) & cspan), r)
         low = (1 << kbits) - 1
         return ((prev ^ (1 << top)) & ~low) | (r & low)
     if family == "alternating":
@@ -200,10 +251,22 @@ def float_bits(t, family, i, r, prev):
         s = v & 1
         return [fields(s, emax - 1, (1 << m) - 1), fields(s, 1, 0),
                 fields(s, 0, 1), fields(s, 0, 0), fields(s, bias, 0)][v // 2]
+    if family == "near_max":
+        return fields(1 if r >> 60 == 0 else 0, emax - 1 - ((r >> 52) & 1), r)
+    if family == "nan_leaves":
+        if (i // 16) % 2 == 1:
+            return fields(r >> 63, emax, (1 << (m - 1)) | r)
+        return uniform(r >> (63 - m))
     raise ValueError(family)
 
 
 def to_bits(t, v):
+    if t == "f16":                                    # exact values only
+        return struct.unpack("<H", struct.pack("<e", v))[0]
+    if t == "bf16":                                   # the top of a binary32
+        bits = struct.unpack("<I", struct.pack("<f", v))[0]
+        assert bits & 0xFFFF == 0
+        return bits >> 16
     if t == "f32":
         return struct.unpack("<I", struct.pack("<f", v))[0]
     return struct.unpack("<Q", struct.pack("<d", v))[0]
@@ -270,7 +333,8 @@ def input_bytes(c, stream=""):
         if is_float(t):
             b = float_bits(t, c["family"], i, r, prev)
             prev = b
-            out += struct.pack("<I" if t == "f32" else "<Q", b)
+            out += b.to_bytes({"f16": 2, "bf16": 2, "f32": 4, "f64": 8}[t],
+                              "little")
         else:
             v = int_value(c, i, r) & ((1 << width(t)) - 1)
             out += v.to_bytes(width(t) // 8, "little")

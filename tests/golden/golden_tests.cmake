@@ -9,7 +9,7 @@
 #                           from docs/corpus.md alone (Python) equal what
 #                           tools/corpus.c generates
 #   check_host              the corpus on the host path
-#   check_pocl_<part>       the corpus on POCL, in three parts that run in
+#   check_pocl_<part>       the corpus on POCL, in four parts that run in
 #                           parallel (POCL compiles each kernel on first use)
 #   check_oclgrind_quick    the --quick subset on the Oclgrind simulator
 #   cli_no_platform         info, check and demo with no OpenCL platform
@@ -64,8 +64,9 @@ set_tests_properties(check_host PROPERTIES TIMEOUT 600)
 # POCL builds one program per (input, accumulator) pair and compiles each
 # kernel per work-group size on first use (about 0.5 s each, cached in
 # POCL_CACHE_DIR): the corpus needs about 460 of them, about four minutes
-# of one core with a cold cache. The three parts split the input types so
-# that no program is built twice; each part costs about the same.
+# of one core with a cold cache. The parts split the input types so that
+# no program is built twice; the first three cost about the same, the
+# fourth (the half types, corpus part 5) less.
 function(sb_check_pocl part)
   set(globs "")
   foreach(type ${ARGN})
@@ -82,6 +83,7 @@ endfunction()
 sb_check_pocl(i8_u8 i8 u8)
 sb_check_pocl(i16_u16 i16 u16)
 sb_check_pocl(32_64 i32 u32 i64 u64 f32 f64)
+sb_check_pocl(half f16 bf16)
 
 add_test(NAME check_oclgrind_quick
          COMMAND ${SB_CLI} check --device oclgrind --quick)
