@@ -28,7 +28,6 @@
  * one position of every column of the tile at a time. The gather stays
  * for everything else. */
 #include <limits.h>
-#include <pthread.h>
 #include <stdatomic.h>
 #include <string.h>
 #include "host_engine.h"
@@ -132,11 +131,6 @@ static void run_tasks(void *arg)
     sb__fpenv_leave(&env);
 }
 
-static void *task_worker(void *arg)
-{
-    run_tasks(arg);
-    return NULL;
-}
 
 /* Every row of j, after the checks. The caller holds the floating-point
  * environment. */
@@ -164,19 +158,8 @@ static void run_batch(batch_job *j)
         j->task_count = 0;   /* every row is long: the second pass */
     atomic_init(&j->next_task, 0);
 
-    const size_t helpers = j->task_count < threads ? j->task_count : threads;
-    if (helpers <= 1 || !sb__pool_run(run_tasks, j, (unsigned)helpers - 1)) {
-        pthread_t tid[SB_MAX_THREADS];
-        unsigned started = 0;
-        for (size_t t = 1; t < helpers; t++) {
-            if (pthread_create(&tid[started], NULL, task_worker, j) != 0)
-                break;   /* the others, and this thread, do its share */
-            started++;
-        }
-        run_tasks(j);
-        for (unsigned t = 0; t < started; t++)
-            pthread_join(tid[t], NULL);
-    }
+    sb__run_on_threads(run_tasks, j,
+                       j->task_count < threads ? j->task_count : threads);
     if (threads <= 1)
         return;
     /* The long rows, each over every thread. */
@@ -548,11 +531,6 @@ static void run_column_tiles(void *arg)
     sb__fpenv_leave(&env);
 }
 
-static void *column_worker(void *arg)
-{
-    run_column_tiles(arg);
-    return NULL;
-}
 
 /* Every column of j, tiles spread over the threads (a tile on one
  * thread: a few long columns stay on few threads). */
@@ -565,20 +543,7 @@ static void run_columns(column_job *j)
         total = UINT64_MAX;
     const unsigned threads = total < SB_THREADED_MIN_N
                            ? 1 : sb_host_thread_count(NULL);
-    const size_t helpers = j->tiles < threads ? j->tiles : threads;
-    if (helpers <= 1 || !sb__pool_run(run_column_tiles, j,
-                                      (unsigned)helpers - 1)) {
-        pthread_t tid[SB_MAX_THREADS];
-        unsigned started = 0;
-        for (size_t t = 1; t < helpers; t++) {
-            if (pthread_create(&tid[started], NULL, column_worker, j) != 0)
-                break;   /* the others, and this thread, do its share */
-            started++;
-        }
-        run_column_tiles(j);
-        for (unsigned t = 0; t < started; t++)
-            pthread_join(tid[t], NULL);
-    }
+    sb__run_on_threads(run_column_tiles, j, j->tiles < threads ? j->tiles : threads);
 }
 
 /* The column path of sb_reduce_batched_host(), after its checks. */

@@ -137,6 +137,12 @@ sb_status sb__batch_extent(size_t n, ptrdiff_t elem_stride, size_t count,
 typedef void (*sb__pool_fn)(void *arg);
 bool sb__pool_run(sb__pool_fn fn, void *arg, unsigned helpers);
 
+/* Runs fn(arg) on `threads` threads in all, the calling one included: the
+ * pool's helpers when it is free, else threads of this call's own. A
+ * thread that cannot be started is no error: fn must let the others, and
+ * the caller, do its share (every user takes work from a shared counter). */
+void sb__run_on_threads(sb__pool_fn fn, void *arg, size_t threads);
+
 /* The elements the fold reads for a prepared plan (plan->prepared):
  * x[0..count) (and y, for a dot product) converted to the accumulator,
  * mapped or multiplied, into `out` (count accumulator elements). Returns

@@ -104,3 +104,32 @@ bool sb__pool_run(sb__pool_fn fn, void *arg, unsigned helpers)
     pthread_mutex_unlock(&pool.lock);
     return true;
 }
+
+typedef struct {
+    sb__pool_fn fn;
+    void       *arg;
+} own_thread;
+
+static void *own_thread_main(void *p)
+{
+    const own_thread *o = p;
+    o->fn(o->arg);
+    return NULL;
+}
+
+void sb__run_on_threads(sb__pool_fn fn, void *arg, size_t threads)
+{
+    if (threads > 1 && sb__pool_run(fn, arg, (unsigned)threads - 1))
+        return;
+    own_thread o = { fn, arg };
+    pthread_t tid[SB_MAX_THREADS];
+    unsigned started = 0;
+    for (size_t t = 1; t < threads && t < SB_MAX_THREADS; t++) {
+        if (pthread_create(&tid[started], NULL, own_thread_main, &o) != 0)
+            break;
+        started++;
+    }
+    fn(arg);
+    for (unsigned t = 0; t < started; t++)
+        pthread_join(tid[t], NULL);
+}

@@ -13,7 +13,6 @@
  * threads take chunks in any order and the chunk nodes are merged the same
  * way. So the thread count, and the chunk size, change speed, never bits. */
 #include <limits.h>
-#include <pthread.h>
 #include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
@@ -195,12 +194,6 @@ static void run_chunks(job *j)
         atomic_store(&j->overflow, true);
 }
 
-static void *chunk_worker(void *arg)
-{
-    run_chunks(arg);
-    return NULL;
-}
-
 static void run_chunks_of(void *arg)
 {
     run_chunks(arg);
@@ -311,23 +304,8 @@ static sb__node reduce_tree(const sb__plan *plan, const unsigned char *x,
     atomic_init(&j.next_chunk, 0);
     atomic_init(&j.overflow, false);
 
-    /* The pool's helpers when it is free, else threads of this call's
-     * own. A thread that cannot be started is no error: the others, and
-     * this one, take its chunks. */
-    const size_t helpers = j.chunk_count < threads ? j.chunk_count : threads;
-    if (helpers <= 1 || !sb__pool_run(run_chunks_of, &j,
-                                      (unsigned)helpers - 1)) {
-        pthread_t tid[SB_MAX_THREADS];
-        unsigned started = 0;
-        for (size_t t = 1; t < helpers; t++) {
-            if (pthread_create(&tid[started], NULL, chunk_worker, &j) != 0)
-                break;
-            started++;
-        }
-        run_chunks(&j);
-        for (unsigned t = 0; t < started; t++)
-            pthread_join(tid[t], NULL);
-    }
+    sb__run_on_threads(run_chunks_of, &j,
+                       j.chunk_count < threads ? j.chunk_count : threads);
 
     merge_stack stack;
     stack.top = 0;
