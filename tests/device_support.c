@@ -75,6 +75,8 @@ static bool open_one(test_device *t, cl_platform_id p, cl_device_id d,
     snprintf(t->name, sizeof t->name, "%u:%u %s (%s)", pi, di, t->caps.name,
              platform);
     t->oclgrind = contains_nocase(t->caps.name, "oclgrind");
+    const char *sparse = getenv("SAMEBITS_TEST_SPARSE");
+    t->sparse = !t->oclgrind && sparse != NULL && strcmp(sparse, "1") == 0;
     cl_command_queue_properties props = 0;
     if (clGetDeviceInfo(d, CL_DEVICE_QUEUE_PROPERTIES, sizeof props, &props,
                         NULL) == CL_SUCCESS)
@@ -143,13 +145,15 @@ size_t open_devices(test_device **out)
         const test_device *t = &devices[i];
         printf("device %s: %s, fp64 %d, f32/f64 denormals %d/%d, "
                "max work-group %zu, local memory %zu, default shape %zu x %u,"
-               " sub-group back-end %d, out-of-order %d%s\n",
+               " sub-group back-end %d, out-of-order %d%s%s\n",
                t->name, t->caps.version, t->caps.fp64,
                t->caps.f32_denormals, t->caps.f64_denormals,
                t->caps.max_work_group_size, t->caps.local_mem_size,
                t->caps.work_group_size, t->caps.leaves_per_item,
                t->caps.subgroup_backend, t->out_of_order,
-               t->oclgrind ? " [simulator: small cases]" : "");
+               t->oclgrind ? " [simulator: small cases]" : "",
+               t->sparse ? " [SAMEBITS_TEST_SPARSE: families in rotation]"
+                         : "");
         for (int ty = SB_I8; ty <= SB_F64; ty++)
             if (t->caps.type_status[ty] != SB_OK)
                 printf("  refuses %s: %s\n", type_name((sb_type)ty),

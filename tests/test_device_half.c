@@ -157,6 +157,10 @@ static int run_jobs(const device_context *dc, const sb_reduction *list,
     for (size_t k = 0; k < count; k += every)
         for (size_t s = 0; s < size_count; s++)
             for (unsigned rep = 0; rep < reps; rep++) {
+                /* Sparse (SAMEBITS_TEST_SPARSE): one of the two, in
+                 * turn. */
+                if (dc->dev->sparse && rep != (k + s) % reps)
+                    continue;
                 const size_t at = k * 7 + s * 3 + rep;
                 const mask_kind mk = rep == 0 ? MASK_NONE
                     : (mask_kind)(1 + (k + s) % (MASK_COUNT - 1));

@@ -13,8 +13,11 @@
  * work-groups have 32 work-items of one leaf instead of 256 of four (its
  * default shape is in test_device_shapes), each (reduction, size, mask)
  * gets one family in rotation, and sizes stop at 5003 elements,
- * which take three passes there. On POCL, where each kernel costs about
- * 0.5 s to compile per work-group size (cold cache), only A = I runs the
+ * which take three passes there. A device marked sparse
+ * (SAMEBITS_TEST_SPARSE=1: rusticl in the portable stage, the sanitizer
+ * build) keeps every reduction, size and mask, but rotates the families
+ * and sb_reduce_enqueue() as on Oclgrind. On POCL, where each kernel costs
+ * about 0.5 s to compile per work-group size (cold cache), only A = I runs the
  * inputs that need several work-groups: the pass over partials depends on
  * the accumulator alone.
  *
@@ -183,7 +186,8 @@ static const data_family boolean_families[] = {  /* any and all */
     FAMILY_UNIFORM };
 
 /* On POCL every family runs at sizes up to this; above it, and on
- * Oclgrind everywhere, one family per case in rotation. */
+ * Oclgrind and sparse devices (SAMEBITS_TEST_SPARSE) everywhere, one
+ * family per case in rotation. */
 enum { ALL_FAMILIES_UP_TO = 1025 };
 
 /* Runs one case on `dc` and counts it. @return false on a mismatch. */
@@ -212,17 +216,18 @@ static void run_size(matrix_walk *w, sb_reduction r, size_t n)
 {
     const device_plan *p = w->p;
     const bool slow = p->dev->oclgrind;
+    const bool rotate = slow || p->dev->sparse;
     for (size_t m = 0; m < COUNT(masks); m++) {
-        const bool every_family = !slow && n <= ALL_FAMILIES_UP_TO;
+        const bool every_family = !rotate && n <= ALL_FAMILIES_UP_TO;
         w->turn++;
         for (size_t f = 0; f < w->family_count; f++) {
             if (!every_family && w->turn % w->family_count != f)
                 continue;
             const test_case c = make_case(seed, r, n, masks[m],
                                           w->families[f]);
-            /* On Oclgrind, one case in three also checks
-             * sb_reduce_enqueue(). */
-            const unsigned runs = !slow || w->turn % 3 == 0 ? RUN_BOTH
+            /* On Oclgrind and sparse devices, one case in three also
+             * checks sb_reduce_enqueue(). */
+            const unsigned runs = !rotate || w->turn % 3 == 0 ? RUN_BOTH
                                                             : RUN_REDUCE;
             w->wrong += !run_case(&p->main, &c, runs, w->t);
         }

@@ -61,6 +61,10 @@ cmake -S . -B build-asan -DCMAKE_BUILD_TYPE=RelWithDebInfo \
       -DSAMEBITS_SANITIZE=address,undefined -DSAMEBITS_WERROR="$werror" \
       -DSAMEBITS_POCL_CACHE_DIR="$cache" >/dev/null
 cmake --build build-asan -j"$jobs"
+# Sparse device tests (tests/device_support.h): every reduction, size and
+# mask with the data families in rotation -- the sanitizers look at the
+# library's memory, which the families do not change.
+SAMEBITS_TEST_SPARSE=1 \
 ASAN_OPTIONS=detect_leaks=1:abort_on_error=1:$tls \
 LSAN_OPTIONS=suppressions=$supp/lsan.supp:print_suppressions=0 \
 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
