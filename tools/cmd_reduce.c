@@ -19,6 +19,7 @@
 #include <unistd.h>
 
 #include "corpus.h"
+#include "reduce.h"
 #include "samebits.h"
 
 static void print_usage(FILE *out)
@@ -116,6 +117,9 @@ typedef struct {
     cli_format   format, mask_format;
     int          bits, json;
     size_t       chunk;                    /* elements per piece */
+    int          have_chunk;
+    int          axis;                     /* --axis 0 or 1; -1 if none */
+    const char  *segments;                 /* --segments OFFSETS, or NULL */
 } reduce_args;
 
 /* Elements per piece when the input is read in pieces: 2^24 (64 MB of
@@ -142,6 +146,7 @@ static int parse_args(int argc, char **argv, reduce_args *a)
     memset(a, 0, sizeof *a);
     a->file = "-";
     a->chunk = DEFAULT_CHUNK;
+    a->axis = -1;
     int op = -1, type = 0, acc = 0, have_file = 0, have_mask_format = 0;
     for (int i = 1; i < argc; i++) {
         const char *v;
@@ -223,6 +228,21 @@ static int parse_args(int argc, char **argv, reduce_args *a)
                 return CLI_EXIT_USAGE;
             }
             a->chunk = (size_t)c;
+            a->have_chunk = 1;
+        } else if ((v = cli_option_value(argc, argv, &i, "--axis", &missing)) || missing) {
+            if (missing || (strcmp(v, "0") != 0 && strcmp(v, "1") != 0)) {
+                cli_error("reduce", "--axis wants 0 (one answer per column) "
+                          "or 1 (one answer per row) of a 2-D .npy");
+                return CLI_EXIT_USAGE;
+            }
+            a->axis = v[0] - '0';
+        } else if ((v = cli_option_value(argc, argv, &i, "--segments", &missing)) || missing) {
+            if (missing || v[0] == '\0') {
+                cli_error("reduce", "--segments wants a .npy of int64 or "
+                          "uint64 offsets");
+                return CLI_EXIT_USAGE;
+            }
+            a->segments = v;
         } else if ((v = cli_option_value(argc, argv, &i, "--array", &missing)) || missing) {
             if (missing || v[0] == '\0') {
                 cli_error("reduce", "--array wants the name of an array of "
@@ -299,6 +319,23 @@ static int parse_args(int argc, char **argv, reduce_args *a)
         cli_error("reduce", "--dot takes no --map");
         return CLI_EXIT_USAGE;
     }
+    if (a->axis >= 0 && a->segments != NULL) {
+        cli_error("reduce", "--axis and --segments are two ways to cut the "
+                  "input: give one");
+        return CLI_EXIT_USAGE;
+    }
+    if (a->axis >= 0 || a->segments != NULL) {
+        const char *other = a->mask_file != NULL ? "--mask"
+                          : a->dot_file != NULL ? "--dot"
+                          : a->have_chunk ? "--chunk" : NULL;
+        if (other != NULL) {
+            cli_error("reduce", "%s does not go with %s (it reduces a whole "
+                      "input read into memory, without a mask or a second "
+                      "factor)", a->axis >= 0 ? "--axis" : "--segments",
+                      other);
+            return CLI_EXIT_USAGE;
+        }
+    }
     a->r.op = (sb_op)op;
     a->r.input = (sb_type)type;
     a->r.accumulator = (sb_type)acc;
@@ -306,7 +343,7 @@ static int parse_args(int argc, char **argv, reduce_args *a)
 }
 
 /* The result as text that reads back to the same bits. */
-static void format_value(sb_reduction r, const void *result, char *buf,
+void reduce_format_value(sb_reduction r, const void *result, char *buf,
                          size_t size)
 {
     const sb_type acc = r.accumulator ? r.accumulator : r.input;
@@ -356,7 +393,7 @@ static sb_type wider_accumulator(sb_reduction r)
 }
 
 /* The exit status of a library status (cli.h). */
-static int exit_status(sb_status s, int on_device)
+int reduce_exit_status(sb_status s, int on_device)
 {
     switch (s) {
     case SB_OK:               return CLI_EXIT_OK;
@@ -370,7 +407,7 @@ static int exit_status(sb_status s, int on_device)
 
 /* Why a status is not a value, in one line for the user: the library's
  * detail, and for an overflow what would avoid it. */
-static void explain(sb_reduction r, sb_status s, const char *detail)
+void reduce_explain(sb_reduction r, sb_status s, const char *detail)
 {
     if (s == SB_EMPTY) {
         cli_error("reduce", "empty: %s", detail);
@@ -556,7 +593,7 @@ static void progress_show(progress *pr, size_t done, int final)
 
 /* The library's verdict on the reduction, in the command's words.
  * @return CLI_EXIT_OK, or CLI_EXIT_USAGE after the message. */
-static int check_reduction(sb_reduction r)
+int reduce_check_reduction(sb_reduction r)
 {
     if (sb_reduction_check(r) == SB_OK)
         return CLI_EXIT_OK;
@@ -682,6 +719,15 @@ int cmd_reduce(int argc, char **argv)
         dev = sel.devices[0];
         cli_device_title(dev, out.target, sizeof out.target);
     }
+    if (a.axis >= 0 || a.segments != NULL) {
+        const reduce_batched_args b = {
+            .r = a.r, .file = a.file, .array = a.array, .format = a.format,
+            .axis = a.axis, .segments = a.segments, .bits = a.bits,
+            .json = a.json };
+        const int brc = reduce_batched(&b, dev, out.target);
+        cli_devices_free(&list);
+        return brc;
+    }
 
     int rc;
     cli_stream xs, ms, ys;
@@ -695,7 +741,7 @@ int cmd_reduce(int argc, char **argv)
     /* With --type the reduction is known before any file is read: a bad
      * --acc is the command line's error whatever the file holds. */
     sb_reduction r = a.r;
-    if (r.input != 0 && (rc = check_reduction(r)) != CLI_EXIT_OK)
+    if (r.input != 0 && (rc = reduce_check_reduction(r)) != CLI_EXIT_OK)
         goto done;
     const int loaded = cli_stream_open(a.file, a.format, a.r.input, 0,
                                        a.array, a.chunk, &xs, err,
@@ -710,7 +756,7 @@ int cmd_reduce(int argc, char **argv)
     out.r = r;
     out.n = xs.n;
     out.loaded = xs.n_known;
-    if ((rc = check_reduction(r)) != CLI_EXIT_OK)
+    if ((rc = reduce_check_reduction(r)) != CLI_EXIT_OK)
         goto done;
     if (a.dot_file != NULL) {
         if (cli_stream_open(a.dot_file, a.format, r.input, 0, a.dot_array,
@@ -756,8 +802,8 @@ int cmd_reduce(int argc, char **argv)
                                  a.dot_file != NULL, &run, why, sizeof why);
         if (out.status != SB_OK) {
             out.ran = 1;
-            rc = exit_status(out.status, 1);
-            explain(r, out.status, why);
+            rc = reduce_exit_status(out.status, 1);
+            reduce_explain(r, out.status, why);
             goto done;
         }
         piece = run.piece;
@@ -870,9 +916,9 @@ int cmd_reduce(int argc, char **argv)
         }
     }
     out.ran = 1;
-    rc = exit_status(out.status, dev != NULL);
+    rc = reduce_exit_status(out.status, dev != NULL);
     if (out.status == SB_OK) {
-        format_value(r, result, out.value, sizeof out.value);
+        reduce_format_value(r, result, out.value, sizeof out.value);
         corpus_format_result(out.bits, sizeof out.bits, r, out.status, result);
         out.bits[strcspn(out.bits, " ")] = '\0';   /* the bits without "ok" */
         const int arg = r.op == SB_ARGMIN || r.op == SB_ARGMAX;
@@ -892,7 +938,7 @@ int cmd_reduce(int argc, char **argv)
                     strcmp(a.file, "-") == 0 ? "standard input" : a.file,
                     sb_op_name(r.op), out.value);
     } else {
-        explain(r, out.status, why);
+        reduce_explain(r, out.status, why);
     }
 done:
     device_close(&run);
