@@ -150,6 +150,11 @@ typedef struct {
     size_t      n;
     sb_type     type;
     cli_format  format;    /* what the file turned out to be */
+    size_t      ndim;      /* dimensions: a .npy's (or .npz member's)
+                              shape, 1 for text and raw */
+    size_t      dims[2];   /* the first two of them (rows, columns) */
+    int         fortran;   /* a .npy in Fortran order (column-major); only
+                              cli_data_load_shaped() reads one of 2-D */
     void       *map;       /* what to release: an mmap of the file ... */
     size_t      map_size;
     void       *owned;     /* ... and/or memory of ours */
@@ -171,6 +176,12 @@ int cli_parse_format(const char *s);
 int cli_data_load(const char *path, cli_format format, sb_type type,
                   int mask, const char *array, cli_data *out, char *err,
                   size_t err_size);
+/* As cli_data_load(); with `keep_order` a .npy (or .npz member) in
+ * Fortran order is read as it is (d->fortran set), for a caller that
+ * reads it by its strides, instead of refused. */
+int cli_data_load_shaped(const char *path, cli_format format, sb_type type,
+                         int mask, const char *array, int keep_order,
+                         cli_data *out, char *err, size_t err_size);
 void cli_data_free(cli_data *d);
 
 /* An input read in pieces, for inputs larger than memory: a regular file

@@ -19,6 +19,7 @@
 #include <unistd.h>
 
 #include "corpus.h"
+#include "reduce.h"
 #include "samebits.h"
 
 static void print_usage(FILE *out)
@@ -30,13 +31,14 @@ static void print_usage(FILE *out)
             "                       [--format F] [--array NAME]\n"
             "                       [--mask FILE [--mask-format F] [--mask-array NAME]]\n"
             "                       [--device SEL] [--chunk N] [--bits] [--json]\n"
-            "                       [FILE|-]\n"
+            "                       [--axis 0|1 | --segments OFFSETS] [FILE|-]\n"
             "\n"
             "Reduces the numbers in FILE (standard input if - or none) and prints\n"
             "the result so that it reads back exactly (%%.9g for f32, %%.17g for\n"
             "f64, integers in full; any/all print 0 or 1).\n"
             "\n"
-            "  --op OP        sum, prod, min, max, any, all\n"
+            "  --op OP        sum, prod, min, max, any, all; argmin, argmax (the\n"
+            "                 value and its index), count (on the host only)\n"
             "  --type T       the element type: i8 u8 i16 u16 i32 u32 i64 u64 f32\n"
             "                 f64 f16 bf16; needed for text and raw (a .npy or\n"
             "                 .npz says it: '<f2' is f16). f16 and bf16 are read\n"
@@ -75,6 +77,20 @@ static void print_usage(FILE *out)
             "                 and .npz are read whole. On a terminal an input\n"
             "                 that takes more than a second (SAMEBITS_PROGRESS_\n"
             "                 SECONDS) shows a progress line on stderr\n"
+            "  --axis 1       one answer per row of a 2-D .npy (or .npz member),\n"
+            "                 C or Fortran order, one line each; --axis 0: per\n"
+            "                 column. Each is the reduction of that row's (or\n"
+            "                 column's) elements alone: the bits of reducing them\n"
+            "                 as a file of their own\n"
+            "  --segments OFFSETS\n"
+            "                 one answer per segment x[o[b]:o[b+1]] of a 1-D\n"
+            "                 input, OFFSETS a .npy of count + 1 non-decreasing\n"
+            "                 int64 or uint64 offsets (CUB, PyTorch). With --axis\n"
+            "                 or --segments an answer that is not a value prints\n"
+            "                 its status word (empty, overflow) on its line, and\n"
+            "                 the exit status is 1; --json gives \"results\", one\n"
+            "                 {\"status\", \"value\", \"bits\"} each. Not with --mask,\n"
+            "                 --dot or --chunk\n"
             "  --bits         also print the result's bit pattern in hex\n"
             "  --json         print one JSON record instead, for every outcome:\n"
             "                 \"status\" (ok, empty, overflow, unsupported, ...,\n"
@@ -97,7 +113,8 @@ static void print_usage(FILE *out)
             "        beyond T's largest finite value (1e400 as f64) is an error,\n"
             "        with its line number, as is anything that is not a number of T.\n"
             "  npy   versions 1.0 to 3.0: little-endian C-contiguous arrays of the\n"
-            "        types above, or bool (read as u8), any shape (reduced whole).\n"
+            "        types above, or bool (read as u8), any shape (reduced whole;\n"
+            "        --axis reads a 2-D one in Fortran order too).\n"
             "  npz   np.savez (stored) or np.savez_compressed (deflated) archives\n"
             "        of .npy arrays; the member's CRC-32 is checked.\n"
             "  raw   little-endian elements of T, nothing else.\n"
@@ -116,6 +133,9 @@ typedef struct {
     cli_format   format, mask_format;
     int          bits, json;
     size_t       chunk;                    /* elements per piece */
+    int          have_chunk;
+    int          axis;                     /* --axis 0 or 1; -1 if none */
+    const char  *segments;                 /* --segments OFFSETS, or NULL */
 } reduce_args;
 
 /* Elements per piece when the input is read in pieces: 2^24 (64 MB of
@@ -142,6 +162,7 @@ static int parse_args(int argc, char **argv, reduce_args *a)
     memset(a, 0, sizeof *a);
     a->file = "-";
     a->chunk = DEFAULT_CHUNK;
+    a->axis = -1;
     int op = -1, type = 0, acc = 0, have_file = 0, have_mask_format = 0;
     for (int i = 1; i < argc; i++) {
         const char *v;
@@ -223,6 +244,21 @@ static int parse_args(int argc, char **argv, reduce_args *a)
                 return CLI_EXIT_USAGE;
             }
             a->chunk = (size_t)c;
+            a->have_chunk = 1;
+        } else if ((v = cli_option_value(argc, argv, &i, "--axis", &missing)) || missing) {
+            if (missing || (strcmp(v, "0") != 0 && strcmp(v, "1") != 0)) {
+                cli_error("reduce", "--axis wants 0 (one answer per column) "
+                          "or 1 (one answer per row) of a 2-D .npy");
+                return CLI_EXIT_USAGE;
+            }
+            a->axis = v[0] - '0';
+        } else if ((v = cli_option_value(argc, argv, &i, "--segments", &missing)) || missing) {
+            if (missing || v[0] == '\0') {
+                cli_error("reduce", "--segments wants a .npy of int64 or "
+                          "uint64 offsets");
+                return CLI_EXIT_USAGE;
+            }
+            a->segments = v;
         } else if ((v = cli_option_value(argc, argv, &i, "--array", &missing)) || missing) {
             if (missing || v[0] == '\0') {
                 cli_error("reduce", "--array wants the name of an array of "
@@ -299,6 +335,23 @@ static int parse_args(int argc, char **argv, reduce_args *a)
         cli_error("reduce", "--dot takes no --map");
         return CLI_EXIT_USAGE;
     }
+    if (a->axis >= 0 && a->segments != NULL) {
+        cli_error("reduce", "--axis and --segments are two ways to cut the "
+                  "input: give one");
+        return CLI_EXIT_USAGE;
+    }
+    if (a->axis >= 0 || a->segments != NULL) {
+        const char *other = a->mask_file != NULL ? "--mask"
+                          : a->dot_file != NULL ? "--dot"
+                          : a->have_chunk ? "--chunk" : NULL;
+        if (other != NULL) {
+            cli_error("reduce", "%s does not go with %s (it reduces a whole "
+                      "input read into memory, without a mask or a second "
+                      "factor)", a->axis >= 0 ? "--axis" : "--segments",
+                      other);
+            return CLI_EXIT_USAGE;
+        }
+    }
     a->r.op = (sb_op)op;
     a->r.input = (sb_type)type;
     a->r.accumulator = (sb_type)acc;
@@ -306,7 +359,7 @@ static int parse_args(int argc, char **argv, reduce_args *a)
 }
 
 /* The result as text that reads back to the same bits. */
-static void format_value(sb_reduction r, const void *result, char *buf,
+void reduce_format_value(sb_reduction r, const void *result, char *buf,
                          size_t size)
 {
     const sb_type acc = r.accumulator ? r.accumulator : r.input;
@@ -356,7 +409,7 @@ static sb_type wider_accumulator(sb_reduction r)
 }
 
 /* The exit status of a library status (cli.h). */
-static int exit_status(sb_status s, int on_device)
+int reduce_exit_status(sb_status s, int on_device)
 {
     switch (s) {
     case SB_OK:               return CLI_EXIT_OK;
@@ -370,7 +423,7 @@ static int exit_status(sb_status s, int on_device)
 
 /* Why a status is not a value, in one line for the user: the library's
  * detail, and for an overflow what would avoid it. */
-static void explain(sb_reduction r, sb_status s, const char *detail)
+void reduce_explain(sb_reduction r, sb_status s, const char *detail)
 {
     if (s == SB_EMPTY) {
         cli_error("reduce", "empty: %s", detail);
@@ -556,7 +609,7 @@ static void progress_show(progress *pr, size_t done, int final)
 
 /* The library's verdict on the reduction, in the command's words.
  * @return CLI_EXIT_OK, or CLI_EXIT_USAGE after the message. */
-static int check_reduction(sb_reduction r)
+int reduce_check_reduction(sb_reduction r)
 {
     if (sb_reduction_check(r) == SB_OK)
         return CLI_EXIT_OK;
@@ -682,6 +735,15 @@ int cmd_reduce(int argc, char **argv)
         dev = sel.devices[0];
         cli_device_title(dev, out.target, sizeof out.target);
     }
+    if (a.axis >= 0 || a.segments != NULL) {
+        const reduce_batched_args b = {
+            .r = a.r, .file = a.file, .array = a.array, .format = a.format,
+            .axis = a.axis, .segments = a.segments, .bits = a.bits,
+            .json = a.json };
+        const int brc = reduce_batched(&b, dev, out.target);
+        cli_devices_free(&list);
+        return brc;
+    }
 
     int rc;
     cli_stream xs, ms, ys;
@@ -695,7 +757,7 @@ int cmd_reduce(int argc, char **argv)
     /* With --type the reduction is known before any file is read: a bad
      * --acc is the command line's error whatever the file holds. */
     sb_reduction r = a.r;
-    if (r.input != 0 && (rc = check_reduction(r)) != CLI_EXIT_OK)
+    if (r.input != 0 && (rc = reduce_check_reduction(r)) != CLI_EXIT_OK)
         goto done;
     const int loaded = cli_stream_open(a.file, a.format, a.r.input, 0,
                                        a.array, a.chunk, &xs, err,
@@ -710,7 +772,7 @@ int cmd_reduce(int argc, char **argv)
     out.r = r;
     out.n = xs.n;
     out.loaded = xs.n_known;
-    if ((rc = check_reduction(r)) != CLI_EXIT_OK)
+    if ((rc = reduce_check_reduction(r)) != CLI_EXIT_OK)
         goto done;
     if (a.dot_file != NULL) {
         if (cli_stream_open(a.dot_file, a.format, r.input, 0, a.dot_array,
@@ -756,8 +818,8 @@ int cmd_reduce(int argc, char **argv)
                                  a.dot_file != NULL, &run, why, sizeof why);
         if (out.status != SB_OK) {
             out.ran = 1;
-            rc = exit_status(out.status, 1);
-            explain(r, out.status, why);
+            rc = reduce_exit_status(out.status, 1);
+            reduce_explain(r, out.status, why);
             goto done;
         }
         piece = run.piece;
@@ -870,9 +932,9 @@ int cmd_reduce(int argc, char **argv)
         }
     }
     out.ran = 1;
-    rc = exit_status(out.status, dev != NULL);
+    rc = reduce_exit_status(out.status, dev != NULL);
     if (out.status == SB_OK) {
-        format_value(r, result, out.value, sizeof out.value);
+        reduce_format_value(r, result, out.value, sizeof out.value);
         corpus_format_result(out.bits, sizeof out.bits, r, out.status, result);
         out.bits[strcspn(out.bits, " ")] = '\0';   /* the bits without "ok" */
         const int arg = r.op == SB_ARGMIN || r.op == SB_ARGMAX;
@@ -892,7 +954,7 @@ int cmd_reduce(int argc, char **argv)
                     strcmp(a.file, "-") == 0 ? "standard input" : a.file,
                     sb_op_name(r.op), out.value);
     } else {
-        explain(r, out.status, why);
+        reduce_explain(r, out.status, why);
     }
 done:
     device_close(&run);

@@ -787,8 +787,9 @@ void corpus_format_result(char *buf, size_t size, sb_reduction r,
         return;
     }
     const sb_type acc = r.accumulator ? r.accumulator : r.input;
+    /* count is a uint64_t whatever the input (sb_result_size()). */
     const size_t bytes = (r.op == SB_ANY || r.op == SB_ALL) ? 1
-                       : bits_of(acc) / 8;
+                       : r.op == SB_COUNT ? 8 : bits_of(acc) / 8;
     uint64_t v = 0;
     switch (bytes) {
     case 1: { uint8_t b;  memcpy(&b, result, 1); v = b; break; }

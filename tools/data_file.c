@@ -210,10 +210,14 @@ static sb_type npy_type(const char *descr)
 
 /* The header of the .npy at b[0, size) (size: what is there so far, at
  * least the whole header): sets *type, *count (elements) and *data_start
- * (the offset of the first element). */
+ * (the offset of the first element), and, when `shape` is not NULL, its
+ * ndim, dims and fortran. A Fortran-ordered array of more than one
+ * dimension > 1 is refused unless `keep_order` (the caller then reads it
+ * by its strides). */
 static int npy_header(const unsigned char *b, size_t size, const char *path,
-                      sb_type want, int mask, sb_type *type_out,
-                      size_t *count_out, size_t *data_start, char *err,
+                      sb_type want, int mask, int keep_order,
+                      sb_type *type_out, size_t *count_out,
+                      size_t *data_start, cli_data *shape, char *err,
                       size_t err_size)
 {
     if (size < 10 || memcmp(b, "\x93NUMPY", 6) != 0)
@@ -282,7 +286,7 @@ static int npy_header(const unsigned char *b, size_t size, const char *path,
     v = npy_key(h, hend, "shape");
     if (v == NULL || *v != '(')
         return fail(err, err_size, "%s: corrupt .npy header: no 'shape'", path);
-    size_t count = 1, dims = 0, big_dims = 0;
+    size_t count = 1, dims = 0, big_dims = 0, first[2] = { 0, 0 };
     for (v++;;) {
         v = skip_space(v, hend);
         if (v < hend && *v == ')')
@@ -299,6 +303,8 @@ static int npy_header(const unsigned char *b, size_t size, const char *path,
         if (dim != 0 && count > SIZE_MAX / dim)
             return fail(err, err_size, "%s: .npy shape too large", path);
         count *= dim;
+        if (dims < 2)
+            first[dims] = dim;
         dims++;
         big_dims += dim > 1;
         v = skip_space(v, hend);
@@ -306,7 +312,7 @@ static int npy_header(const unsigned char *b, size_t size, const char *path,
             v++;
     }
     /* A Fortran-ordered array with one dimension > 1 is also C-ordered. */
-    if (fortran && big_dims > 1)
+    if (fortran && big_dims > 1 && !keep_order)
         return fail(err, err_size, "%s: the array is in Fortran order; "
                     "samebits reads C-contiguous arrays "
                     "(np.ascontiguousarray(a))", path);
@@ -319,7 +325,12 @@ static int npy_header(const unsigned char *b, size_t size, const char *path,
     *type_out = type;
     *count_out = count;
     *data_start = start + header_len;
-    (void)dims;
+    if (shape != NULL) {
+        shape->ndim = dims;
+        shape->dims[0] = first[0];
+        shape->dims[1] = first[1];
+        shape->fortran = fortran;
+    }
     return 0;
 }
 
@@ -338,13 +349,13 @@ static size_t npy_header_bytes(const unsigned char *b, size_t size)
 }
 
 static int load_npy(const unsigned char *b, size_t size, const char *path,
-                    sb_type want, int mask, cli_data *d, char *err,
-                    size_t err_size)
+                    sb_type want, int mask, int keep_order, cli_data *d,
+                    char *err, size_t err_size)
 {
     sb_type type;
     size_t count, start;
-    if (npy_header(b, size, path, want, mask, &type, &count, &start, err,
-                   err_size) != 0)
+    if (npy_header(b, size, path, want, mask, keep_order, &type, &count,
+                   &start, d, err, err_size) != 0)
         return -1;
     d->type = type;
     const size_t elem = sb_type_size(type);
@@ -783,8 +794,9 @@ static void drop_bytes(cli_data *d)
  * buffer): detected, parsed and checked as cli_data_load() says. */
 static int load_bytes(const unsigned char *b, size_t size, const char *name,
                       int use_stdin, const char *path, cli_format format,
-                      sb_type type, int mask, const char *array,
-                      cli_data *out, char *err, size_t err_size)
+                      sb_type type, int mask, int keep_order,
+                      const char *array, cli_data *out, char *err,
+                      size_t err_size)
 {
     int rc = 0;
     const int detected = format == CLI_FORMAT_AUTO;
@@ -803,7 +815,8 @@ static int load_bytes(const unsigned char *b, size_t size, const char *name,
     const char *format_option = mask ? "--mask-format" : "--format";
     switch (format) {
     case CLI_FORMAT_NPY:
-        rc = load_npy(b, size, name, type, mask, out, err, err_size);
+        rc = load_npy(b, size, name, type, mask, keep_order, out, err,
+                      err_size);
         break;
     case CLI_FORMAT_NPZ: {
         const unsigned char *member = NULL;
@@ -822,8 +835,8 @@ static int load_bytes(const unsigned char *b, size_t size, const char *name,
             out->owned = inflated;
         }
         snprintf(what, sizeof what, "%s[%s]", name, member_name);
-        rc = load_npy(member, member_size, what, type, mask, out, err,
-                      err_size);
+        rc = load_npy(member, member_size, what, type, mask, keep_order, out,
+                      err, err_size);
         break;
     }
     case CLI_FORMAT_TEXT: {
@@ -846,6 +859,10 @@ static int load_bytes(const unsigned char *b, size_t size, const char *name,
         rc = use_elements(out, b, size, name, err, err_size);
         break;
     }
+    if (rc == 0 && format != CLI_FORMAT_NPY && format != CLI_FORMAT_NPZ) {
+        out->ndim = 1;                   /* text and raw are flat */
+        out->dims[0] = out->n;
+    }
     if (rc != 0)
         cli_data_free(out);
     return rc;
@@ -854,6 +871,14 @@ static int load_bytes(const unsigned char *b, size_t size, const char *name,
 int cli_data_load(const char *path, cli_format format, sb_type type,
                   int mask, const char *array, cli_data *out, char *err,
                   size_t err_size)
+{
+    return cli_data_load_shaped(path, format, type, mask, array, 0, out, err,
+                                err_size);
+}
+
+int cli_data_load_shaped(const char *path, cli_format format, sb_type type,
+                         int mask, const char *array, int keep_order,
+                         cli_data *out, char *err, size_t err_size)
 {
     memset(out, 0, sizeof *out);
     if (mask)
@@ -871,7 +896,7 @@ int cli_data_load(const char *path, cli_format format, sb_type type,
     if (rc != 0)
         return rc;
     return load_bytes(b, size, name, use_stdin, path, format, type, mask,
-                      array, out, err, err_size);
+                      keep_order, array, out, err, err_size);
 }
 
 /* ---- in pieces ----------------------------------------------------------------- */
@@ -961,8 +986,8 @@ int cli_stream_open(const char *path, cli_format format, sb_type type,
             used += got;
             size_t count = 0;
             sb_type t = 0;
-            if (npy_header(head, used, s->name, type, mask, &t, &count,
-                           &start, err, err_size) != 0) {
+            if (npy_header(head, used, s->name, type, mask, 0, &t, &count,
+                           &start, NULL, err, err_size) != 0) {
                 free(head);
                 return -1;
             }
@@ -1017,7 +1042,7 @@ int cli_stream_open(const char *path, cli_format format, sb_type type,
     }
     s->data.owned = head;
     return use_whole(s, load_bytes(head, used, s->name, 1, path, format, type,
-                                   mask, array, &s->data, err, err_size));
+                                   mask, 0, array, &s->data, err, err_size));
 }
 
 int cli_stream_next(cli_stream *s, size_t max, const void **elems,

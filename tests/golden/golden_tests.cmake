@@ -15,6 +15,10 @@
 #   cli_no_platform         info, check and demo with no OpenCL platform
 #   cli_reduce              samebits reduce on good and bad files (text,
 #                           .npy, .npz, raw; detection), check --dump
+#   cli_reduce_axis         samebits reduce --axis 0|1 (C and Fortran order)
+#                           and --segments: every answer the bits of
+#                           sb_reduce_host() over its gathered elements,
+#                           on the host and POCL; bad shapes and offsets
 #   cli_bench               samebits bench: the report's shape, bad options
 #   cli_settings            SAMEBITS_DEVICE / --device / SAMEBITS_THREADS / SAMEBITS_ISA mean
 #                           one thing everywhere; exit statuses documented
@@ -114,6 +118,15 @@ add_test(NAME cli_reduce
          COMMAND test_cli_reduce ${SB_CLI} ${CMAKE_CURRENT_BINARY_DIR}/cli-reduce-files
                  ${SB_GOLDEN_FILE})
 set_tests_properties(cli_reduce PROPERTIES TIMEOUT 600)
+
+add_executable(test_cli_axis ${SB_GOLDEN_DIR}/test_cli_axis.c)
+target_link_libraries(test_cli_axis PRIVATE samebits::samebits PkgConfig::CMOCKA m)
+target_compile_options(test_cli_axis PRIVATE ${SB_TEST_WARNINGS} ${SB_TEST_FP_FLAGS})
+set_target_properties(test_cli_axis PROPERTIES C_STANDARD 11 C_STANDARD_REQUIRED ON)
+add_test(NAME cli_reduce_axis
+         COMMAND test_cli_axis ${SB_CLI} ${CMAKE_CURRENT_BINARY_DIR}/cli-axis-files)
+set_tests_properties(cli_reduce_axis PROPERTIES TIMEOUT 600
+  ENVIRONMENT "POCL_CACHE_DIR=${SAMEBITS_POCL_CACHE_DIR}")
 
 # One meaning for every setting (SAMEBITS_DEVICE, --device, SAMEBITS_THREADS)
 # and the command's contract (exit statuses, the corpus size) as the help

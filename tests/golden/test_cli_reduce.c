@@ -620,6 +620,19 @@ static void json_is_one_line_with_status_value_and_bits(void **state)
         "\"exit\":0,\"value\":\"24\",\"bits\":\"0x00000018\"}\n");
 }
 
+/* A count is a uint64_t whatever the input: its bits are 8 bytes, not
+ * the input type's (300 i8 elements once printed 0x2c). */
+static void count_bits_are_eight_bytes(void **state)
+{
+    (void)state;
+    static const unsigned char zeros[300];
+    write_bytes("z300.i8", zeros, sizeof zeros);
+    run_result res;
+    assert_run_prints(&res, "300 0x000000000000012c\n",
+                      "reduce --op count --bits --type i8 --format raw "
+                      "z300.i8");
+}
+
 /* --json: one record on stdout for every outcome, its status word and
  * exit status agreeing with the command's, the error line in it. */
 static void assert_json_outcome(const run_result *res, int status,
@@ -1908,6 +1921,7 @@ int main(int argc, char **argv)
         cmocka_unit_test(one_dimensional_fortran_order_is_accepted),
         cmocka_unit_test(json_is_one_line_with_status_value_and_bits),
         cmocka_unit_test(json_records_every_outcome),
+        cmocka_unit_test(count_bits_are_eight_bytes),
         cmocka_unit_test(overflow_hints_name_only_accumulators_that_exist),
         cmocka_unit_test(an_empty_input_is_answered_with_a_note),
         cmocka_unit_test(input_beyond_the_largest_device_buffer_streams_in_pieces),
