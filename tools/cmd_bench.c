@@ -170,10 +170,15 @@ static void print_text_setup(const char *cpu, unsigned threads, unsigned isa,
                      ? " (SAMEBITS_THREADS)" : " (SAMEBITS_THREADS ignored)";
     printf("cpu: %s; %u online CPUs; host-all = threads 0 = %u threads%s\n",
            cpu, cli_online_cpus(), threads, from);
+    /* The same for SAMEBITS_PREFETCH: the library ignores anything but
+     * decimal digits. */
+    const char *pf = getenv("SAMEBITS_PREFETCH");
+    const char *pf_from = pf == NULL || *pf == '\0' ? ""
+                        : strspn(pf, "0123456789") == strlen(pf)
+                        ? " (SAMEBITS_PREFETCH)" : " (SAMEBITS_PREFETCH ignored)";
     printf("host path: %s (%s); prefetch %zu bytes ahead%s\n",
            sb_isa_name(sb_host_isa(&(sb_host_options){ .isa = isa })),
-           isa_source(isa), sb_host_prefetch(),
-           getenv("SAMEBITS_PREFETCH") ? " (SAMEBITS_PREFETCH)" : "");
+           isa_source(isa), sb_host_prefetch(), pf_from);
     for (size_t i = 0; i < dev_count; i++) {
         char title[300];
         cli_device_title(devs[i].dev, title, sizeof title);
