@@ -1,7 +1,8 @@
 /* ops.cl: this program's operation (SB_OP), as the leaf fold and the tree
  * use it (docs/order.md):
  *   sb_load(x)          an element as an accumulator value: its exact
- *                       conversion, or its truth for any/all
+ *                       conversion, its truth for any/all, or 1 for a
+ *                       count
  *   sb_term(x, y, f)    what the fold reads of element x (and y): sb_load,
  *                       then the map, or the product of a dot product; a
  *                       checked integer map or product that does not fit
@@ -54,7 +55,9 @@ inline uint sb_in_half_bits32(in_t x) { return sb_bf16_to_f32_bits(x); }
 
 inline acc_t sb_load(in_t x)
 {
-#if SB_IS_BOOLEAN
+#if SB_COUNT
+    return (acc_t)1;                         /* one taking-part element */
+#elif SB_IS_BOOLEAN
     return sb_truth(x);
 #elif SB_IN_HALF
     /* Exact, in integer operations: into f32 (a half accumulator is one),

@@ -298,8 +298,9 @@ inline void sb_eight_plain_leaves(const global in_t *x,
 /* With a map or a product only when it wraps (SB_WRAP then covers the
  * sum or product too): a checked one would need its overflow tested per
  * lane, and the checked sum's window is on the input values. */
+/* Not for a count, whose lanes would hold the elements, not 1s. */
 #if SB_WIDE_FOLDS_OK && SB_ACC_KIND == SB_KIND_INT && \
-    SB_IN_KIND == SB_KIND_INT && !SB_IS_BOOLEAN && \
+    SB_IN_KIND == SB_KIND_INT && !SB_IS_BOOLEAN && !SB_COUNT && \
     (SB_WRAP || (!SB_TERMS && \
      (SB_OP == SB_OP_MIN || SB_OP == SB_OP_MAX || \
       (SB_OP == SB_OP_SUM && SB_ACC_BITS >= 32))))

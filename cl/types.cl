@@ -28,6 +28,9 @@
  *                         SB_MAP_SQUARE (applied in the accumulator)
  *   SB_SKIP_NAN           a float NaN element does not take part
  *   SB_DOT                the elements are x[i] * y[i] (a second buffer y)
+ *   SB_COUNT              a count: the accumulator is ulong, the operation
+ *                         a wrapping sum, and every taking-part element
+ *                         reads as 1 (ops.cl, sb_load)
  *   SB_NEED_FP64          the program uses the device's doubles
  *   SB_LEAF_SIZE, SB_MAX_LPI_LOG2, SB_STATUS_*, SB_RESULT_STATUS_OFFSET,
  *   SB_SG_BACKEND         the order's leaf, the per-item limit, the status
@@ -46,7 +49,8 @@
     !defined(SB_WIDE_FOLDS_OK) || !defined(SB_ABS_BY_SELECT) || !defined(SB_MAP) || \
     !defined(SB_MAP_NONE) || !defined(SB_MAP_ABS) || \
     !defined(SB_MAP_SQUARE) || !defined(SB_SKIP_NAN) || !defined(SB_DOT) || \
-    !defined(SB_ACC_HALF) || !defined(SB_KIND_F16) || !defined(SB_KIND_BF16)
+    !defined(SB_ACC_HALF) || !defined(SB_KIND_F16) || \
+    !defined(SB_KIND_BF16) || !defined(SB_COUNT)
 #error "build with the host's -D options (src/device_programs.c)"
 #endif
 #if SB_LEAF_SIZE != 16

@@ -137,9 +137,12 @@ SB_API unsigned sb_version_number(void);
  *      a uint64_t, of any input type; no accumulator (SB_SAME_AS_INPUT or
  *      the input type) and no map. Never SB_EMPTY (0 when nothing takes
  *      part), never SB_OVERFLOW.
- *  The OpenCL device functions refuse the three for now (SB_UNSUPPORTED,
- *  "argmin/argmax/count on devices is not implemented yet"): the host
- *  path, partials and host batches compute them. */
+ *  The OpenCL device functions compute SB_COUNT (every input type, masks,
+ *  SB_SKIP_NAN; sb_reduce(), sb_reduce_enqueue(), the batched, segment
+ *  and partial forms), with the host's bits. They refuse SB_ARGMIN and
+ *  SB_ARGMAX for now (SB_UNSUPPORTED, "argmin/argmax on devices is not
+ *  implemented yet"): the host path, partials and host batches compute
+ *  them. */
 typedef enum {
     SB_SUM, SB_PROD, SB_MIN, SB_MAX, SB_ANY, SB_ALL,
     SB_ARGMIN, SB_ARGMAX, SB_COUNT
@@ -893,9 +896,10 @@ SB_API SB_NODISCARD sb_status sb_context_report(const sb_context *ctx,
  *            buffer (offset and n in elements, overflow-safe);
  *          SB_UNSUPPORTED if the device has no exact way for the input
  *            or accumulator type (a 64-bit type without 64-bit integers:
- *            sb_device_report()), and for argmin, argmax and count, which
- *            no device computes yet (every device function refuses them,
- *            the batched, segment and partial forms too);
+ *            sb_device_report(); a count needs the 64-bit integers of
+ *            its u64 result), and for argmin and argmax, which no device
+ *            computes yet (every device function refuses them, the
+ *            batched, segment and partial forms too);
  *          SB_BUILD_ERROR (see sb_context_build_log()); SB_OPENCL_ERROR
  *          (see sb_context_last_cl_error(); 0 there when the device wrote
  *          a record that holds no status); SB_OUT_OF_MEMORY.
@@ -913,8 +917,9 @@ SB_API SB_NODISCARD sb_status sb_reduce(sb_context *ctx,
  *  buffer, 16 bytes: `value` at byte 0, `status` at byte 8. `status` is
  *  SB_OK, SB_EMPTY or SB_OVERFLOW; `value` (the first sb_result_size()
  *  bytes, native byte order: 2 for an f16 or bf16 accumulator, 1 for
- *  any/all) is written only when it is SB_OK, and is otherwise left as it
- *  was, as are the bytes of `value` after the result's. */
+ *  any/all, 8 for a count's uint64_t) is written only when it is SB_OK,
+ *  and is otherwise left as it was, as are the bytes of `value` after the
+ *  result's. */
 typedef struct {
     unsigned char value[8];
     int32_t       status;
@@ -924,8 +929,9 @@ typedef struct {
 /*! sb_device_arg_result : the record for SB_ARGMIN / SB_ARGMAX (24 bytes,
  *  at offsets that are multiples of 8): `value` and `index` as in
  *  sb_arg_result, `status` at byte 16 as in sb_device_result. Declared for
- *  the device functions to come: they refuse argmin, argmax and count for
- *  now (SB_UNSUPPORTED), so nothing writes it yet. */
+ *  the device functions to come: they refuse argmin and argmax for now
+ *  (SB_UNSUPPORTED), so nothing writes it yet. (A count's record is an
+ *  sb_device_result.) */
 typedef struct {
     unsigned char value[8];
     uint64_t      index;

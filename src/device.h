@@ -20,10 +20,12 @@
 
 /* The kernel families, one per (operation, integer mode): X(enum suffix,
  * name). Each family is a program of its own (cl/ops.cl takes its
- * operation from -DSB_OP), with the kernels sb_leaves and sb_nodes. */
+ * operation from -DSB_OP), with the kernels sb_leaves and sb_nodes. A
+ * count is a wrapping u64 sum whose term is 1 per taking-part element
+ * (-DSB_COUNT=1: cl/ops.cl). */
 #define SB_KERNEL_FAMILY_LIST(X)                                          \
     X(SUM, sum) X(PROD, prod) X(SUMWRAP, sumwrap) X(PRODWRAP, prodwrap)   \
-    X(MIN, min) X(MAX, max) X(ANY, any) X(ALL, all)
+    X(MIN, min) X(MAX, max) X(ANY, any) X(ALL, all) X(CNT, count)
 
 typedef enum {
 #define SB_FAMILY_ENUM_(e, name) SB_FAMILY_##e,

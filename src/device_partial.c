@@ -177,6 +177,15 @@ sb_status sb_partial_add(sb_context *ctx, cl_command_queue queue,
         sb__detail_clear();
         return SB_OK;
     }
+    if (plan.op == SB_COUNT) {   /* order-free: one count of the piece */
+        uint64_t count = 0;
+        if (n > 0)
+            s = sb_reduce(ctx, c.queue, r, x, x_offset, mask, mask_offset, n,
+                          &count);
+        SB_RETURN_IF(s != SB_OK, s);
+        sb__partial_add_count(p, count, n);
+        return SB_OK;
+    }
     const piece_source src = { x, NULL, mask, x_offset, 0, mask_offset };
     return add_piece(ctx, &c, p, end, &src, n);
 }

@@ -34,9 +34,9 @@ sb__kernel_family sb__kernel_family_of(const sb__plan *p)
     case SB_MAX:  return SB_FAMILY_MAX;
     case SB_ANY:  return SB_FAMILY_ANY;
     case SB_ALL:  return SB_FAMILY_ALL;
+    case SB_COUNT: return SB_FAMILY_CNT;
     case SB_ARGMIN:
     case SB_ARGMAX:
-    case SB_COUNT:
         break;   /* no kernels: refused before (device_reduce.c) */
     }
     return SB_FAMILY_SUM;
@@ -58,6 +58,8 @@ size_t sb__kernel_acc_size(const sb__plan *plan)
 {
     if (plan->op == SB_ANY || plan->op == SB_ALL)
         return sizeof(cl_uint);
+    if (plan->op == SB_COUNT)
+        return sizeof(cl_ulong);
     return sb__type_is_half(plan->acc) ? sizeof(cl_float)
                                        : sb_type_size(plan->acc);
 }
@@ -144,13 +146,16 @@ static void build_options(const sb_context *ctx, const sb__plan *plan,
     if (backend == SB_SUBGROUP_BACKEND_KHR || backend == SB_SUBGROUP_BACKEND_INTEL)
         std = strstr(c->version, "OpenCL 3") ? "-cl-std=CL3.0 " : "-cl-std=CL2.0 ";
     const int boolean = plan->op == SB_ANY || plan->op == SB_ALL;
+    /* A count is the wrapping u64 sum of a 1 per taking-part element:
+     * the accumulator is ulong whatever the input, with no map. */
+    const int count = plan->op == SB_COUNT;
     const int f64_hw = c->type_mode[SB_F64] != SB_MODE_SOFTWARE
                     && (plan->input == SB_F64 || plan->acc == SB_F64);
     const int int_abs = plan->map == SB_MAP_ABS && kind_of(plan->acc) == KIND_INT
                         && sb__type_is_signed(plan->acc);
     const char *opt = int_abs && abs_by_select(c) ? "-cl-opt-disable " : "";
-    const int acc_half = !boolean && sb__type_is_half(plan->acc);
-    const sb_type acc_store = acc_half ? SB_F32 : plan->acc;
+    const int acc_half = !boolean && !count && sb__type_is_half(plan->acc);
+    const sb_type acc_store = count ? SB_U64 : acc_half ? SB_F32 : plan->acc;
     snprintf(buf, size,
              "%s%s%s-DSB_IN_T=%s -DSB_ACC_T=%s -DSB_IN_KIND=%d -DSB_ACC_KIND=%d "
              "-DSB_ACC_SIGNED=%d -DSB_ACC_BITS=%d -DSB_KIND_INT=%d "
@@ -165,7 +170,7 @@ static void build_options(const sb_context *ctx, const sb__plan *plan,
              "-DSB_MAP=%d -DSB_MAP_NONE=%d -DSB_MAP_ABS=%d -DSB_MAP_SQUARE=%d "
              "-DSB_SKIP_NAN=%d -DSB_DOT=%d -DSB_ABS_BY_SELECT=%d "
              "-DSB_KIND_F16=%d -DSB_KIND_BF16=%d -DSB_ACC_HALF=%d "
-             "-DSB_PREFETCH=%zu",
+             "-DSB_PREFETCH=%zu -DSB_COUNT=%d",
              opt, std, (ctx->opts.flags & SB_OPT_FLUSH_SUBNORMALS)
                   ? "-cl-denorms-are-zero " : "",
              storage_name(c, plan->input),
@@ -175,13 +180,15 @@ static void build_options(const sb_context *ctx, const sb__plan *plan,
              boolean ? 32 : (int)sb_type_size(acc_store) * 8,
              KIND_INT, KIND_F32, KIND_F64, c->type_mode[SB_F32],
              c->type_mode[SB_F64], SB_MODE_NATIVE, SB_MODE_GUARDED,
-             SB_MODE_SOFTWARE, (int)plan->op, SB_SUM, SB_PROD, SB_MIN, SB_MAX,
-             SB_ANY, SB_ALL, plan->wrap, f64_hw, backend, SB_LEAF_SIZE,
-             SB_MAX_PER_ITEM_LOG2, SB_OK, SB_EMPTY, SB_OVERFLOW,
+             SB_MODE_SOFTWARE, count ? (int)SB_SUM : (int)plan->op, SB_SUM,
+             SB_PROD, SB_MIN, SB_MAX, SB_ANY, SB_ALL, count || plan->wrap,
+             f64_hw, backend, SB_LEAF_SIZE, SB_MAX_PER_ITEM_LOG2, SB_OK,
+             SB_EMPTY, SB_OVERFLOW,
              (int)offsetof(sb_device_result, status), wide_folds_ok(c),
              (int)plan->map, SB_MAP_NONE, SB_MAP_ABS, SB_MAP_SQUARE,
              plan->skip_nan, plan->dot, abs_by_select(c), KIND_F16,
-             KIND_BF16, acc_half ? kind_of(plan->acc) : 0, prefetch_bytes(c));
+             KIND_BF16, acc_half ? kind_of(plan->acc) : 0, prefetch_bytes(c),
+             count);
 }
 
 /* ---- programs shared between contexts ---------------------------------------

@@ -106,12 +106,11 @@ static sb_status check_rest(sb_context *ctx, cl_command_queue queue,
                                           1, "mask bytes");
         SB_RETURN_IF(sm != SB_OK, sm);
     }
-    /* argmin, argmax and count have no kernels yet, and the tables the
-     * programs are built from stop at SB_ALL: refused first. */
-    SB_FAIL_IF(out->plan.op == SB_ARGMIN || out->plan.op == SB_ARGMAX ||
-               out->plan.op == SB_COUNT, SB_UNSUPPORTED,
-               "argmin/argmax/count on devices is not implemented yet (%s "
-               "on %s; sb_reduce_host() computes it)",
+    /* argmin and argmax have no kernels yet: refused first. */
+    SB_FAIL_IF(out->plan.op == SB_ARGMIN || out->plan.op == SB_ARGMAX,
+               SB_UNSUPPORTED,
+               "argmin/argmax on devices is not implemented yet (%s on %s; "
+               "sb_reduce_host() computes it)",
                sb_op_name(out->plan.op), ctx->caps.name);
     /* Every type has an exact way on every device (native, guarded or
      * software: cl/arith_float.cl) but a 64-bit type where there are no
@@ -120,7 +119,9 @@ static sb_status check_rest(sb_context *ctx, cl_command_queue queue,
      * they count as f32 in the per-type tables, which end at f64. */
     const sb_type ti = sb__type_is_half(out->plan.input) ? SB_F32
                                                          : out->plan.input;
-    const sb_type ta = sb__type_is_half(out->plan.acc) ? SB_F32
+    /* A count accumulates in a u64 whatever the input (device_programs.c). */
+    const sb_type ta = out->plan.op == SB_COUNT ? SB_U64
+                     : sb__type_is_half(out->plan.acc) ? SB_F32
                                                        : out->plan.acc;
     const sb_type t = ctx->caps.type_status[ti] != SB_OK ? ti : ta;
     SB_FAIL_IF(ctx->caps.type_status[t] != SB_OK, SB_UNSUPPORTED,

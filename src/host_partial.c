@@ -411,6 +411,17 @@ void sb__partial_add_truths(sb_partial *p, bool any, bool all, size_t n)
     store(p, &s);
 }
 
+void sb__partial_add_count(sb_partial *p, uint64_t count, size_t n)
+{
+    partial_state s;
+    load(p, &s);
+    s.count += count;
+    s.end += n;
+    if (n > 0)
+        s.kind = KIND_ELEMENTS;
+    store(p, &s);
+}
+
 /* sb_partial_add_host() and sb_partial_add_dot_host(): y is NULL but for
  * dot terms. */
 static sb_status add_host(sb_partial *p, const void *x, const void *y,

@@ -30,4 +30,7 @@ void sb__partial_push_subtree(sb_partial *p, sb__node node, bool overflow,
 /* any / all: appends n elements whose truths are `any` and `all`. */
 void sb__partial_add_truths(sb_partial *p, bool any, bool all, size_t n);
 
+/* count: appends n elements of which `count` take part. */
+void sb__partial_add_count(sb_partial *p, uint64_t count, size_t n);
+
 #endif /* SB_PARTIAL_H */

@@ -522,7 +522,9 @@ bool check_data_on_device(const device_context *dc, const test_case *c,
 {
     const test_device *d = dc->dev;
     const device_layout l = layout_for(c);
-    const sb_type acc = c->r.accumulator == 0 ? c->r.input
+    /* A count accumulates in a u64 on the device, whatever the input. */
+    const sb_type acc = c->r.op == SB_COUNT ? SB_U64
+                      : c->r.accumulator == 0 ? c->r.input
                                               : c->r.accumulator;
     const bool refused = !(dc->opts.flags & SB_OPT_ALLOW_INEXACT) &&
                          (!type_is_exact_on(d, c->r.input) ||

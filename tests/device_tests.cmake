@@ -58,6 +58,11 @@ sb_add_device_test(test_device_maps 600)
 # against sb_reduce_host and the oracle; small sizes on Oclgrind.
 sb_add_device_test(test_device_batched 600)
 
+# SB_COUNT on every device present: every input type, SB_SKIP_NAN, masks,
+# sb_reduce_enqueue()'s record, the float modes and sb_partial_add(),
+# against sb_reduce_host() and the oracle; small sizes on Oclgrind.
+sb_add_device_test(test_device_count 900)
+
 # f16 and bf16 on every device present (read as 16-bit integers, computed
 # in binary32: no cl_khr_fp16), against the host path and the oracle: every
 # op, maps, SB_SKIP_NAN, dot products, partials and the float modes. About

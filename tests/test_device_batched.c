@@ -6,7 +6,8 @@
  *
  *   - rows, columns, negative and zero strides, with and without masks
  *     (whole rows masked out), n = 0 included, checked i32 sums where some
- *     rows overflow, f64 min rows with SB_EMPTY; contexts with the default
+ *     rows overflow, f64 min rows with SB_EMPTY, counts (f32 with
+ *     SB_SKIP_NAN, i16); contexts with the default
  *     host_max_n and with SB_OPT_NO_HOST (every row launched);
  *   - the enqueue form's records (after a pad, untouched where no value);
  *   - segments with empty ones, from an offsets buffer;
@@ -238,6 +239,8 @@ static const reduction_case reductions[] = {
     { { SB_MIN, SB_F64, 0, 0, SB_MAP_NONE }, FAMILY_SIGNED_ZEROS },
     { { SB_SUM, SB_U8, SB_U32, 0, SB_MAP_NONE }, FAMILY_UNIFORM },
     { { SB_ANY, SB_I8, 0, 0, SB_MAP_NONE }, FAMILY_SUBNORMAL },
+    { { SB_COUNT, SB_F32, 0, SB_SKIP_NAN, SB_MAP_NONE }, FAMILY_SPECIALS },
+    { { SB_COUNT, SB_I16, 0, 0, SB_MAP_NONE }, FAMILY_LIMITS },
 };
 
 static void batches_match_the_host_and_the_oracle(void **state)
@@ -383,7 +386,7 @@ static void refused_calls_write_nothing(void **state)
     CASE("NULL statuses", SB_INVALID_ARGUMENT,
          sb_reduce_batched(dc->ctx, NULL, r, xb, 0, NULL, 0, 2, 1, 2, 2,
                            results, NULL));
-    CASE("argmin (no device kernels yet)", SB_UNSUPPORTED,
+    CASE("argmin (no device kernels yet; count has them)", SB_UNSUPPORTED,
          sb_reduce_batched(dc->ctx, NULL, argmin, xb, 0, NULL, 0, 2, 1, 2, 2,
                            results, statuses));
     CASE("records past the end", SB_INVALID_ARGUMENT,

@@ -3,11 +3,11 @@
  * simulator sees them.
  *
  * A representative set of reductions (float and checked integer sums,
- * products, min/max with NaNs and masks, widening, any) runs on Oclgrind
- * over launch shapes that take every code path of the kernels: the default
- * shape, several passes over partials, emulated sub-groups (wider than one
- * and equal to the work-group), sub-groups off with the four-leaf fast
- * path, one work-item per work-group; through sb_reduce() and
+ * products, min/max with NaNs and masks, widening, any, counts) runs on
+ * Oclgrind over launch shapes that take every code path of the kernels:
+ * the default shape, several passes over partials, emulated sub-groups
+ * (wider than one and equal to the work-group), sub-groups off with the
+ * four-leaf fast path, one work-item per work-group; through sb_reduce() and
  * sb_reduce_enqueue(). The bits are checked as everywhere else. Oclgrind
  * runs with OCLGRIND_DATA_RACES=1, OCLGRIND_UNINITIALIZED=1 and
  * OCLGRIND_CHECK_API=1 and writes every diagnostic to OCLGRIND_LOG; the
@@ -88,6 +88,9 @@ static const struct {
     { { SB_PROD, SB_F64, 0, 0, 0 }, FAMILY_PROD_EDGE, MASK_ALTERNATE_LEAVES },
     { { SB_ANY, SB_F32, 0, 0, 0 }, FAMILY_NEGATIVE_ZERO, MASK_RANDOM },
     { { SB_MIN, SB_I16, SB_I64, 0, 0 }, FAMILY_LIMITS, MASK_NONE },
+    { { SB_COUNT, SB_F32, 0, SB_SKIP_NAN, 0 }, FAMILY_SPECIALS,
+      MASK_EMPTY_LEAVES },
+    { { SB_COUNT, SB_U8, 0, 0, 0 }, FAMILY_UNIFORM, MASK_NONE },
 };
 
 static void representative_reductions_run_clean(void **state)
