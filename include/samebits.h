@@ -1014,7 +1014,8 @@ SB_API SB_NODISCARD sb_status sb_partial_add_dot(sb_context *ctx,
  *          statuses of sb_reduce() (SB_INVALID_ARGUMENT also for NULL
  *          `results` or `statuses` with count > 0 and for strides whose
  *          elements span more than PTRDIFF_MAX bytes; SB_UNSUPPORTED for
- *          f16/bf16 and types the device refuses; SB_OPENCL_ERROR, ...)
+ *          argmin/argmax and types the device refuses; SB_OPENCL_ERROR,
+ *          ...)
  *          with a detail. On any status but SB_OK nothing is written. */
 SB_API SB_NODISCARD sb_status sb_reduce_batched(sb_context *ctx,
         struct _cl_command_queue *queue, sb_reduction r, struct _cl_mem *x,

@@ -38,7 +38,8 @@
  * elements are 16-bit patterns (the C type below is the storage), which
  * the host path converts to binary32 and computes with as host_half.h
  * says. Same columns as SB_TYPE_LIST; the OpenCL name is the storage too
- * (no device computes them yet: device_reduce.c refuses them). */
+ * (the kernels read the bits as ushort and compute in binary32:
+ * cl/arith_half.cl). */
 #define SB_HALF_TYPE_LIST(X)                             \
     X(SB_F16,  f16,  uint16_t, 1, 1, ushort)             \
     X(SB_BF16, bf16, uint16_t, 1, 1, ushort)
