@@ -154,11 +154,14 @@ static bool untouched(const unsigned char *p, size_t size)
     return true;
 }
 
-/* Whether the device refuses r's types (it must then say SB_UNSUPPORTED). */
+/* Whether the device refuses r (it must then say SB_UNSUPPORTED): its
+ * types, or argmin / argmax, which no device computes yet. */
 static bool refused(sb_reduction r)
 {
     if (sb_reduction_check(r) != SB_OK)
         return false;
+    if (r.op == SB_ARGMIN || r.op == SB_ARGMAX)
+        return true;
     const sb_type acc = r.accumulator == 0 ? r.input : r.accumulator;
     return dev.caps.type_status[r.input] != SB_OK || dev.caps.type_status[acc] != SB_OK;
 }
