@@ -225,10 +225,13 @@ static inline void prefetch_ahead(const void *p, size_t bytes, size_t ahead)
 /* For LEAVES_PER_CALL(W) leaves: v[l] = v[l] OP x[16l] OP ... OP
  * x[16l + 15], W leaves per register, GROUPS registers. */
 #define DEFINE_VFOLD(NAME, T, V, VIN, W, OP)                                \
-    DEFINE_VFOLD_N(NAME, T, V, VIN, W, OP, LEAVES_PER_CALL(W) / (W))        \
-    DEFINE_VFOLD_N(NAME##_one, T, V, VIN, W, OP, 1)
-#define DEFINE_VFOLD_N(NAME, T, V, VIN, W, OP, GROUPS_)                     \
-static inline void NAME(const T *x, T *v)                                   \
+    DEFINE_VFOLD_N(NAME, T, T, V, VIN, W, OP, LEAVES_PER_CALL(W) / (W),     \
+                   LOAD_TRANSPOSED)                                         \
+    DEFINE_VFOLD_N(NAME##_one, T, T, V, VIN, W, OP, 1, LOAD_TRANSPOSED)
+/* GROUPS_ registers of W leaves of x (elements of type XT, which
+ * LOAD(V, VIN, W, r, x, g, i) reads as transposed rows of T). */
+#define DEFINE_VFOLD_N(NAME, XT, T, V, VIN, W, OP, GROUPS_, LOAD)           \
+static inline void NAME(const XT *x, T *v)                                  \
 {                                                                           \
     enum { GROUPS = GROUPS_ };                                              \
     V acc[GROUPS];                                                          \
@@ -236,7 +239,7 @@ static inline void NAME(const T *x, T *v)                                   \
     for (int g = 0; g < GROUPS; g++)                                        \
         for (int i = 0; i < L; i += (W)) {                                  \
             V r[W];                                                         \
-            LOAD_TRANSPOSED(V, VIN, W, r, x, g, i)                          \
+            LOAD(V, VIN, W, r, x, g, i)                                     \
             for (int k = 0; k < (W); k++) acc[g] = acc[g] OP r[k];          \
         }                                                                   \
     for (int g = 0; g < GROUPS; g++)                                        \
@@ -250,17 +253,18 @@ static inline void NAME(const T *x, T *v)                                   \
 typedef int32_t sb_vi32 __attribute__((vector_size(SB_VEC_BYTES)));
 typedef int64_t sb_vi64 __attribute__((vector_size(SB_VEC_BYTES)));
 #define DEFINE_VPICK(NAME, T, V, VIN, VI, W, BETTER)                        \
-    DEFINE_VPICK_N(NAME, T, V, VIN, VI, W, BETTER, LEAVES_PER_CALL(W) / (W)) \
-    DEFINE_VPICK_N(NAME##_one, T, V, VIN, VI, W, BETTER, 1)
-#define DEFINE_VPICK_N(NAME, T, V, VIN, VI, W, BETTER, GROUPS_)             \
-static inline void NAME(const T *x, T *v)                                   \
+    DEFINE_VPICK_N(NAME, T, T, V, VIN, VI, W, BETTER,                       \
+                   LEAVES_PER_CALL(W) / (W), LOAD_TRANSPOSED)               \
+    DEFINE_VPICK_N(NAME##_one, T, T, V, VIN, VI, W, BETTER, 1, LOAD_TRANSPOSED)
+#define DEFINE_VPICK_N(NAME, XT, T, V, VIN, VI, W, BETTER, GROUPS_, LOAD)   \
+static inline void NAME(const XT *x, T *v)                                  \
 {                                                                           \
     enum { GROUPS = GROUPS_ };                                              \
     V acc[GROUPS];                                                          \
     for (int g = 0; g < GROUPS; g++)                                        \
         for (int i = 0; i < L; i += (W)) {                                  \
             V r[W];                                                         \
-            LOAD_TRANSPOSED(V, VIN, W, r, x, g, i)                          \
+            LOAD(V, VIN, W, r, x, g, i)                                     \
             int k0 = 0;                                                     \
             if (i == 0) {                                                   \
                 acc[g] = r[0];                                              \
@@ -914,49 +918,22 @@ typedef uint32_t sb_vu32 __attribute__((vector_size(SB_VEC_BYTES)));
     for (int k = 0; k < (W); k++)                                           \
         r[k] = HALF_LOAD_##tag((x) + ((size_t)(g) * (W) + k) * L + (i));    \
     SB_TRANSPOSE(sb_vf, r, W)
-/* DEFINE_VFOLD and DEFINE_VPICK for LEAVES_PER_CALL(W) leaves of halves. */
-#define DEFINE_HALF_VFOLD(NAME, tag, W, OP)                                 \
-static inline void NAME(const uint16_t *x, float *v)                        \
-{                                                                           \
-    enum { GROUPS = LEAVES_PER_CALL(W) / (W) };                             \
-    sb_vf acc[GROUPS];                                                      \
-    for (int g = 0; g < GROUPS; g++) VLOAD(acc[g], v + (W) * g);            \
-    for (int g = 0; g < GROUPS; g++)                                        \
-        for (int i = 0; i < L; i += (W)) {                                  \
-            sb_vf r[W];                                                     \
-            LOAD_HALF_TRANSPOSED(tag, W, r, x, g, i)                        \
-            for (int k = 0; k < (W); k++) acc[g] = acc[g] OP r[k];          \
-        }                                                                   \
-    for (int g = 0; g < GROUPS; g++)                                        \
-        memcpy(v + (W) * g, &acc[g], sizeof acc[g]);                        \
-}
-#define DEFINE_HALF_VPICK(NAME, tag, W, BETTER)                             \
-static inline void NAME(const uint16_t *x, float *v)                        \
-{                                                                           \
-    enum { GROUPS = LEAVES_PER_CALL(W) / (W) };                             \
-    sb_vf acc[GROUPS];                                                      \
-    for (int g = 0; g < GROUPS; g++)                                        \
-        for (int i = 0; i < L; i += (W)) {                                  \
-            sb_vf r[W];                                                     \
-            LOAD_HALF_TRANSPOSED(tag, W, r, x, g, i)                        \
-            int k0 = 0;                                                     \
-            if (i == 0) {                                                   \
-                acc[g] = r[0];                                              \
-                k0 = 1;                                                     \
-            }                                                               \
-            for (int k = k0; k < (W); k++) {                                \
-                const sb_vi32 m = (sb_vi32)BETTER(r[k], acc[g]);            \
-                acc[g] = (sb_vf)(((sb_vi32)r[k] & m) | ((sb_vi32)acc[g] & ~m)); \
-            }                                                               \
-        }                                                                   \
-    for (int g = 0; g < GROUPS; g++)                                        \
-        memcpy(v + (W) * g, &acc[g], sizeof acc[g]);                        \
-}
+/* LOAD_TRANSPOSED's form, for DEFINE_VFOLD_N and DEFINE_VPICK_N. */
+#define LOAD_HALF_f16(V, VIN, W, r, x, g, i)  LOAD_HALF_TRANSPOSED(f16, W, r, x, g, i)
+#define LOAD_HALF_bf16(V, VIN, W, r, x, g, i) LOAD_HALF_TRANSPOSED(bf16, W, r, x, g, i)
+/* The folds of LEAVES_PER_CALL leaves of halves into floats. */
+#define HALF_GROUPS (LEAVES_PER_CALL(F32_LANES) / F32_LANES)
 #define DEFINE_HALF_VFOLDS(tag)                                             \
-    DEFINE_HALF_VFOLD(vhalf_##tag##_sum, tag, F32_LANES, VOP_ADD)           \
-    DEFINE_HALF_VFOLD(vhalf_##tag##_prod, tag, F32_LANES, VOP_MUL)          \
-    DEFINE_HALF_VPICK(vhalf_##tag##_min, tag, F32_LANES, VBETTER_MIN)       \
-    DEFINE_HALF_VPICK(vhalf_##tag##_max, tag, F32_LANES, VBETTER_MAX)
+    DEFINE_VFOLD_N(vhalf_##tag##_sum, uint16_t, float, sb_vf, sb_vf_in,     \
+                   F32_LANES, VOP_ADD, HALF_GROUPS, LOAD_HALF_##tag)        \
+    DEFINE_VFOLD_N(vhalf_##tag##_prod, uint16_t, float, sb_vf, sb_vf_in,    \
+                   F32_LANES, VOP_MUL, HALF_GROUPS, LOAD_HALF_##tag)        \
+    DEFINE_VPICK_N(vhalf_##tag##_min, uint16_t, float, sb_vf, sb_vf_in,     \
+                   sb_vi32, F32_LANES, VBETTER_MIN, HALF_GROUPS,            \
+                   LOAD_HALF_##tag)                                         \
+    DEFINE_VPICK_N(vhalf_##tag##_max, uint16_t, float, sb_vf, sb_vf_in,     \
+                   sb_vi32, F32_LANES, VBETTER_MAX, HALF_GROUPS,            \
+                   LOAD_HALF_##tag)
 DEFINE_HALF_VFOLDS(f16)
 DEFINE_HALF_VFOLDS(bf16)
 #define DEFINE_HALF_BLOCK(tag, op, START, VTREE_COMBINE)                    \
