@@ -80,6 +80,64 @@ static const uint64_t tiny_f64[8] = {
 };
 static const int64_t tiny_int[8] = { 0, 1, -1, INT64_MIN, INT64_MAX, 2, -2, 0 };
 
+/* The half types' specials, as the patterns of sign, exponent field and
+ * fraction (support.h, half_pattern()): zeros, ones, the largest finite,
+ * the smallest normal, subnormals, infinities, NaNs (quiet, signalling,
+ * with payloads), and the ends of exactness around 1. fraction ~0u is the
+ * largest fraction the format has. */
+static const struct { uint8_t sign, field_from_top; unsigned fraction; }
+specials_half[32] = {
+    { 0, 255, 0 }, { 1, 255, 0 },                   /* +0, -0 (field 0) */
+    { 0, 0, 0 }, { 1, 0, 0 },                       /* +1, -1 (bias) */
+    { 0, 1, 0 }, { 0, 2, 0 },                       /* 2, 0.5 */
+    { 0, 3, ~0u }, { 1, 3, ~0u },                   /* largest finite */
+    { 0, 4, 0 }, { 1, 4, 0 },                       /* smallest normal */
+    { 0, 255, 1 }, { 1, 255, 1 }, { 0, 255, ~0u },  /* subnormals */
+    { 0, 5, 0 }, { 1, 5, 0 },                       /* +-inf */
+    { 0, 5, 6 }, { 1, 5, 7 }, { 0, 5, ~0u },        /* NaNs */
+    { 0, 0, 1 }, { 1, 0, 1 }, { 0, 0, ~0u },        /* 1 + ulp, 2 - ulp */
+    { 0, 6, 0 }, { 0, 6, 1 }, { 1, 6, 0 },          /* 2^p, 2^p + 2 */
+    { 0, 7, 0 }, { 1, 7, 0 },                       /* ulp(1) / 2 */
+    { 0, 8, 0x5 }, { 1, 8, 0x5 }, { 0, 1, 0x3 },
+    { 1, 2, 0x1 }, { 0, 255, 0x3 }, { 1, 3, 0 },
+};
+
+/* A half pattern from a specials_half row: field_from_top names the field
+ * (255: 0; 0: the bias; 1: bias + 1; 2: bias - 1; 3: the largest finite;
+ * 4: 1; 5: all ones; 6: bias + the fraction width + 1; 7: bias - the
+ * fraction width - 1; 8: bias + 3). */
+static uint16_t half_special(sb_type t, uint8_t byte)
+{
+    const half_format *f = half_format_of(t);
+    const unsigned bias = f->bias, p = f->fraction_bits;
+    const unsigned fields[9] = { bias, bias + 1, bias - 1, f->field_max - 1,
+                                 1, f->field_max, bias + p + 1,
+                                 bias - p - 1, bias + 3 };
+    const unsigned row = byte % 32u;
+    const unsigned which = specials_half[row].field_from_top;
+    const unsigned top = (1u << p) - 1u;
+    return half_pattern(f, specials_half[row].sign,
+                        which == 255 ? 0u : fields[which],
+                        specials_half[row].fraction & top);
+}
+
+/* A small integer as a half: -128..127 are exact in both formats (8 and
+ * 11 significant bits), so its binary32 bits cut to the format are it. */
+static uint16_t half_from_small(sb_type t, int8_t v)
+{
+    const float value = v;
+    uint32_t bits;
+    memcpy(&bits, &value, 4);
+    if (t == SB_BF16)
+        return (uint16_t)(bits >> 16);
+    if (v == 0)
+        return 0;
+    const unsigned sign = bits >> 31;
+    const unsigned exponent = (bits >> 23) & 0xFFu;      /* biased by 127 */
+    return (uint16_t)(sign << 15 | (exponent - 127 + 15) << 10
+                      | (bits & 0x7FFFFFu) >> 13);
+}
+
 /* Integer limits, for the tiny table: INT64_MIN and INT64_MAX stand for
  * the element type's own minimum and maximum. */
 static int64_t type_limit(sb_type t, bool max)
@@ -101,6 +159,16 @@ static int64_t type_limit(sb_type t, bool max)
 static void element_from_byte(sb_type t, unsigned encoding, uint8_t byte,
                               unsigned char *dst)
 {
+    if (t == SB_F16 || t == SB_BF16) {
+        /* tiny: the integer table's entries are +0, -0 and NaNs here too,
+         * the sign of zero and ties deciding. */
+        static const unsigned tiny_rows[8] = { 0, 1, 0, 1, 0, 1, 15, 16 };
+        const uint16_t v = encoding == 3 ? half_special(t, (uint8_t)tiny_rows[byte % 8])
+                         : encoding == 1 ? half_special(t, byte)
+                                         : half_from_small(t, (int8_t)byte);
+        memcpy(dst, &v, 2);
+        return;
+    }
     if (encoding == 3) {
         if (t == SB_F32) {
             memcpy(dst, &tiny_f32[byte % 8], 4);
@@ -146,16 +214,23 @@ static sb_op decode_op(uint8_t b)
     return v == 14 ? (sb_op)(6 + (b >> 4)) : (sb_op)-1;
 }
 
-static sb_type invalid_type(uint8_t b)
+/* Low nibble 15 of the input or accumulator byte: by bits 4-5 an invalid
+ * type (0, 200, -1) or, for 1, a half type (bit 6: f16 or bf16). The
+ * half types came after the decoder (0.3): 11 was an invalid type then,
+ * and is SB_F16 now. */
+static sb_type escape_type(uint8_t b)
 {
-    static const int values[4] = { 0, 11, 200, -1 };
-    return (sb_type)values[(b >> 4) & 3u];
+    static const int values[4] = { 0, SB_F16, 200, -1 };
+    const unsigned v = (b >> 4) & 3u;
+    if (v == 1)
+        return (b & 0x40u) ? SB_BF16 : SB_F16;
+    return (sb_type)values[v];
 }
 
 static sb_type decode_input(uint8_t b)
 {
     const unsigned v = b & 15u;
-    return v < 15 ? (sb_type)(v % 10 + 1) : invalid_type(b);
+    return v < 15 ? (sb_type)(v % 10 + 1) : escape_type(b);
 }
 
 static sb_type decode_accumulator(uint8_t b, sb_type input)
@@ -166,7 +241,7 @@ static sb_type decode_accumulator(uint8_t b, sb_type input)
     if (v == 14)
         return (sb_type)((b >> 4) % 10 + 1);
     if (v == 15)
-        return invalid_type(b);
+        return escape_type(b);
     /* One of the allowed accumulators of `input` (the oracle's list). */
     sb_type allowed[TYPE_COUNT];
     unsigned count = 0;

@@ -5,14 +5,16 @@
  * Input format (every byte string decodes to some case; missing header
  * bytes read as 0):
  *
- *   byte 0  op        low 4 bits: 0..13 -> op (v % 6); 14 -> an unknown op
- *                     (6 + high bits); 15 -> (sb_op)-1
- *   byte 1  input     low 4 bits: 0..14 -> type (v % 10) + 1; 15 -> an
- *                     invalid type (0, 11, 200 or -1, by bits 4-5)
+ *   byte 0  op        low 4 bits: 0..13 -> op (v % 6); 14 -> 6 + high
+ *                     bits (argmin, argmax, count, then unknown ops);
+ *                     15 -> (sb_op)-1
+ *   byte 1  input     low 4 bits: 0..14 -> type (v % 10) + 1; 15 -> by
+ *                     bits 4-5: 0, 200 or -1 (invalid types), or for 1 a
+ *                     half type (bit 6: bf16, else f16)
  *   byte 2  acc       low 4 bits: 0..3 -> 0 ("same"); 4..13 -> one of the
  *                     accumulators docs/order.md allows for the input (chosen by
  *                     the whole byte); 14 -> any type 1..10, valid pair or
- *                     not; 15 -> an invalid type
+ *                     not; 15 -> as byte 1's 15
  *   byte 3  flags     bit 0 -> SB_WRAP; bits 1-3 all set -> an unknown flag
  *                     bit (1 << (1 + (byte >> 4) % 31))
  *   byte 4  shape     bits 0-1 mask kind (0 none, 1 bytes from the input,
@@ -29,7 +31,8 @@
  *                     special values of the type; 2 one byte per element, a
  *                     small integer -128..127 converted to the type; 3 one
  *                     byte per element from 8 values where signs and ties
- *                     decide: floats +0, -0 and two NaNs, integers 0, +-1,
+ *                     decide: floats and halves +0, -0 and two NaNs,
+ *                     integers 0, +-1,
  *                     the type's limits, +-2);
  *                     bits 2-3 floating-point environment the host path is
  *                     called in (0 default, 1 round upward, 2 round toward

@@ -154,16 +154,26 @@ static bool untouched(const unsigned char *p, size_t size)
     return true;
 }
 
+/* A type as sb_device_report() lists it: its table ends at f64, and
+ * f16 / bf16 are read as 16-bit integers and computed in binary32, so
+ * they stand or fall with f32 (samebits.h, sb_device_caps). */
+static sb_status type_status(sb_type t)
+{
+    return dev.caps.type_status[t == SB_F16 || t == SB_BF16 ? SB_F32 : t];
+}
+
 /* Whether the device refuses r (it must then say SB_UNSUPPORTED): its
- * types, or argmin / argmax, which no device computes yet. */
+ * types, or argmin / argmax, which no device computes yet. A count
+ * accumulates in a u64 whatever its input. */
 static bool refused(sb_reduction r)
 {
     if (sb_reduction_check(r) != SB_OK)
         return false;
     if (r.op == SB_ARGMIN || r.op == SB_ARGMAX)
         return true;
-    const sb_type acc = r.accumulator == 0 ? r.input : r.accumulator;
-    return dev.caps.type_status[r.input] != SB_OK || dev.caps.type_status[acc] != SB_OK;
+    const sb_type acc = r.op == SB_COUNT ? SB_U64
+                      : r.accumulator == 0 ? r.input : r.accumulator;
+    return type_status(r.input) != SB_OK || type_status(acc) != SB_OK;
 }
 
 /* sb_reduce_enqueue() into a record at byte `offset` of a sentinel-filled
