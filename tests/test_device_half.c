@@ -12,7 +12,8 @@
  *     whose sums overflow, NaN-only leaves) and every mask kind (whole
  *     leaves empty among them). Two contexts per device: SB_OPT_NO_HOST
  *     with the device's shape, and host_max_n = 64 with four leaves per
- *     item (a GPU's folds);
+ *     item (a GPU's folds); and the widest items the options allow
+ *     (128 leaves and nodes per item) on a subset;
  *   - sb_dot and sb_dot_enqueue (the record's value is 2 bytes for a half
  *     accumulator, the rest of it untouched);
  *   - sb_partial_add / sb_partial_add_dot pieces at random cuts, merged
@@ -204,6 +205,40 @@ static void half_reductions_match_host_and_oracle(void **state)
             print_tally("half reductions", &t);
             device_context_close(&dc);
         }
+    }
+    assert_int_equal(failures, 0);
+}
+
+/* The widest work-items the options allow (128 leaves and nodes per
+ * item: samebits.h, sb_options), on sizes that fill one or two of them:
+ * the folds' longest unrolled loops. rusticl's compiler got the f16
+ * conversion's normalising loop wrong there only (an f16 sum of 4097
+ * masked f16 elements: 0x2380 for 0xbc7d); the other contexts never
+ * built such a program. */
+static void widest_items_match_host_and_oracle(void **state)
+{
+    static const size_t sizes[] = { 2047, 2048, 4097, 8193 };
+    const device_list *list = *state;
+    int failures = 0;
+    for (size_t d = 0; d < list->count; d++) {
+        const test_device *dev = &list->devices[d];
+        const sb_options o = { .flags = SB_OPT_NO_HOST,
+                               .leaves_per_item = 128,
+                               .nodes_per_item = 128 };
+        device_context dc;
+        assert_int_equal(device_context_open(&dc, dev, &o), SB_OK);
+        tally t = { 0 };
+        if (dev->oclgrind)
+            keep_buffers();
+        failures += run_jobs(&dc, mode_jobs, COUNT(mode_jobs),
+                             dev->oclgrind ? 3 : 1, sizes,
+                             dev->oclgrind ? 2 : COUNT(sizes), 2, RUN_REDUCE,
+                             &t);
+        if (dev->oclgrind)
+            release_kept_buffers();
+        printf("%s, 128 leaves per item: ", dev->name);
+        print_tally("half reductions", &t);
+        device_context_close(&dc);
     }
     assert_int_equal(failures, 0);
 }
@@ -584,6 +619,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(subnormal_steps_are_exact_everywhere),
         cmocka_unit_test(half_reductions_match_host_and_oracle),
+        cmocka_unit_test(widest_items_match_host_and_oracle),
         cmocka_unit_test(half_dots_match_host_and_oracle),
         cmocka_unit_test(half_partials_match_the_oracle),
         cmocka_unit_test(float_modes_match_host_and_oracle),
