@@ -7,8 +7,9 @@
 #
 #   check_rusticl_*          the whole corpus on Mesa's rusticl (llvmpipe:
 #                            f32 subnormals not reported, no fp64: f32
-#                            guarded, f64 in software)
-#   check_pocl_flushing      the float cases on POCL as a device that really
+#                            guarded, f64 in software), in four parts:
+#                            integers, f32, f64 and the half types
+#   check_pocl_flushing      the float and half cases on POCL as a device that really
 #                            flushes subnormals (-cl-denorms-are-zero), guarded
 #   check_pocl_software      the f64 cases with f64 forced into software
 #   check_oclgrind_*_quick   the same two modes forced on Oclgrind (--quick)
@@ -24,15 +25,15 @@
 set(SB_RUSTICL_ENV
   "RUSTICL_ENABLE=llvmpipe;SAMEBITS_DEVICE=rusticl;SAMEBITS_TEST_SPARSE=1")
 set(SB_FLUSHING_ENV "SAMEBITS_DEVICE=pocl;SAMEBITS_TEST_FLUSH_SUBNORMALS=1")
-set(SB_FLOAT_CASES "*.f32.*,*.f64.*")
+set(SB_FLOAT_CASES "*.f32.*,*.f64.*,*.f16.*,*.bf16.*")
 
 function(sb_portable_test name timeout env)
   set_tests_properties(${name} PROPERTIES TIMEOUT ${timeout} LABELS portable
     ENVIRONMENT "POCL_CACHE_DIR=${SAMEBITS_POCL_CACHE_DIR};${env}")
 endfunction()
 
-# The whole corpus on rusticl in three parts by input type (its f32 runs
-# guarded and its f64 in software: each part a third or so of the time).
+# The whole corpus on rusticl in parts by input type (its f32 runs
+# guarded and its f64 in software; the halves' binary32 steps guarded).
 function(sb_check_rusticl part)
   set(globs "")
   foreach(type ${ARGN})
@@ -48,6 +49,7 @@ endfunction()
 sb_check_rusticl(integers i8 u8 i16 u16 i32 u32 i64 u64)
 sb_check_rusticl(f32 f32)
 sb_check_rusticl(f64 f64)
+sb_check_rusticl(halves f16 bf16)
 add_test(NAME check_pocl_flushing
          COMMAND ${SB_CLI} check --device pocl --flush-subnormals
                  --filter ${SB_FLOAT_CASES})
@@ -64,7 +66,8 @@ foreach(mode guarded software)
 endforeach()
 
 foreach(suite test_device_reduce test_device_shapes test_device_enqueue
-              test_device_modes test_device_maps)
+              test_device_modes test_device_maps test_device_half
+              test_device_count)
   add_test(NAME ${suite}_on_rusticl COMMAND ${suite})
   sb_portable_test(${suite}_on_rusticl 1200 "${SB_RUSTICL_ENV}")
   add_test(NAME ${suite}_on_flushing_pocl COMMAND ${suite})
