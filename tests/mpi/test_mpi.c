@@ -5,7 +5,8 @@
  * return the oracle's status and bits:
  *   - every reduction kind on its adversarial families, masks, sizes 0 to
  *     70001, cuts at random positions with empty pieces and everything on
- *     one rank;
+ *     one rank; maps, NaN skipping, f16 and bf16 inputs, argmin / argmax
+ *     (host) and counts among them;
  *   - the two checked i64 sums of the partial issue (overflow in the tree
  *     only, and left to right only), at every cut (2 ranks) or random ones;
  *   - sb_mpi_allreduce() with each rank's piece in a POCL buffer;
@@ -112,7 +113,8 @@ static void check_one(const test_case *c, const unsigned char *x,
 
 static const struct {
     sb_reduction r;
-    data_family  families[2];
+    int          families[2];     /* data_family, or half_family for a
+                                     half input */
 } reductions[] = {
     { { SB_SUM, SB_F32, 0, 0, 0 }, { FAMILY_CANCELLATION, FAMILY_SPECIALS } },
     { { SB_SUM, SB_F64, 0, 0, 0 }, { FAMILY_HUGE_RANGE, FAMILY_SUBNORMAL } },
@@ -136,7 +138,32 @@ static const struct {
     { { SB_MAX, SB_I32, 0, 0, SB_MAP_ABS }, { FAMILY_LIMITS, FAMILY_UNIFORM } },
     { { SB_MIN, SB_F64, 0, SB_SKIP_NAN, 0 },
       { FAMILY_SPECIALS, FAMILY_SIGNED_ZEROS } },
+    /* half inputs: each step rounded to the type, or widened */
+    { { SB_SUM, SB_F16, 0, 0, 0 },
+      { HALF_CANCELLATION, HALF_SUBNORMAL } },
+    { { SB_SUM, SB_BF16, SB_F32, 0, 0 }, { HALF_SPECIALS, HALF_HUGE } },
+    { { SB_PROD, SB_BF16, 0, 0, 0 },
+      { HALF_PROD_EDGE, HALF_NAN_LEAVES } },
+    { { SB_MAX, SB_F16, 0, 0, SB_MAP_ABS },
+      { HALF_SIGNED_ZEROS, HALF_SPECIALS } },
+    { { SB_SUM, SB_F16, SB_F64, SB_SKIP_NAN, SB_MAP_SQUARE },
+      { HALF_NAN_LEAVES, HALF_RANDOM_BITS } },
+    /* a position and a count travel with the partial too (argmin and
+     * argmax on the host only: devices refuse them) */
+    { { SB_ARGMIN, SB_F32, 0, 0, 0 },
+      { FAMILY_SIGNED_ZEROS, FAMILY_SPECIALS } },
+    { { SB_ARGMAX, SB_I32, 0, 0, SB_MAP_ABS }, { FAMILY_LIMITS, FAMILY_UNIFORM } },
+    { { SB_ARGMIN, SB_BF16, SB_F32, 0, 0 },
+      { HALF_NAN_LEAVES, HALF_SIGNED_ZEROS } },
+    { { SB_COUNT, SB_F64, 0, SB_SKIP_NAN, 0 },
+      { FAMILY_SPECIALS, FAMILY_UNIFORM } },
+    { { SB_COUNT, SB_U8, 0, 0, 0 }, { FAMILY_UNIFORM, FAMILY_LIMITS } },
 };
+
+static bool is_half(sb_type t)
+{
+    return t == SB_F16 || t == SB_BF16;
+}
 
 static void pieces_on_ranks_match_the_oracle(sb_context *ctx)
 {
@@ -147,11 +174,20 @@ static void pieces_on_ranks_match_the_oracle(sb_context *ctx)
         for (size_t z = 0; z < COUNT(sizes); z++)
             for (size_t fi = 0; fi < 2; fi++) {
                 const mask_kind mk = masks[(z + fi + ri) % COUNT(masks)];
-                const test_case c = make_case(seed, reductions[ri].r, sizes[z],
-                                              mk, reductions[ri].families[fi]);
+                const sb_reduction r = reductions[ri].r;
+                const int family = reductions[ri].families[fi];
+                const test_case c = make_case(seed, r, sizes[z], mk,
+                                              is_half(r.input) ? FAMILY_UNIFORM
+                                              : (data_family)family);
                 unsigned char *x = checked_malloc(c.n * type_size(c.r.input) + 1);
-                fill_data(c.family, c.r.input, c.r.accumulator, x, c.n,
-                          c.case_seed);
+                if (is_half(r.input))
+                    fill_half((half_family)family, r.input,
+                              (uint16_t *)(void *)x, c.n, c.case_seed);
+                else
+                    fill_data(c.family, c.r.input, c.r.accumulator, x, c.n,
+                              c.case_seed);
+                const bool on_device = ctx != NULL && r.op != SB_ARGMIN
+                                       && r.op != SB_ARGMAX;
                 unsigned char *mask = make_mask(mk, c.n, c.case_seed);
                 unsigned char want[RESULT_BUFFER];
                 memset(want, RESULT_SENTINEL, sizeof want);
@@ -161,7 +197,7 @@ static void pieces_on_ranks_match_the_oracle(sb_context *ctx)
                 for (int t = 0; t < 4; t++) {
                     draw_cuts(&rs, c.n, bounds);
                     check_one(&c, x, mask, bounds, ws, want, NULL);
-                    if (ctx != NULL && t < 2 && c.n <= 5000)
+                    if (on_device && t < 2 && c.n <= 5000)
                         check_one(&c, x, mask, bounds, ws, want, ctx);
                 }
                 free(mask);
