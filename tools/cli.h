@@ -184,6 +184,14 @@ int cli_data_load_shaped(const char *path, cli_format format, sb_type type,
                          cli_data *out, char *err, size_t err_size);
 void cli_data_free(cli_data *d);
 
+/* Writes `count` items of `item_size` bytes as a 1-D .npy of dtype
+ * `descr` (a numpy descr as Python writes it: "'<f4'", or a list of
+ * fields), whole or not at all (tools/npy_write.c). @return 0, or -1
+ * with a reason in err. */
+int cli_npy_write(const char *path, const char *descr, size_t count,
+                  const void *items, size_t item_size, char *err,
+                  size_t err_size);
+
 /* An input read in pieces, for inputs larger than memory: a regular file
  * is mapped (cli_data_load()) and handed out in slices whose pages are let
  * go once used; raw data or a .npy on a pipe (standard input) is read one

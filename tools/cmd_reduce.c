@@ -31,7 +31,8 @@ static void print_usage(FILE *out)
             "                       [--format F] [--array NAME]\n"
             "                       [--mask FILE [--mask-format F] [--mask-array NAME]]\n"
             "                       [--device SEL] [--chunk N] [--bits] [--json]\n"
-            "                       [--axis 0|1 | --segments OFFSETS] [FILE|-]\n"
+            "                       [--axis 0|1 | --segments OFFSETS [--out FILE.npy]]\n"
+            "                       [FILE|-]\n"
             "\n"
             "Reduces the numbers in FILE (standard input if - or none) and prints\n"
             "the result so that it reads back exactly (%%.9g for f32, %%.17g for\n"
@@ -89,8 +90,16 @@ static void print_usage(FILE *out)
             "                 or --segments an answer that is not a value prints\n"
             "                 its status word (empty, overflow) on its line, and\n"
             "                 the exit status is 1; --json gives \"results\", one\n"
-            "                 {\"status\", \"value\", \"bits\"} each. Not with --mask,\n"
-            "                 --dot or --chunk\n"
+            "                 {\"status\", \"value\", \"bits\"} each. A --mask has\n"
+            "                 the input's shape (2-D for --axis, in either\n"
+            "                 order). Not with --dot or --chunk\n"
+            "  --out FILE.npy with --axis or --segments: the answers as a 1-D\n"
+            "                 .npy instead of lines, in the result's dtype (<u8\n"
+            "                 for count, bool for any/all; argmin/argmax: fields\n"
+            "                 'value' and 'index' <i8). Written whole or not at\n"
+            "                 all: not when some answer has no value (exit 1,\n"
+            "                 named on stderr), nor for a bf16 result (numpy has\n"
+            "                 no bf16: --acc f32)\n"
             "  --bits         also print the result's bit pattern in hex\n"
             "  --json         print one JSON record instead, for every outcome:\n"
             "                 \"status\" (ok, empty, overflow, unsupported, ...,\n"
@@ -136,6 +145,7 @@ typedef struct {
     int          have_chunk;
     int          axis;                     /* --axis 0 or 1; -1 if none */
     const char  *segments;                 /* --segments OFFSETS, or NULL */
+    const char  *out_file;                 /* --out FILE.npy, or NULL */
 } reduce_args;
 
 /* Elements per piece when the input is read in pieces: 2^24 (64 MB of
@@ -259,6 +269,13 @@ static int parse_args(int argc, char **argv, reduce_args *a)
                 return CLI_EXIT_USAGE;
             }
             a->segments = v;
+        } else if ((v = cli_option_value(argc, argv, &i, "--out", &missing)) || missing) {
+            if (missing || v[0] == '\0') {
+                cli_error("reduce", "--out wants the name of the .npy to "
+                          "write");
+                return CLI_EXIT_USAGE;
+            }
+            a->out_file = v;
         } else if ((v = cli_option_value(argc, argv, &i, "--array", &missing)) || missing) {
             if (missing || v[0] == '\0') {
                 cli_error("reduce", "--array wants the name of an array of "
@@ -341,16 +358,18 @@ static int parse_args(int argc, char **argv, reduce_args *a)
         return CLI_EXIT_USAGE;
     }
     if (a->axis >= 0 || a->segments != NULL) {
-        const char *other = a->mask_file != NULL ? "--mask"
-                          : a->dot_file != NULL ? "--dot"
+        const char *other = a->dot_file != NULL ? "--dot"
                           : a->have_chunk ? "--chunk" : NULL;
         if (other != NULL) {
             cli_error("reduce", "%s does not go with %s (it reduces a whole "
-                      "input read into memory, without a mask or a second "
-                      "factor)", a->axis >= 0 ? "--axis" : "--segments",
-                      other);
+                      "input read into memory, without a second factor)",
+                      a->axis >= 0 ? "--axis" : "--segments", other);
             return CLI_EXIT_USAGE;
         }
+    } else if (a->out_file != NULL) {
+        cli_error("reduce", "--out writes the answers of --axis or "
+                  "--segments; one answer prints on standard output");
+        return CLI_EXIT_USAGE;
     }
     a->r.op = (sb_op)op;
     a->r.input = (sb_type)type;
@@ -738,7 +757,9 @@ int cmd_reduce(int argc, char **argv)
     if (a.axis >= 0 || a.segments != NULL) {
         const reduce_batched_args b = {
             .r = a.r, .file = a.file, .array = a.array, .format = a.format,
-            .axis = a.axis, .segments = a.segments, .bits = a.bits,
+            .mask_file = a.mask_file, .mask_array = a.mask_array,
+            .mask_format = a.mask_format, .axis = a.axis,
+            .segments = a.segments, .out_file = a.out_file, .bits = a.bits,
             .json = a.json };
         const int brc = reduce_batched(&b, dev, out.target);
         cli_devices_free(&list);

@@ -7,10 +7,14 @@
  * sb_reduce_host() over that row's, column's or segment's elements
  * gathered into one array.
  *
+ * A --mask has the input's shape and is indexed as the input is (one in
+ * the other memory order than a 2-D input's is copied into the input's).
+ *
  * Printed one line per answer, in order: the value as `samebits reduce`
  * prints one (with --bits its bit pattern, for argmin/argmax "at index
  * I"), or the status word (empty, overflow) where there is no value; or,
- * with --json, one record with a "results" array. Exit status 0 when
+ * with --json, one record with a "results" array; or, with --out, written
+ * as a 1-D .npy, only when every answer is a value. Exit status 0 when
  * every answer is a value, 1 when some are not (each named on stderr),
  * else as cli.h. */
 #include "reduce.h"
@@ -37,6 +41,8 @@ typedef struct {
     size_t         n;             /* --axis: elements per answer */
     ptrdiff_t      elem_stride, batch_stride;
     uint64_t      *offsets;       /* --segments: count + 1 of them */
+    const unsigned char *mask;    /* --mask, indexed as the input, or NULL */
+    unsigned char *mask_copy;     /* the mask reordered, when it was */
     int            ran;           /* the library answered: statuses hold */
     unsigned char *results;
     sb_status     *statuses;
@@ -182,6 +188,55 @@ static int load_offsets(batch_run *br)
     return out;
 }
 
+/* --mask FILE: one byte per element. For --axis a 2-D .npy of the
+ * input's shape, in either order: the library reads the mask through the
+ * input's strides, so one in the other order is copied into the input's
+ * (element (i, j) at i * cols + j in C order, i + j * rows in Fortran's).
+ * For --segments any mask of the input's length. */
+static int load_mask(batch_run *br, cli_data *m)
+{
+    const reduce_batched_args *a = br->a;
+    char err[512] = "";
+    const int rc = cli_data_load_shaped(a->mask_file, a->mask_format, SB_U8,
+                                        1, a->mask_array, a->axis >= 0, m,
+                                        err, sizeof err);
+    if (rc != 0) {
+        cli_error("reduce", "mask %s", err);
+        return CLI_EXIT_INPUT;
+    }
+    const size_t rows = br->dims[0], cols = br->dims[1];
+    if (a->axis >= 0) {
+        const int npy = m->format == CLI_FORMAT_NPY
+                        || m->format == CLI_FORMAT_NPZ;
+        if (!npy || m->ndim != 2 || m->dims[0] != rows
+                || m->dims[1] != cols) {
+            cli_error("reduce", "--axis with --mask: the mask %s must be a "
+                      "2-D .npy of the input's shape (%zu, %zu)%s",
+                      a->mask_file, rows, cols, npy ? "" : ", not text or raw");
+            return CLI_EXIT_INPUT;
+        }
+        if (m->fortran != br->fortran && m->n > 0) {
+            const unsigned char *src = m->data;
+            if ((br->mask_copy = malloc(m->n)) == NULL) {
+                cli_error("reduce", "out of memory for the mask");
+                return CLI_EXIT_INPUT;
+            }
+            for (size_t i = 0; i < rows; i++)
+                for (size_t j = 0; j < cols; j++)
+                    br->mask_copy[br->fortran ? i + j * rows : i * cols + j] =
+                        src[m->fortran ? i + j * rows : i * cols + j];
+            br->mask = br->mask_copy;
+            return CLI_EXIT_OK;
+        }
+    } else if (m->n != br->total) {
+        cli_error("reduce", "the mask %s has %zu values, the data %zu "
+                  "elements: they must match", a->mask_file, m->n, br->total);
+        return CLI_EXIT_INPUT;
+    }
+    br->mask = m->data;
+    return CLI_EXIT_OK;
+}
+
 /* ---- the device --------------------------------------------------------------- */
 
 /* The reduction on `dev`: the whole input in one buffer (and the offsets
@@ -199,7 +254,7 @@ static sb_status run_device(batch_run *br, const cli_device *dev,
     /* The device computes even a small input itself. */
     const sb_options opts = { .flags = SB_OPT_NO_HOST };
     sb_context *ctx = NULL;
-    cl_mem xb = NULL, ob = NULL;
+    cl_mem xb = NULL, ob = NULL, mb = NULL;
     sb_status s = sb_context_create(clctx, dev->device, &opts, &ctx);
     if (s != SB_OK) {
         snprintf(why, why_size, "%s", sb_error_detail());
@@ -215,7 +270,13 @@ static sb_status run_device(batch_run *br, const cli_device *dev,
         ob = clCreateBuffer(clctx, CL_MEM_READ_ONLY | CL_MEM_COPY_HOST_PTR,
                             (br->count + 1) * sizeof(uint64_t),
                             br->offsets, &err);
-    if (xb == NULL || (br->offsets != NULL && ob == NULL)) {
+    if (xb != NULL && br->mask != NULL)
+        mb = clCreateBuffer(clctx, CL_MEM_READ_ONLY | CL_MEM_COPY_HOST_PTR,
+                            br->total > 0 ? br->total : 1,
+                            (void *)(uintptr_t)(br->total > 0 ? br->mask
+                                                : (const void *)none), &err);
+    if (xb == NULL || (br->offsets != NULL && ob == NULL)
+            || (br->mask != NULL && mb == NULL)) {
         snprintf(why, why_size, "clCreateBuffer failed: %s",
                  cli_cl_error_name(err));
         s = err == CL_OUT_OF_HOST_MEMORY
@@ -225,9 +286,9 @@ static sb_status run_device(batch_run *br, const cli_device *dev,
         goto done;
     }
     s = br->offsets != NULL
-        ? sb_reduce_segments(ctx, NULL, br->r, xb, 0, NULL, 0, ob, 0,
+        ? sb_reduce_segments(ctx, NULL, br->r, xb, 0, mb, 0, ob, 0,
                              br->count, br->results, br->statuses)
-        : sb_reduce_batched(ctx, NULL, br->r, xb, 0, NULL, 0, br->n,
+        : sb_reduce_batched(ctx, NULL, br->r, xb, 0, mb, 0, br->n,
                             br->elem_stride, br->count, br->batch_stride,
                             br->results, br->statuses);
     snprintf(why, why_size, "%s", sb_error_detail());
@@ -238,6 +299,8 @@ static sb_status run_device(batch_run *br, const cli_device *dev,
         why[used + strcspn(why + used, "\n")] = '\0';
     }
 done:
+    if (mb != NULL)
+        clReleaseMemObject(mb);
     if (ob != NULL)
         clReleaseMemObject(ob);
     if (xb != NULL)
@@ -382,6 +445,70 @@ static void explain_answers(const batch_run *br)
     }
 }
 
+/* The .npy dtype of one answer's value: the result type's, as numpy
+ * writes it; NULL for bf16, which numpy does not have. */
+static const char *value_descr(sb_reduction r)
+{
+    if (r.op == SB_ANY || r.op == SB_ALL)
+        return "'|b1'";
+    if (r.op == SB_COUNT)
+        return "'<u8'";
+    switch (r.accumulator ? r.accumulator : r.input) {
+    case SB_I8:  return "'|i1'";
+    case SB_U8:  return "'|u1'";
+    case SB_I16: return "'<i2'";
+    case SB_U16: return "'<u2'";
+    case SB_I32: return "'<i4'";
+    case SB_U32: return "'<u4'";
+    case SB_I64: return "'<i8'";
+    case SB_U64: return "'<u8'";
+    case SB_F32: return "'<f4'";
+    case SB_F64: return "'<f8'";
+    case SB_F16: return "'<f2'";
+    default:     return NULL;
+    }
+}
+
+/* --out FILE.npy: the answers, count of them; argmin/argmax as records
+ * of the value and its index (numpy packs the fields, as written here). */
+static int write_out(const batch_run *br)
+{
+    const reduce_batched_args *a = br->a;
+    const sb_reduction r = br->r;
+    const char *vd = value_descr(r);
+    const int arg = r.op == SB_ARGMIN || r.op == SB_ARGMAX;
+    const size_t rs = sb_result_size(r);
+    const size_t vs = r.op == SB_ANY || r.op == SB_ALL ? 1
+                    : r.op == SB_COUNT ? 8
+                    : sb_type_size(r.accumulator ? r.accumulator : r.input);
+    char descr[96];
+    if (arg)
+        snprintf(descr, sizeof descr, "[('value', %s), ('index', '<i8')]",
+                 vd);
+    else
+        snprintf(descr, sizeof descr, "%s", vd);
+    const size_t item = arg ? vs + 8 : vs;
+    unsigned char *items = malloc(br->count > 0 ? br->count * item : 1);
+    if (items == NULL) {
+        cli_error("reduce", "out of memory for %zu answers", br->count);
+        return CLI_EXIT_INPUT;
+    }
+    for (size_t b = 0; b < br->count; b++) {
+        memcpy(items + b * item, br->results + b * rs, vs);
+        if (arg)                          /* sb_arg_result: index at 8 */
+            memcpy(items + b * item + vs, br->results + b * rs + 8, 8);
+    }
+    char err[512] = "";
+    const int w = cli_npy_write(a->out_file, descr, br->count, items, item,
+                                err, sizeof err);
+    free(items);
+    if (w != 0) {
+        cli_error("reduce", "--out %s", err);
+        return CLI_EXIT_INPUT;
+    }
+    return CLI_EXIT_OK;
+}
+
 /* ---- the command -------------------------------------------------------------- */
 
 int reduce_batched(const reduce_batched_args *a, const cli_device *dev,
@@ -392,8 +519,9 @@ int reduce_batched(const reduce_batched_args *a, const cli_device *dev,
     br.a = a;
     br.target = target;
     br.r = a->r;
-    cli_data x;
+    cli_data x, mask;
     memset(&x, 0, sizeof x);
+    memset(&mask, 0, sizeof mask);
     sb_status lib = SB_OK;
     int rc;
     if (br.r.input != 0 && (rc = reduce_check_reduction(br.r)) != CLI_EXIT_OK)
@@ -403,12 +531,21 @@ int reduce_batched(const reduce_batched_args *a, const cli_device *dev,
     br.r.input = x.type;
     if ((rc = reduce_check_reduction(br.r)) != CLI_EXIT_OK)
         goto done;
+    if (a->out_file != NULL && value_descr(br.r) == NULL) {
+        cli_error("reduce", "--out: numpy has no bf16 dtype for %s's "
+                  "answers; --acc f32 gives them exactly, or leave out "
+                  "--out for text", sb_op_name(br.r.op));
+        rc = CLI_EXIT_USAGE;
+        goto done;
+    }
     if (a->segments != NULL) {
         if ((rc = load_offsets(&br)) != CLI_EXIT_OK)
             goto done;
     } else {
         axis_strides(&br);
     }
+    if (a->mask_file != NULL && (rc = load_mask(&br, &mask)) != CLI_EXIT_OK)
+        goto done;
     const size_t rs = sb_result_size(br.r);
     br.results = calloc(br.count > 0 ? br.count : 1, rs);
     br.statuses = calloc(br.count > 0 ? br.count : 1, sizeof *br.statuses);
@@ -420,9 +557,9 @@ int reduce_batched(const reduce_batched_args *a, const cli_device *dev,
     char why[1024] = "";
     if (dev == NULL) {
         lib = a->segments != NULL
-            ? sb_reduce_segments_host(br.r, x.data, NULL, br.offsets,
+            ? sb_reduce_segments_host(br.r, x.data, br.mask, br.offsets,
                                       br.count, br.results, br.statuses)
-            : sb_reduce_batched_host(br.r, x.data, NULL, br.n,
+            : sb_reduce_batched_host(br.r, x.data, br.mask, br.n,
                                      br.elem_stride, br.count,
                                      br.batch_stride, br.results,
                                      br.statuses);
@@ -447,16 +584,23 @@ int reduce_batched(const reduce_batched_args *a, const cli_device *dev,
     for (size_t b = 0; b < br.count; b++)
         if (br.statuses[b] != SB_OK)
             rc = CLI_EXIT_NO_VALUE;
-    if (!a->json)
+    if (a->out_file == NULL && !a->json)
         print_text(&br);
     if (rc != CLI_EXIT_OK)
         explain_answers(&br);
+    if (a->out_file != NULL && rc != CLI_EXIT_OK)
+        cli_error("reduce", "--out %s not written: some answers have no "
+                  "value (above)", a->out_file);
+    else if (a->out_file != NULL)
+        rc = write_out(&br);
 done:
     if (a->json)
         print_json(&br, lib, rc);
     free(br.results);
     free(br.statuses);
     free(br.offsets);
+    free(br.mask_copy);
+    cli_data_free(&mask);
     cli_data_free(&x);
     return rc;
 }

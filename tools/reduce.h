@@ -37,8 +37,12 @@ typedef struct {
     const char  *file;       /* "-": standard input */
     const char  *array;      /* a .npz member, or NULL */
     cli_format   format;
+    const char  *mask_file;  /* --mask: the input's shape, or NULL */
+    const char  *mask_array;
+    cli_format   mask_format;
     int          axis;       /* 0 (each column) or 1 (each row); -1 */
     const char  *segments;   /* the offsets .npy of --segments, or NULL */
+    const char  *out_file;   /* --out: the answers as a .npy, or NULL */
     int          bits, json;
 } reduce_batched_args;
 

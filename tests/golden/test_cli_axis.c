@@ -166,21 +166,29 @@ typedef size_t (*pick_fn)(const void *ctx, size_t b, size_t i);
 typedef size_t (*len_fn)(const void *ctx, size_t b);
 
 static size_t assert_answers(const char *out, sb_reduction r, const void *x,
-                             size_t elem, size_t count, const void *ctx,
-                             len_fn len, pick_fn pick)
+                             const unsigned char *mask, size_t elem,
+                             size_t count, const void *ctx, len_fn len,
+                             pick_fn pick)
 {
     size_t no_value = 0;
     const char *line = out;
     for (size_t b = 0; b < count; b++) {
         const size_t n = len(ctx, b);
-        unsigned char *row = malloc(n * elem + 1);
+        unsigned char *row = malloc((n + 1) * elem);
+        unsigned char *rmask = malloc(n + 1);
         assert_non_null(row);
-        for (size_t i = 0; i < n; i++)
-            memcpy(row + i * elem,
-                   (const unsigned char *)x + pick(ctx, b, i) * elem, elem);
+        assert_non_null(rmask);
+        for (size_t i = 0; i < n; i++) {
+            const size_t from = pick(ctx, b, i);
+            memcpy(row + i * elem, (const unsigned char *)x + from * elem,
+                   elem);
+            rmask[i] = mask != NULL ? mask[from] : 1;
+        }
         unsigned char res[16];
-        const sb_status s = sb_reduce_host(r, row, NULL, n, res);
+        const sb_status s = sb_reduce_host(r, row, mask ? rmask : NULL, n,
+                                           res);
         free(row);
+        free(rmask);
         assert_true(s == SB_OK || s == SB_EMPTY || s == SB_OVERFLOW);
         no_value += s != SB_OK;
         char want[96];
@@ -248,7 +256,7 @@ static void assert_both_axes(const char *file, const char *opts,
         run(res, "reduce --bits %s --axis %d%s %s", opts, axis, device,
             file);
         const matrix m = { rows, cols, fortran, axis };
-        const size_t none = assert_answers(res->out, r, x, elem,
+        const size_t none = assert_answers(res->out, r, x, NULL, elem,
                                            axis ? rows : cols, &m,
                                            matrix_len, matrix_pick);
         assert_int_equal(res->status, none ? EXIT_NO_VALUE : 0);
@@ -399,15 +407,15 @@ static void segments_of_int64_and_uint64_offsets(void **state)
         const cuts ca = { a }, cb = { b };
         run(res, "reduce --bits --op %s --segments sa.npy s.npy",
             sb_op_name(ops[k]));
-        const size_t none = assert_answers(res->out, r, x, 4, 8, &ca,
+        const size_t none = assert_answers(res->out, r, x, NULL, 4, 8, &ca,
                                            cuts_len, cuts_pick);
         assert_int_equal(res->status, none ? EXIT_NO_VALUE : 0);
         assert_int_equal(none != 0, ops[k] == SB_MIN || ops[k] == SB_MAX
                                     || ops[k] == SB_ARGMAX);
         run(res, "reduce --bits --op %s --segments sb.npy s.npy",
             sb_op_name(ops[k]));
-        assert_int_equal(assert_answers(res->out, r, x, 4, 3, &cb, cuts_len,
-                                        cuts_pick), 0);
+        assert_int_equal(assert_answers(res->out, r, x, NULL, 4, 3, &cb,
+                                        cuts_len, cuts_pick), 0);
         assert_int_equal(res->status, 0);
     }
     /* A text input is one flat array too. */
@@ -422,6 +430,202 @@ static void segments_of_int64_and_uint64_offsets(void **state)
     run(res, "reduce --op sum --segments s1.npy s.npy");
     assert_int_equal(res->status, 0);
     assert_string_equal(res->out, "");
+    free(res);
+}
+
+
+/* A mask of the input's shape, written in C and in Fortran order, on an
+ * input in either order: the library reads the mask through the input's
+ * strides, so the command must hand it over in the input's order. Row 2
+ * and column 5 take no part at all (min, argmax: empty; sum: 0). */
+static void masks_in_either_order(void **state)
+{
+    (void)state;
+    enum { R = 9, C = 70 };
+    static float xc[R * C], xf[R * C];
+    static unsigned char mc[R * C], mf[R * C];
+    special_f32(xc, R * C, 13);
+    uint64_t seed = 99;
+    for (size_t i = 0; i < R; i++)
+        for (size_t j = 0; j < C; j++) {
+            seed = seed * 6364136223846793005u + 1442695040888963407u;
+            const unsigned char take = i != 2 && j != 5 && (seed >> 61) != 0;
+            mc[i * C + j] = take;
+            mf[i + j * R] = take;
+            xf[i + j * R] = xc[i * C + j];
+        }
+    write_npy("mx_c.npy", "<f4", 0, "(9, 70)", xc, sizeof xc);
+    write_npy("mx_f.npy", "<f4", 1, "(9, 70)", xf, sizeof xf);
+    write_npy("mm_c.npy", "|b1", 0, "(9, 70)", mc, sizeof mc);
+    write_npy("mm_f.npy", "|u1", 1, "(9, 70)", mf, sizeof mf);
+    static const char *const ops[] = { "sum", "min", "argmax", "count" };
+    static const sb_op op_of[] = { SB_SUM, SB_MIN, SB_ARGMAX, SB_COUNT };
+    run_result *res = malloc(sizeof *res);
+    assert_non_null(res);
+    for (size_t k = 0; k < 4; k++)
+        for (int fortran = 0; fortran <= 1; fortran++)
+            for (int mask_fortran = 0; mask_fortran <= 1; mask_fortran++)
+                for (int axis = 0; axis <= 1; axis++) {
+                    const sb_reduction r = { .op = op_of[k],
+                                             .input = SB_F32,
+                                             .flags = SB_SKIP_NAN };
+                    run(res, "reduce --bits --op %s --skip-nan --axis %d "
+                        "--mask mm_%c.npy mx_%c.npy", ops[k], axis,
+                        mask_fortran ? 'f' : 'c', fortran ? 'f' : 'c');
+                    const matrix m = { R, C, fortran, axis };
+                    const size_t none = assert_answers(
+                        res->out, r, fortran ? xf : xc, fortran ? mf : mc, 4,
+                        axis ? R : C, &m, matrix_len, matrix_pick);
+                    /* the empty row or column, for min and argmax only */
+                    assert_int_equal(none, k == 1 || k == 2 ? 1 : 0);
+                    assert_int_equal(res->status, none ? EXIT_NO_VALUE : 0);
+                }
+    /* --segments: a mask of the input's length; whole segments masked. */
+    const uint64_t off[] = { 0, 16, 16, 200, 630 };
+    write_npy("mo.npy", "<u8", 0, "(5,)", off, sizeof off);
+    write_npy("mv.npy", "<f4", 0, "(630,)", xc, sizeof xc);
+    write_npy("mvm.npy", "|u1", 0, "(630,)", mc, sizeof mc);
+    const sb_reduction rs = { .op = SB_SUM, .input = SB_F32 };
+    const cuts c = { off };
+    run(res, "reduce --bits --op sum --segments mo.npy --mask mvm.npy "
+        "mv.npy");
+    assert_int_equal(assert_answers(res->out, rs, xc, mc, 4, 4, &c,
+                                    cuts_len, cuts_pick), 0);
+    assert_int_equal(res->status, 0);
+    run(res, "reduce --bits --op sum --segments mo.npy --mask mvm.npy "
+        "--device pocl mv.npy");
+    assert_int_equal(assert_answers(res->out, rs, xc, mc, 4, 4, &c,
+                                    cuts_len, cuts_pick), 0);
+    assert_int_equal(res->status, 0);
+    /* The same on POCL for rows of a Fortran matrix with a C mask. */
+    const sb_reduction rr = { .op = SB_MAX, .input = SB_F32 };
+    run(res, "reduce --bits --op max --axis 1 --mask mm_c.npy "
+        "--device pocl mx_f.npy");
+    const matrix mr = { R, C, 1, 1 };
+    assert_int_equal(assert_answers(res->out, rr, xf, mf, 4, R, &mr,
+                                    matrix_len, matrix_pick), 1);
+    assert_int_equal(res->status, EXIT_NO_VALUE);
+    /* Masks of another shape: one line, input error. */
+    run(res, "reduce --op sum --axis 1 --mask mvm.npy mx_c.npy");
+    assert_fails_with(res, EXIT_INPUT, "2-D .npy of the input's shape");
+    write_npy("mm_t.npy", "|u1", 0, "(70, 9)", mc, sizeof mc);
+    run(res, "reduce --op sum --axis 0 --mask mm_t.npy mx_c.npy");
+    assert_fails_with(res, EXIT_INPUT, "(9, 70)");
+    write_npy("mm_short.npy", "|u1", 0, "(629,)", mc, 629);
+    run(res, "reduce --op sum --segments mo.npy --mask mm_short.npy mv.npy");
+    assert_fails_with(res, EXIT_INPUT, "must match");
+    free(res);
+}
+
+/* Reads a 1-D .npy written by --out: its descr and shape as written, and
+ * the data bytes (returned, malloc()ed; *size their count). */
+static unsigned char *read_npy(const char *name, char *header, size_t hsize,
+                               size_t *size)
+{
+    FILE *f = fopen(path_of(name), "rb");
+    assert_non_null(f);
+    unsigned char start[10];
+    assert_int_equal(fread(start, 1, 10, f), 10);
+    assert_memory_equal(start, "\x93NUMPY\x01\x00", 8);
+    const size_t hl = start[8] | (size_t)start[9] << 8;
+    assert_int_equal((10 + hl) % 64, 0);        /* numpy's alignment */
+    assert_true(hl < hsize);
+    assert_int_equal(fread(header, 1, hl, f), hl);
+    header[hl] = '\0';
+    assert_int_equal(header[hl - 1], '\n');
+    unsigned char *data = malloc(1 << 16);
+    assert_non_null(data);
+    *size = fread(data, 1, 1 << 16, f);
+    fclose(f);
+    return data;
+}
+
+/* --out FILE.npy: the answers in the result's dtype, each the bits of
+ * sb_reduce_host() over the gathered elements; argmin/argmax as records
+ * of value and index. Written whole or not at all. */
+static void answers_as_npy(void **state)
+{
+    (void)state;
+    enum { R = 5, C = 40 };
+    static float x[R * C];
+    special_f32(x, R * C, 21);
+    write_npy("o_c.npy", "<f4", 0, "(5, 40)", x, sizeof x);
+    static const struct {
+        sb_op op;
+        const char *name, *descr;
+        size_t item;
+    } outs[] = {
+        { SB_SUM, "sum", "'<f4'", 4 },
+        { SB_COUNT, "count", "'<u8'", 8 },
+        { SB_ANY, "any", "'|b1'", 1 },
+        { SB_ARGMIN, "argmin", "[('value', '<f4'), ('index', '<i8')]", 12 },
+    };
+    run_result *res = malloc(sizeof *res);
+    assert_non_null(res);
+    for (size_t k = 0; k < sizeof outs / sizeof outs[0]; k++) {
+        remove(path_of("answers.npy"));
+        run(res, "reduce --op %s --axis 1 --out answers.npy o_c.npy",
+            outs[k].name);
+        assert_int_equal(res->status, 0);
+        assert_string_equal(res->out, "");        /* the file has them */
+        char header[256], want_header[160];
+        size_t size;
+        unsigned char *data = read_npy("answers.npy", header, sizeof header,
+                                       &size);
+        snprintf(want_header, sizeof want_header,
+                 "{'descr': %s, 'fortran_order': False, 'shape': (5,), }",
+                 outs[k].descr);
+        assert_memory_equal(header, want_header, strlen(want_header));
+        assert_int_equal(size, R * outs[k].item);
+        const sb_reduction r = { .op = outs[k].op, .input = SB_F32 };
+        for (size_t b = 0; b < R; b++) {
+            unsigned char want[16];
+            assert_int_equal(sb_reduce_host(r, x + b * C, NULL, C, want),
+                             SB_OK);
+            const size_t vs = outs[k].op == SB_ARGMIN ? 4 : outs[k].item;
+            assert_memory_equal(data + b * outs[k].item, want, vs);
+            if (outs[k].op == SB_ARGMIN)        /* the index, as int64 */
+                assert_memory_equal(data + b * outs[k].item + 4, want + 8,
+                                    8);
+        }
+        free(data);
+    }
+    /* An answer without a value: no file, exit 1, stderr says so. */
+    const int32_t ov[6] = { INT32_MAX, 1, 2, 3, 4, 5 };
+    write_npy("o_ov.npy", "<i4", 0, "(3, 2)", ov, sizeof ov);
+    remove(path_of("ov.npy"));
+    run(res, "reduce --op sum --axis 1 --out ov.npy o_ov.npy");
+    assert_int_equal(res->status, EXIT_NO_VALUE);
+    assert_string_equal(res->out, "");
+    assert_non_null(strstr(res->err, "not written"));
+    FILE *f = fopen(path_of("ov.npy"), "rb");
+    assert_null(f);
+    /* bf16 has no numpy dtype; --out needs --axis or --segments; a
+     * directory that does not exist. */
+    const uint16_t h[4] = { 0x3F80, 0x4000, 0x4040, 0x4080 };
+    write_bytes("o_h.raw", h, sizeof h);
+    const uint64_t ho[3] = { 0, 1, 4 };
+    write_npy("o_ho.npy", "<u8", 0, "(3,)", ho, sizeof ho);
+    run(res, "reduce --op sum --segments o_ho.npy --format raw --type bf16 "
+        "--out h.npy o_h.raw");
+    assert_fails_with(res, EXIT_USAGE, "no bf16 dtype");
+    run(res, "reduce --op sum --acc f32 --segments o_ho.npy --format raw "
+        "--type bf16 --out h.npy o_h.raw");
+    assert_int_equal(res->status, 0);
+    {
+        char header[256];
+        size_t size;
+        unsigned char *data = read_npy("h.npy", header, sizeof header,
+                                       &size);
+        const float want[2] = { 1.0f, 9.0f };     /* 1; 2 + 3 + 4 */
+        assert_int_equal(size, sizeof want);
+        assert_memory_equal(data, want, sizeof want);
+        free(data);
+    }
+    run(res, "reduce --op sum --out s.npy o_c.npy");
+    assert_fails_with(res, EXIT_USAGE, "--out writes the answers");
+    run(res, "reduce --op sum --axis 0 --out no/such/dir/a.npy o_c.npy");
+    assert_fails_with(res, EXIT_INPUT, "no/such/dir/a.npy");
     free(res);
 }
 
@@ -448,8 +652,8 @@ static void axis_needs_a_two_dimensional_npy(void **state)
     assert_fails_with(res, EXIT_INPUT, "--axis needs a 2-D .npy");
     run(res, "reduce --op sum --axis 2 v8.npy");
     assert_fails_with(res, EXIT_USAGE, "--axis wants 0");
-    run(res, "reduce --op sum --axis 1 --mask v8.npy v8.npy");
-    assert_fails_with(res, EXIT_USAGE, "--axis does not go with --mask");
+    run(res, "reduce --op sum --axis 1 --dot v8.npy v8.npy");
+    assert_fails_with(res, EXIT_USAGE, "--axis does not go with --dot");
     const uint64_t o[2] = { 0, 8 };
     write_npy("o2.npy", "<i8", 0, "(2,)", o, sizeof o);
     run(res, "reduce --op sum --axis 1 --segments o2.npy v8.npy");
@@ -544,8 +748,8 @@ static void pocl_gives_the_host_bits(void **state)
     const cuts c = { off };
     run(res, "reduce --bits --op min --device pocl --segments p_off.npy "
         "p_v.npy");
-    assert_int_equal(assert_answers(res->out, rm, x, 4, 3, &c, cuts_len,
-                                    cuts_pick), 1);
+    assert_int_equal(assert_answers(res->out, rm, x, NULL, 4, 3, &c,
+                                    cuts_len, cuts_pick), 1);
     assert_int_equal(res->status, EXIT_NO_VALUE);
     /* Devices have no argmin/argmax yet: said, with the way out. */
     run(res, "reduce --op argmin --device pocl --axis 1 p_c.npy");
@@ -554,8 +758,8 @@ static void pocl_gives_the_host_bits(void **state)
     const sb_reduction rc = { .op = SB_COUNT, .input = SB_F32 };
     run(res, "reduce --bits --op count --device pocl --segments p_off.npy "
         "p_v.npy");
-    assert_int_equal(assert_answers(res->out, rc, x, 4, 3, &c, cuts_len,
-                                    cuts_pick), 0);
+    assert_int_equal(assert_answers(res->out, rc, x, NULL, 4, 3, &c,
+                                    cuts_len, cuts_pick), 0);
     assert_int_equal(res->status, 0);
     free(res);
 }
@@ -574,6 +778,8 @@ int main(int argc, char **argv)
         cmocka_unit_test(a_checked_overflow_in_one_row_only),
         cmocka_unit_test(empty_rows_and_columns),
         cmocka_unit_test(segments_of_int64_and_uint64_offsets),
+        cmocka_unit_test(masks_in_either_order),
+        cmocka_unit_test(answers_as_npy),
         cmocka_unit_test(axis_needs_a_two_dimensional_npy),
         cmocka_unit_test(bad_offsets_are_refused),
         cmocka_unit_test(pocl_gives_the_host_bits),
