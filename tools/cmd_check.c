@@ -6,8 +6,9 @@
  *
  * Each case's input is generated once and run on every target. A device
  * reduces everything itself (SB_OPT_NO_HOST), from a cl_mem. A type the
- * device refuses (sb_device_report()) is reported as refused, which is
- * the documented behaviour, not a difference. */
+ * device refuses (sb_device_report()), and argmin/argmax, which no device
+ * computes yet, are reported as refused: the documented behaviour, not a
+ * difference. */
 #define _POSIX_C_SOURCE 200809L   /* fnmatch, strtok_r, isatty, fileno */
 
 #include "cli.h"
@@ -314,10 +315,14 @@ static sb_status type_status_on(const check_target *t, sb_type type)
                                                                  : type];
 }
 
+/* What a device refuses, as documented: types it has no exact way for
+ * (sb_device_report()), and argmin/argmax, which no device computes yet
+ * (samebits.h, sb_op). */
 static int refuses(const check_target *t, sb_reduction r)
 {
     const sb_type acc = r.accumulator == 0 ? r.input : r.accumulator;
-    return t->dev != NULL && (type_status_on(t, r.input) != SB_OK
+    return t->dev != NULL && (r.op == SB_ARGMIN || r.op == SB_ARGMAX
+                              || type_status_on(t, r.input) != SB_OK
                               || type_status_on(t, acc) != SB_OK);
 }
 
@@ -369,7 +374,7 @@ static void run_case(check_target *t, size_t index, const corpus_case *c,
             s = sb_reduce(t->shapes[k].ctx, NULL, c->r, xb, 0, mb, 0, c->n,
                           result);
         }
-        corpus_format_result(got[k], sizeof got[k], c->r, s, result);
+        corpus_format_answer(got[k], sizeof got[k], c->r, s, result);
         if (s == SB_UNSUPPORTED && refuses(t, c->r)) {
             refused = 1;
             continue;

@@ -743,6 +743,56 @@ static void add_halves(case_list *l)
     }
 }
 
+/* Part 6, positions and counts: argmin and argmax (the position the fold
+ * and the tree carried to the root, NaNs and signed-zero ties deciding;
+ * widened, mapped as BLAS i?amax, wrapping, NaN-skipping, half inputs)
+ * and count (masks and NaN skipping deciding), each over every family
+ * that applies as in part 4. */
+static void add_positions(case_list *l)
+{
+    enum { ABS = SB_MAP_ABS, SKIP = SB_SKIP_NAN, WRAP = SB_WRAP };
+    static const struct {
+        sb_op op; sb_type in, acc; unsigned flags; int map;
+    } reps[] = {
+        { SB_ARGMIN, SB_F32, SB_F32, 0, 0 },
+        { SB_ARGMAX, SB_F64, SB_F64, 0, 0 },
+        { SB_ARGMIN, SB_F32, SB_F64, 0, 0 },
+        { SB_ARGMAX, SB_F32, SB_F32, 0, ABS },
+        { SB_ARGMIN, SB_F64, SB_F64, SKIP, 0 },
+        { SB_ARGMAX, SB_I32, SB_I32, 0, 0 },
+        { SB_ARGMIN, SB_I8, SB_I32, 0, 0 },
+        { SB_ARGMAX, SB_I16, SB_I16, 0, ABS },
+        { SB_ARGMAX, SB_I32, SB_I32, WRAP, ABS },
+        { SB_ARGMIN, SB_U64, SB_U64, 0, 0 },
+        { SB_ARGMIN, SB_F16, SB_F16, 0, 0 },
+        { SB_ARGMAX, SB_BF16, SB_F32, SKIP, 0 },
+        { SB_COUNT, SB_F32, SB_F32, SKIP, 0 },
+        { SB_COUNT, SB_F64, SB_F64, 0, 0 },
+        { SB_COUNT, SB_I8, SB_I8, 0, 0 },
+        { SB_COUNT, SB_U64, SB_U64, 0, 0 },
+        { SB_COUNT, SB_F16, SB_F16, SKIP, 0 },
+    };
+    size_t k = 0;   /* (reduction, family) pairs so far */
+    for (size_t i = 0; i < sizeof reps / sizeof reps[0]; i++) {
+        int first = 1;
+        for (int f = 0; f < CORPUS_FAMILY_COUNT; f++) {
+            if (!family_applies((corpus_family)f, reps[i].in, reps[i].acc))
+                continue;
+            const sb_map map = (sb_map)reps[i].map;
+            add_full(l, reps[i].op, reps[i].in, reps[i].acc, reps[i].flags,
+                     map, 0, (corpus_family)f, CORPUS_MASK_NONE, 17, 1);
+            add_full(l, reps[i].op, reps[i].in, reps[i].acc, reps[i].flags,
+                     map, 0, (corpus_family)f, grid_masks[k++ % GRID_MASKS],
+                     4097, 0);
+            if (first)
+                add_full(l, reps[i].op, reps[i].in, reps[i].acc,
+                         reps[i].flags, map, 0, (corpus_family)f,
+                         CORPUS_MASK_NONE, 100003, 0);
+            first = 0;
+        }
+    }
+}
+
 const corpus_case *corpus_cases(size_t *count)
 {
     static case_list list;
@@ -752,6 +802,7 @@ const corpus_case *corpus_cases(size_t *count)
         add_sweeps(&list);
         add_maps(&list);
         add_halves(&list);
+        add_positions(&list);
         if (list.failed) {
             free(list.cases);
             list.cases = NULL;
@@ -800,12 +851,27 @@ void corpus_format_result(char *buf, size_t size, sb_reduction r,
     snprintf(buf, size, "0x%0*" PRIx64 " ok", (int)(2 * bytes), v);
 }
 
+void corpus_format_answer(char *buf, size_t size, sb_reduction r,
+                          sb_status s, const void *result)
+{
+    corpus_format_result(buf, size, r, s, result);
+    if (s != SB_OK || (r.op != SB_ARGMIN && r.op != SB_ARGMAX))
+        return;
+    uint64_t index;                      /* sb_arg_result: index at byte 8 */
+    memcpy(&index, (const unsigned char *)result + 8, sizeof index);
+    const size_t bits = strcspn(buf, " ");
+    char value[40];
+    snprintf(value, sizeof value, "%.*s", (int)bits, buf);
+    snprintf(buf, size, "%s@%" PRIu64 " ok", value, index);
+}
+
 const char *corpus_golden_header(void)
 {
     return "# tests/golden/corpus.golden: the expected result of every case of the\n"
            "# samebits conformance corpus (tools/corpus.c, docs/corpus.md), computed by\n"
            "# the oracle (tests/oracle.c). One line per case, in corpus order:\n"
            "#   <case-id> <result-bits> <status>\n"
+           "# (argmin/argmax: <value-bits>@<position>).\n"
            "# Written by `cmake --build build --target write-golden`; never by hand.\n"
            "# A changed line is a change to the contract: say so in the commit message.\n";
 }

@@ -22,7 +22,7 @@
 #include "samebits.h"
 
 /* Bumped whenever a case, a generator rule or the line format changes. */
-#define CORPUS_VERSION 3
+#define CORPUS_VERSION 4
 
 typedef enum {
     CORPUS_UNIFORM,       /* floats in [-1, 1); integers over the full range */
@@ -112,6 +112,13 @@ const char *corpus_status_word(sb_status s);
  *  the result's size, "0x" and two hex digits per byte, or "-" when `s` is
  *  not SB_OK; status is corpus_status_word(s). */
 void corpus_format_result(char *buf, size_t size, sb_reduction r,
+                          sb_status s, const void *result);
+
+/*! corpus_format_answer() : a golden line's "<bits> <status>": as
+ *  corpus_format_result(), with an argmin/argmax's position after its
+ *  value's bits ("0x3f800000@17 ok"), since the position is half of the
+ *  answer. */
+void corpus_format_answer(char *buf, size_t size, sb_reduction r,
                           sb_status s, const void *result);
 
 /*! corpus_golden_header() : the comment lines that open corpus.golden. */

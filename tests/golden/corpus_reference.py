@@ -179,6 +179,30 @@ def case_list():
                 add(op, inp, acc, 0, f, "nomask", 100003, False, extra)
             first = False
             p += 1
+    # Part 6: positions and counts, as part 4.
+    positions = ["argmin.f32.f32", "argmax.f64.f64", "argmin.f32.f64",
+                 "argmax.f32.f32.abs", "argmin.f64.f64.skipnan",
+                 "argmax.i32.i32", "argmin.i8.i32", "argmax.i16.i16.abs",
+                 "argmax.i32.i32.wrap.abs", "argmin.u64.u64",
+                 "argmin.f16.f16", "argmax.bf16.f32.skipnan",
+                 "count.f32.f32.skipnan", "count.f64.f64", "count.i8.i8",
+                 "count.u64.u64", "count.f16.f16.skipnan"]
+    p = 0
+    for rep in positions:
+        parts = rep.split(".")
+        op, inp, acc = parts[0], parts[1], parts[2]
+        wrap = "wrap" in parts[3:]
+        extra = "".join("." + w for w in parts[3:] if w != "wrap")
+        first = True
+        for f in FAMILIES:
+            if not applies(f, inp, acc):
+                continue
+            add(op, inp, acc, wrap, f, "nomask", 17, True, extra)
+            add(op, inp, acc, wrap, f, MASKS[p % 6], 4097, False, extra)
+            if first:
+                add(op, inp, acc, wrap, f, "nomask", 100003, False, extra)
+            first = False
+            p += 1
     return cases
 
 

@@ -71,7 +71,7 @@ static int golden_line(const corpus_case *c, char *line, size_t size)
         corpus_fill_y(c, y);
     if (mask != NULL)
         corpus_fill_mask(c, mask);
-    unsigned char result[8] = { 0 };
+    unsigned char result[16] = { 0 };   /* an sb_arg_result at most */
     const sb_status s = c->dot ? oracle_dot(c->r, x, y, mask, c->n, result)
                                : oracle_reduce(c->r, x, mask, c->n, result);
     free(x);
@@ -83,7 +83,7 @@ static int golden_line(const corpus_case *c, char *line, size_t size)
         return -1;
     }
     char res[CORPUS_RESULT_MAX];
-    corpus_format_result(res, sizeof res, c->r, s, result);
+    corpus_format_answer(res, sizeof res, c->r, s, result);
     snprintf(line, size, "%s %s", c->id, res);
     return 0;
 }
