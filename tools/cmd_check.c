@@ -320,7 +320,9 @@ static sb_status type_status_on(const check_target *t, sb_type type)
  * (samebits.h, sb_op). */
 static int refuses(const check_target *t, sb_reduction r)
 {
-    const sb_type acc = r.accumulator == 0 ? r.input : r.accumulator;
+    /* A count accumulates in a u64 whatever its input. */
+    const sb_type acc = r.op == SB_COUNT ? SB_U64
+                      : r.accumulator == 0 ? r.input : r.accumulator;
     return t->dev != NULL && (r.op == SB_ARGMIN || r.op == SB_ARGMAX
                               || type_status_on(t, r.input) != SB_OK
                               || type_status_on(t, acc) != SB_OK);

@@ -31,7 +31,7 @@ static void print_usage(FILE *out)
             "                       [--format F] [--array NAME]\n"
             "                       [--mask FILE [--mask-format F] [--mask-array NAME]]\n"
             "                       [--device SEL] [--chunk N] [--bits] [--json]\n"
-            "                       [--axis 0|1 | --segments OFFSETS [--out FILE.npy]]\n"
+            "                       [--axis 0|1 | --segments OFFSETS] [--out FILE.npy]\n"
             "                       [FILE|-]\n"
             "\n"
             "Reduces the numbers in FILE (standard input if - or none) and prints\n"

@@ -381,6 +381,9 @@ static int print_json(const batch_run *br, sb_status lib, int rc)
                 word = corpus_status_word(br->statuses[b]);
                 break;
             }
+        /* Every answer a value, and still a failure: --out's file. */
+        if (rc != CLI_EXIT_OK && rc != CLI_EXIT_NO_VALUE)
+            word = "input-error";
     } else {
         word = lib != SB_OK ? corpus_status_word(lib)
              : rc == CLI_EXIT_USAGE ? "usage-error"

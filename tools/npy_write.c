@@ -1,17 +1,20 @@
 /* npy_write.c: writes a 1-D NumPy .npy (format 1.0), the answers of
  * `samebits reduce --axis / --segments --out`. A written file is whole
- * or absent: the bytes go to a temporary file beside the target, which is
- * renamed over it only once everything is on disk, so a full disk or a
- * failed write never leaves a truncated .npy that numpy would read as
- * fewer answers. */
-#define _POSIX_C_SOURCE 200809L   /* mkstemp, fchmod, umask */
+ * or absent: the bytes go to a new file beside the target (FILE.part<pid>,
+ * created exclusively with the user's umask), are flushed to the disk
+ * (fsync), and only then renamed over the target, so a full disk, a
+ * failed write or a crash never leaves a truncated .npy that numpy would
+ * read as fewer answers. The target is replaced, not written through: a
+ * link or the old file's permissions are not kept, and the path must be
+ * a regular file's (not "-" or /dev/stdout). */
+#define _POSIX_C_SOURCE 200809L   /* fsync, getpid */
 #include "cli.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 #include <unistd.h>
 
 /* The header: magic, version 1.0, its length (little-endian), then the
@@ -41,6 +44,22 @@ static size_t npy_header(char *out, size_t size, const char *descr,
     return total;
 }
 
+/* Writes all of buf to fd; 0, or the errno of the write that failed. */
+static int write_all(int fd, const void *buf, size_t size)
+{
+    const unsigned char *p = buf;
+    while (size > 0) {
+        const ssize_t w = write(fd, p, size);
+        if (w < 0 && errno == EINTR)
+            continue;
+        if (w <= 0)
+            return w < 0 ? errno : EIO;
+        p += w;
+        size -= (size_t)w;
+    }
+    return 0;
+}
+
 int cli_npy_write(const char *path, const char *descr, size_t count,
                   const void *items, size_t item_size, char *err,
                   size_t err_size)
@@ -53,40 +72,30 @@ int cli_npy_write(const char *path, const char *descr, size_t count,
         return -1;
     }
     const size_t plen = strlen(path);
-    char *tmp = malloc(plen + 16);
+    char *tmp = malloc(plen + 32);
     if (tmp == NULL) {
         snprintf(err, err_size, "%s: out of memory", path);
         return -1;
     }
-    snprintf(tmp, plen + 16, "%s.partXXXXXX", path);
-    FILE *f = NULL;
-    const int fd = mkstemp(tmp);
-    if (fd >= 0) {
-        /* mkstemp() makes it private (0600); the answers get the
-         * permissions any new file of the user's would. */
-        const mode_t mask = umask(0);
-        umask(mask);
-        (void)fchmod(fd, 0666 & ~mask);
-        f = fdopen(fd, "wb");
-    }
-    if (f == NULL) {
-        snprintf(err, err_size, "%s: cannot create a file beside it: %s",
-                 path, strerror(errno));
-        if (fd >= 0) {
-            close(fd);
-            remove(tmp);
-        }
+    snprintf(tmp, plen + 32, "%s.part%ld", path, (long)getpid());
+    const int fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL, 0666);
+    if (fd < 0) {
+        snprintf(err, err_size, "%s: cannot create %s beside it: %s", path,
+                 tmp, strerror(errno));
         free(tmp);
         return -1;
     }
-    int ok = fwrite(header, 1, hl, f) == hl
-             && (count == 0 || fwrite(items, item_size, count, f) == count);
-    ok = fflush(f) == 0 && ok;
-    const int saved = errno;
-    ok = fclose(f) == 0 && ok;
-    if (!ok || rename(tmp, path) != 0) {
-        snprintf(err, err_size, "%s: %s", path,
-                 strerror(ok ? errno : saved ? saved : EIO));
+    int e = write_all(fd, header, hl);
+    if (e == 0 && count > 0)
+        e = write_all(fd, items, count * item_size);
+    if (e == 0 && fsync(fd) != 0)
+        e = errno;
+    if (close(fd) != 0 && e == 0)
+        e = errno;
+    if (e == 0 && rename(tmp, path) != 0)
+        e = errno;
+    if (e != 0) {
+        snprintf(err, err_size, "%s: %s", path, strerror(e));
         remove(tmp);
         free(tmp);
         return -1;

@@ -21,6 +21,7 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+#include <dirent.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 
@@ -626,6 +627,86 @@ static void answers_as_npy(void **state)
     assert_fails_with(res, EXIT_USAGE, "--out writes the answers");
     run(res, "reduce --op sum --axis 0 --out no/such/dir/a.npy o_c.npy");
     assert_fails_with(res, EXIT_INPUT, "no/such/dir/a.npy");
+    /* --json says the command failed, though every answer had a value. */
+    run(res, "reduce --json --op sum --axis 0 --out no/such/dir/a.npy "
+        "o_c.npy");
+    assert_int_equal(res->status, EXIT_INPUT);
+    assert_non_null(strstr(res->out, "\"status\":\"input-error\""));
+    /* Nothing of the writes stays beside the files. */
+    DIR *d = opendir(workdir);
+    assert_non_null(d);
+    for (struct dirent *e; (e = readdir(d)) != NULL;)
+        if (strstr(e->d_name, ".part") != NULL)
+            fail_msg("%s was left behind", e->d_name);
+    closedir(d);
+    free(res);
+}
+
+/* --out in the other dtypes: f16 values, i8 values, and f64 argmax records
+ * of 16 bytes (value, then index). */
+static void answers_as_npy_of_every_width(void **state)
+{
+    (void)state;
+    enum { R = 4, C = 33 };
+    static uint16_t h[R * C];
+    static int8_t b[R * C];
+    static double d[R * C];
+    float f[R * C];
+    special_f32(f, R * C, 41);
+    for (size_t i = 0; i < R * C; i++) {
+        h[i] = (uint16_t)(0x3C00u + (i * 37u) % 0x400u);   /* 1 .. 2 */
+        b[i] = (int8_t)(i * 11u);
+        d[i] = f[i];
+    }
+    write_npy("w_h.npy", "<f2", 0, "(4, 33)", h, sizeof h);
+    write_npy("w_b.npy", "|i1", 0, "(4, 33)", b, sizeof b);
+    write_npy("w_d.npy", "<f8", 1, "(33, 4)", d, sizeof d);
+    static const struct {
+        const char *args, *descr;
+        sb_reduction r;
+        const void *x;
+        size_t elem, item, vs;
+    } outs[] = {
+        { "--op sum --axis 1 w_h.npy", "'<f2'",
+          { SB_SUM, SB_F16, 0, 0, 0 }, h, 2, 2, 2 },
+        { "--op min --axis 1 w_b.npy", "'|i1'",
+          { SB_MIN, SB_I8, 0, 0, 0 }, b, 1, 1, 1 },
+        { "--op argmax --axis 0 w_d.npy",
+          "[('value', '<f8'), ('index', '<i8')]",
+          { SB_ARGMAX, SB_F64, 0, 0, 0 }, d, 8, 16, 8 },
+    };
+    run_result *res = malloc(sizeof *res);
+    assert_non_null(res);
+    for (size_t k = 0; k < sizeof outs / sizeof outs[0]; k++) {
+        run(res, "reduce --out wide.npy %s", outs[k].args);
+        assert_int_equal(res->status, 0);
+        char header[256], want_header[160];
+        size_t size;
+        unsigned char *data = read_npy("wide.npy", header, sizeof header,
+                                       &size);
+        const size_t count = R;
+        snprintf(want_header, sizeof want_header,
+                 "{'descr': %s, 'fortran_order': False, 'shape': (%zu,), }",
+                 outs[k].descr, count);
+        assert_memory_equal(header, want_header, strlen(want_header));
+        assert_int_equal(size, count * outs[k].item);
+        /* Answer a over its C elements, consecutive in every file: the
+         * rows of the C-order (4, 33) matrices, the columns of the
+         * Fortran-order (33, 4) one. */
+        const size_t n = C;
+        for (size_t a = 0; a < count; a++) {
+            unsigned char want[16];
+            const unsigned char *row = (const unsigned char *)outs[k].x
+                                       + a * n * outs[k].elem;
+            assert_int_equal(sb_reduce_host(outs[k].r, row, NULL, n, want),
+                             SB_OK);
+            assert_memory_equal(data + a * outs[k].item, want, outs[k].vs);
+            if (outs[k].item > outs[k].vs)
+                assert_memory_equal(data + a * outs[k].item + outs[k].vs,
+                                    want + 8, 8);
+        }
+        free(data);
+    }
     free(res);
 }
 
@@ -780,6 +861,7 @@ int main(int argc, char **argv)
         cmocka_unit_test(segments_of_int64_and_uint64_offsets),
         cmocka_unit_test(masks_in_either_order),
         cmocka_unit_test(answers_as_npy),
+        cmocka_unit_test(answers_as_npy_of_every_width),
         cmocka_unit_test(axis_needs_a_two_dimensional_npy),
         cmocka_unit_test(bad_offsets_are_refused),
         cmocka_unit_test(pocl_gives_the_host_bits),
