@@ -139,10 +139,16 @@ SB_API unsigned sb_version_number(void);
  *      part), never SB_OVERFLOW.
  *  The OpenCL device functions compute SB_COUNT (every input type, masks,
  *  SB_SKIP_NAN; sb_reduce(), sb_reduce_enqueue(), the batched, segment
- *  and partial forms), with the host's bits. They refuse SB_ARGMIN and
- *  SB_ARGMAX for now (SB_UNSUPPORTED, "argmin/argmax on devices is not
- *  implemented yet"): the host path, partials and host batches compute
- *  them. */
+ *  and partial forms), with the host's bits. SB_ARGMIN and SB_ARGMAX they
+ *  compute with the host's bits in sb_reduce(), sb_reduce_batched(),
+ *  sb_reduce_segments() and sb_partial_add(), from the SB_MIN / SB_MAX
+ *  kernels: the min / max of the whole range, then the tree walked down
+ *  (at each node the min / max of its two children says which one the
+ *  combination took) to one leaf, which is read back and folded on the
+ *  host. About three passes over the data and 2 log2(n / 16) + 1
+ *  reductions, against one pass for SB_MIN. The enqueue forms
+ *  (sb_reduce_enqueue(), sb_reduce_batched_enqueue()) refuse them
+ *  (SB_UNSUPPORTED): the walk needs each answer on the host. */
 typedef enum {
     SB_SUM, SB_PROD, SB_MIN, SB_MAX, SB_ANY, SB_ALL,
     SB_ARGMIN, SB_ARGMAX, SB_COUNT
@@ -897,9 +903,7 @@ SB_API SB_NODISCARD sb_status sb_context_report(const sb_context *ctx,
  *          SB_UNSUPPORTED if the device has no exact way for the input
  *            or accumulator type (a 64-bit type without 64-bit integers:
  *            sb_device_report(); a count needs the 64-bit integers of
- *            its u64 result), and for argmin and argmax, which no device
- *            computes yet (every device function refuses them, the
- *            batched, segment and partial forms too);
+ *            its u64 result);
  *          SB_BUILD_ERROR (see sb_context_build_log()); SB_OPENCL_ERROR
  *          (see sb_context_last_cl_error(); 0 there when the device wrote
  *          a record that holds no status); SB_OUT_OF_MEMORY.
@@ -929,9 +933,9 @@ typedef struct {
 /*! sb_device_arg_result : the record for SB_ARGMIN / SB_ARGMAX (24 bytes,
  *  at offsets that are multiples of 8): `value` and `index` as in
  *  sb_arg_result, `status` at byte 16 as in sb_device_result. Declared for
- *  the device functions to come: they refuse argmin and argmax for now
- *  (SB_UNSUPPORTED), so nothing writes it yet. (A count's record is an
- *  sb_device_result.) */
+ *  the enqueue forms to come: they refuse argmin and argmax for now
+ *  (SB_UNSUPPORTED; sb_reduce() computes them), so nothing writes it yet.
+ *  (A count's record is an sb_device_result.) */
 typedef struct {
     unsigned char value[8];
     uint64_t      index;
@@ -1014,7 +1018,7 @@ SB_API SB_NODISCARD sb_status sb_partial_add_dot(sb_context *ctx,
  *          statuses of sb_reduce() (SB_INVALID_ARGUMENT also for NULL
  *          `results` or `statuses` with count > 0 and for strides whose
  *          elements span more than PTRDIFF_MAX bytes; SB_UNSUPPORTED for
- *          argmin/argmax and types the device refuses; SB_OPENCL_ERROR,
+ *          types the device refuses; SB_OPENCL_ERROR,
  *          ...)
  *          with a detail. On any status but SB_OK nothing is written. */
 SB_API SB_NODISCARD sb_status sb_reduce_batched(sb_context *ctx,

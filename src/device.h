@@ -88,6 +88,25 @@ sb_status sb__check_call(sb_context *ctx, cl_command_queue queue,
                          cl_mem mask, size_t mask_offset, size_t n,
                          sb__checked_call *out);
 
+/* SB_UNSUPPORTED, with a detail naming `form`, for argmin / argmax: only
+ * the blocking forms compute them (device_arg.c); else SB_OK. */
+sb_status sb__refuse_arg(const sb_context *ctx, const sb__plan *plan,
+                         const char *form);
+
+/* sb_reduce() after sb__check_call(), argmin / argmax left out: the
+ * min / max kernels' answer, or SB_EMPTY / SB_OVERFLOW with its detail. */
+sb_status sb__reduce_checked(sb_context *ctx, const sb__checked_call *c,
+                             sb_reduction r, cl_mem x, size_t x_offset,
+                             cl_mem mask, size_t mask_offset, size_t n,
+                             void *result);
+
+/* sb_reduce() of SB_ARGMIN / SB_ARGMAX after sb__check_call()
+ * (device_arg.c). */
+sb_status sb__device_arg(sb_context *ctx, const sb__checked_call *c,
+                         sb_reduction r, cl_mem x, size_t x_offset,
+                         cl_mem mask, size_t mask_offset, size_t n,
+                         void *result);
+
 /* `buf` belongs to ctx and holds elements [offset, offset + n) of `elem`
  * bytes each (`unit` names them in the detail), overflow-safe. */
 sb_status sb__check_buffer(sb_context *ctx, const char *what, cl_mem buf,

@@ -293,6 +293,8 @@ sb_status sb_reduce_batched_enqueue(sb_context *ctx, cl_command_queue queue,
     sb_status s = check_batch(ctx, queue, r, x, x_offset, mask, mask_offset,
                               n, elem_stride, count, batch_stride, &cb);
     SB_RETURN_IF(s != SB_OK, s);
+    s = sb__refuse_arg(ctx, &cb.c.plan, "sb_reduce_batched_enqueue()");
+    SB_RETURN_IF(s != SB_OK, s);
     SB_FAIL_IF(results == NULL, SB_INVALID_ARGUMENT, "results is NULL");
     SB_FAIL_IF(results_offset % 8 != 0, SB_INVALID_ARGUMENT,
                "results_offset = %zu is not a multiple of 8", results_offset);

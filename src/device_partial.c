@@ -65,7 +65,8 @@ static sb_status append_run(sb_context *ctx, const sb__checked_call *c,
 }
 
 /* The node of the aligned subtree [from, from + count) of the piece on
- * the device. */
+ * the device; for argmin / argmax with the position of its value, counted
+ * from the subtree's first element. */
 static sb_status subtree_node(sb_context *ctx, const sb__checked_call *c,
                               const piece_source *src, size_t from,
                               size_t count, sb__node *node, bool *overflow)
@@ -75,11 +76,16 @@ static sb_status subtree_node(sb_context *ctx, const sb__checked_call *c,
     *overflow = false;
     cl_mem mask = src->mask;
     const size_t mask_from = src->mask_offset + from;
+    sb_arg_result arg;              /* room for any result */
+    memset(&arg, 0, sizeof arg);
     const sb_status s = c->plan.dot
         ? sb_dot(ctx, c->queue, r, src->x, src->x_offset + from, src->y,
-                 src->y_offset + from, mask, mask_from, count, node->v.bytes)
+                 src->y_offset + from, mask, mask_from, count, &arg)
         : sb_reduce(ctx, c->queue, r, src->x, src->x_offset + from, mask,
-                    mask_from, count, node->v.bytes);
+                    mask_from, count, &arg);
+    memcpy(node->v.bytes, arg.value, sizeof node->v.bytes);
+    if (c->plan.arg)
+        node->where = arg.index;
     node->has = s == SB_OK || s == SB_OVERFLOW;
     if (s == SB_OK && sb__type_is_half(c->plan.acc)) {
         /* The result is the half type's 2 bytes; a host node holds the

@@ -37,7 +37,7 @@ sb__kernel_family sb__kernel_family_of(const sb__plan *p)
     case SB_COUNT: return SB_FAMILY_CNT;
     case SB_ARGMIN:
     case SB_ARGMAX:
-        break;   /* no kernels: refused before (device_reduce.c) */
+        break;   /* no kernels: device_arg.c walks the min/max ones */
     }
     return SB_FAMILY_SUM;
 }

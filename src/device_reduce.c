@@ -106,12 +106,6 @@ static sb_status check_rest(sb_context *ctx, cl_command_queue queue,
                                           1, "mask bytes");
         SB_RETURN_IF(sm != SB_OK, sm);
     }
-    /* argmin and argmax have no kernels yet: refused first. */
-    SB_FAIL_IF(out->plan.op == SB_ARGMIN || out->plan.op == SB_ARGMAX,
-               SB_UNSUPPORTED,
-               "argmin/argmax on devices is not implemented yet (%s on %s; "
-               "sb_reduce_host() computes it)",
-               sb_op_name(out->plan.op), ctx->caps.name);
     /* Every type has an exact way on every device (native, guarded or
      * software: cl/arith_float.cl) but a 64-bit type where there are no
      * 64-bit integers. f16 and bf16 are read as 16-bit integers and
@@ -127,6 +121,20 @@ static sb_status check_rest(sb_context *ctx, cl_command_queue queue,
     SB_FAIL_IF(ctx->caps.type_status[t] != SB_OK, SB_UNSUPPORTED,
                "%s on %s: %s (sb_device_report())", sb_type_name(t),
                ctx->caps.name, ctx->caps.type_reason[t]);
+    return SB_OK;
+}
+
+sb_status sb__refuse_arg(const sb_context *ctx, const sb__plan *plan,
+                         const char *form)
+{
+    SB_FAIL_IF(plan->arg, SB_UNSUPPORTED,
+               "%s of %s on a device is computed by sb_reduce(), "
+               "sb_reduce_batched() and sb_reduce_segments() (by walking "
+               "the tree of min/max reductions down, which needs their "
+               "answers on the host); %s does not compute it yet (%s; "
+               "sb_reduce_host() and host partials do)",
+               sb_op_name(plan->op), sb_type_name(plan->input), form,
+               ctx->caps.name);
     return SB_OK;
 }
 
@@ -342,8 +350,10 @@ sb_status sb_reduce_enqueue(sb_context *ctx, cl_command_queue queue,
 {
     sb__detail_clear();
     sb__checked_call c;
-    const sb_status s = sb__check_call(ctx, queue, r, x, x_offset, mask,
-                                       mask_offset, n, &c);
+    sb_status s = sb__check_call(ctx, queue, r, x, x_offset, mask,
+                                 mask_offset, n, &c);
+    SB_RETURN_IF(s != SB_OK, s);
+    s = sb__refuse_arg(ctx, &c.plan, "sb_reduce_enqueue()");
     SB_RETURN_IF(s != SB_OK, s);
     return enqueue_checked(ctx, &c, x, x_offset, NULL, 0, mask, mask_offset,
                            n, result, result_offset, num_wait, wait, done);
@@ -418,7 +428,8 @@ static sb_status reduce_on_host(sb_context *ctx, const sb__checked_call *c,
     return s;
 }
 
-/* sb_reduce() and sb_dot() after the checks of x, y and the mask. */
+/* sb_reduce() and sb_dot() after the checks of x, y and the mask (not
+ * argmin / argmax: device_arg.c). */
 static sb_status reduce_checked(sb_context *ctx, const sb__checked_call *cc,
                                 sb_reduction r, cl_mem x, size_t x_offset,
                                 cl_mem y, size_t y_offset, cl_mem mask,
@@ -477,6 +488,15 @@ static sb_status reduce_checked(sb_context *ctx, const sb__checked_call *cc,
     return SB_OK;
 }
 
+sb_status sb__reduce_checked(sb_context *ctx, const sb__checked_call *c,
+                             sb_reduction r, cl_mem x, size_t x_offset,
+                             cl_mem mask, size_t mask_offset, size_t n,
+                             void *result)
+{
+    return reduce_checked(ctx, c, r, x, x_offset, NULL, 0, mask, mask_offset,
+                          n, result);
+}
+
 sb_status sb_reduce(sb_context *ctx, cl_command_queue queue, sb_reduction r,
                     cl_mem x, size_t x_offset, cl_mem mask,
                     size_t mask_offset, size_t n, void *result)
@@ -486,6 +506,9 @@ sb_status sb_reduce(sb_context *ctx, cl_command_queue queue, sb_reduction r,
     const sb_status s = sb__check_call(ctx, queue, r, x, x_offset, mask,
                                        mask_offset, n, &c);
     SB_RETURN_IF(s != SB_OK, s);
+    if (c.plan.arg)
+        return sb__device_arg(ctx, &c, r, x, x_offset, mask, mask_offset, n,
+                              result);
     return reduce_checked(ctx, &c, r, x, x_offset, NULL, 0, mask, mask_offset,
                           n, result);
 }

@@ -386,9 +386,9 @@ static void refused_calls_write_nothing(void **state)
     CASE("NULL statuses", SB_INVALID_ARGUMENT,
          sb_reduce_batched(dc->ctx, NULL, r, xb, 0, NULL, 0, 2, 1, 2, 2,
                            results, NULL));
-    CASE("argmin (no device kernels yet; count has them)", SB_UNSUPPORTED,
-         sb_reduce_batched(dc->ctx, NULL, argmin, xb, 0, NULL, 0, 2, 1, 2, 2,
-                           results, statuses));
+    CASE("argmin enqueued (the blocking forms compute it)", SB_UNSUPPORTED,
+         sb_reduce_batched_enqueue(dc->ctx, NULL, argmin, xb, 0, NULL, 0, 2,
+                                   1, 2, 2, rb, 0, 0, NULL, NULL));
     CASE("records past the end", SB_INVALID_ARGUMENT,
          sb_reduce_batched_enqueue(dc->ctx, NULL, r, xb, 0, NULL, 0, 2, 1, 4,
                                    2, rb, 8, 0, NULL, NULL));

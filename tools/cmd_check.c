@@ -6,9 +6,8 @@
  *
  * Each case's input is generated once and run on every target. A device
  * reduces everything itself (SB_OPT_NO_HOST), from a cl_mem. A type the
- * device refuses (sb_device_report()), and argmin/argmax, which no device
- * computes yet, are reported as refused: the documented behaviour, not a
- * difference. */
+ * device refuses (sb_device_report()) is reported as refused: the
+ * documented behaviour, not a difference. */
 #define _POSIX_C_SOURCE 200809L   /* fnmatch, strtok_r, isatty, fileno */
 
 #include "cli.h"
@@ -315,16 +314,14 @@ static sb_status type_status_on(const check_target *t, sb_type type)
                                                                  : type];
 }
 
-/* What a device refuses, as documented: types it has no exact way for
- * (sb_device_report()), and argmin/argmax, which no device computes yet
- * (samebits.h, sb_op). */
+/* What a device refuses, as documented: the types it has no exact way
+ * for (sb_device_report()). */
 static int refuses(const check_target *t, sb_reduction r)
 {
     /* A count accumulates in a u64 whatever its input. */
     const sb_type acc = r.op == SB_COUNT ? SB_U64
                       : r.accumulator == 0 ? r.input : r.accumulator;
-    return t->dev != NULL && (r.op == SB_ARGMIN || r.op == SB_ARGMAX
-                              || type_status_on(t, r.input) != SB_OK
+    return t->dev != NULL && (type_status_on(t, r.input) != SB_OK
                               || type_status_on(t, acc) != SB_OK);
 }
 

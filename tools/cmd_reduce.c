@@ -39,7 +39,7 @@ static void print_usage(FILE *out)
             "f64, integers in full; any/all print 0 or 1).\n"
             "\n"
             "  --op OP        sum, prod, min, max, any, all, count; argmin, argmax\n"
-            "                 (the value and its index; on the host only)\n"
+            "                 (the value and its index)\n"
             "  --type T       the element type: i8 u8 i16 u16 i32 u32 i64 u64 f32\n"
             "                 f64 f16 bf16; needed for text and raw (a .npy or\n"
             "                 .npz says it: '<f2' is f16). f16 and bf16 are read\n"

@@ -572,13 +572,6 @@ int reduce_batched(const reduce_batched_args *a, const cli_device *dev,
     }
     if (lib != SB_OK) {
         rc = reduce_exit_status(lib, dev != NULL);
-        if (lib == SB_UNSUPPORTED && dev != NULL && (br.r.op == SB_ARGMIN
-                || br.r.op == SB_ARGMAX)) {
-            const size_t used = strlen(why);
-            snprintf(why + used, sizeof why - used, "%s--op %s runs on the "
-                     "host only for now: --device host", used ? "; " : "",
-                     sb_op_name(br.r.op));
-        }
         reduce_explain(br.r, lib, why);
         goto done;
     }

@@ -6,8 +6,7 @@
  * with no value (empty, a checked overflow) print their status word and
  * make the exit status 1; bad shapes and offsets give one line on stderr
  * and the exit status of cli.h, never a crash. On POCL the same bits
- * (count included), and argmin/argmax are refused, saying to use the
- * host.
+ * (count, argmin and argmax included).
  *
  * usage: test_cli_axis SAMEBITS WORKDIR */
 #include <stdarg.h>              /* cmocka's four required headers */
@@ -832,9 +831,15 @@ static void pocl_gives_the_host_bits(void **state)
     assert_int_equal(assert_answers(res->out, rm, x, NULL, 4, 3, &c,
                                     cuts_len, cuts_pick), 1);
     assert_int_equal(res->status, EXIT_NO_VALUE);
-    /* Devices have no argmin/argmax yet: said, with the way out. */
-    run(res, "reduce --op argmin --device pocl --axis 1 p_c.npy");
-    assert_fails_with(res, EXIT_DEVICE, "--device host");
+    /* argmin and argmax: the host's positions and bits too. */
+    static const sb_op args[] = { SB_ARGMIN, SB_ARGMAX };
+    for (size_t k = 0; k < 2; k++) {
+        const sb_reduction ra = { .op = args[k], .input = SB_F32 };
+        char opts[64];
+        snprintf(opts, sizeof opts, "--op %s", sb_op_name(args[k]));
+        assert_both_axes("p_c.npy", opts, ra, x, 4, R, C, 0, " --device pocl");
+        assert_both_axes("p_f.npy", opts, ra, x, 4, C, R, 1, " --device pocl");
+    }
     /* count they compute: the host's bits. */
     const sb_reduction rc = { .op = SB_COUNT, .input = SB_F32 };
     run(res, "reduce --bits --op count --device pocl --segments p_off.npy "
