@@ -6,7 +6,7 @@
  *   - every reduction kind on its adversarial families, masks, sizes 0 to
  *     70001, cuts at random positions with empty pieces and everything on
  *     one rank; maps, NaN skipping, f16 and bf16 inputs, argmin / argmax
- *     (host) and counts among them;
+ *     and counts among them;
  *   - the two checked i64 sums of the partial issue (overflow in the tree
  *     only, and left to right only), at every cut (2 ranks) or random ones;
  *   - sb_mpi_allreduce() with each rank's piece in a POCL buffer;
@@ -148,8 +148,7 @@ static const struct {
       { HALF_SIGNED_ZEROS, HALF_SPECIALS } },
     { { SB_SUM, SB_F16, SB_F64, SB_SKIP_NAN, SB_MAP_SQUARE },
       { HALF_NAN_LEAVES, HALF_RANDOM_BITS } },
-    /* a position and a count travel with the partial too (argmin and
-     * argmax on the host only: devices refuse them) */
+    /* a position and a count travel with the partial too */
     { { SB_ARGMIN, SB_F32, 0, 0, 0 },
       { FAMILY_SIGNED_ZEROS, FAMILY_SPECIALS } },
     { { SB_ARGMAX, SB_I32, 0, 0, SB_MAP_ABS }, { FAMILY_LIMITS, FAMILY_UNIFORM } },
@@ -186,8 +185,7 @@ static void pieces_on_ranks_match_the_oracle(sb_context *ctx)
                 else
                     fill_data(c.family, c.r.input, c.r.accumulator, x, c.n,
                               c.case_seed);
-                const bool on_device = ctx != NULL && r.op != SB_ARGMIN
-                                       && r.op != SB_ARGMAX;
+                const bool on_device = ctx != NULL;
                 unsigned char *mask = make_mask(mk, c.n, c.case_seed);
                 unsigned char want[RESULT_BUFFER];
                 memset(want, RESULT_SENTINEL, sizeof want);
