@@ -600,6 +600,37 @@ static void add_sweeps(case_list *l)
         add(l, SB_SUM, SB_F64, SB_F64, 0, CORPUS_UNIFORM, CORPUS_MASK_HALF, n, 1);
 }
 
+/* Representative reductions of parts 4 to 6: for each, every family that
+ * applies, in table order, unmasked at n = 17 (quick), masked at n = 4097
+ * with the next mask kind (counted across the list: k), and the first
+ * family also unmasked at n = 100003. */
+typedef struct {
+    sb_op op; sb_type in, acc; unsigned flags; int map, dot;
+} representative;
+
+static void add_representatives(case_list *l, const representative *reps,
+                                size_t count)
+{
+    size_t k = 0;   /* (reduction, family) pairs so far */
+    for (size_t i = 0; i < count; i++) {
+        const representative *r = &reps[i];
+        int first = 1;
+        for (int f = 0; f < CORPUS_FAMILY_COUNT; f++) {
+            if (!family_applies((corpus_family)f, r->in, r->acc))
+                continue;
+            const sb_map map = (sb_map)r->map;
+            add_full(l, r->op, r->in, r->acc, r->flags, map, r->dot,
+                     (corpus_family)f, CORPUS_MASK_NONE, 17, 1);
+            add_full(l, r->op, r->in, r->acc, r->flags, map, r->dot,
+                     (corpus_family)f, grid_masks[k++ % GRID_MASKS], 4097, 0);
+            if (first)
+                add_full(l, r->op, r->in, r->acc, r->flags, map, r->dot,
+                         (corpus_family)f, CORPUS_MASK_NONE, 100003, 0);
+            first = 0;
+        }
+    }
+}
+
 /* Part 4, maps, NaN skipping and dot products: representative
  * reductions, each over every family that applies, unmasked at n = 17
  * and masked at n = 4097; the first family also at n = 100003. */
@@ -607,9 +638,7 @@ static void add_maps(case_list *l)
 {
     enum { ABS = SB_MAP_ABS, SQ = SB_MAP_SQUARE, SKIP = SB_SKIP_NAN,
            WRAP = SB_WRAP };
-    static const struct {
-        sb_op op; sb_type in, acc; unsigned flags; int map, dot;
-    } reps[] = {
+    static const representative reps[] = {
         { SB_SUM, SB_F32, SB_F32, 0, ABS, 0 },
         { SB_SUM, SB_F64, SB_F64, 0, ABS, 0 },
         { SB_SUM, SB_F32, SB_F64, 0, SQ, 0 },
@@ -638,26 +667,7 @@ static void add_maps(case_list *l)
         { SB_SUM, SB_I16, SB_I16, WRAP, 0, 1 },
         { SB_SUM, SB_U8, SB_U32, 0, 0, 1 },
     };
-    size_t k = 0;   /* (reduction, family) pairs so far */
-    for (size_t i = 0; i < sizeof reps / sizeof reps[0]; i++) {
-        int first = 1;
-        for (int f = 0; f < CORPUS_FAMILY_COUNT; f++) {
-            if (!family_applies((corpus_family)f, reps[i].in, reps[i].acc))
-                continue;
-            const sb_map map = (sb_map)reps[i].map;
-            add_full(l, reps[i].op, reps[i].in, reps[i].acc, reps[i].flags,
-                     map, reps[i].dot, (corpus_family)f, CORPUS_MASK_NONE,
-                     17, 1);
-            add_full(l, reps[i].op, reps[i].in, reps[i].acc, reps[i].flags,
-                     map, reps[i].dot, (corpus_family)f,
-                     grid_masks[k++ % GRID_MASKS], 4097, 0);
-            if (first)
-                add_full(l, reps[i].op, reps[i].in, reps[i].acc,
-                         reps[i].flags, map, reps[i].dot, (corpus_family)f,
-                         CORPUS_MASK_NONE, 100003, 0);
-            first = 0;
-        }
-    }
+    add_representatives(l, reps, sizeof reps / sizeof reps[0]);
 }
 
 /* Part 5, the half types: every reduction of an f16 or bf16 input (op x
@@ -690,9 +700,7 @@ static void add_halves(case_list *l)
         }
 
     enum { ABS = SB_MAP_ABS, SQ = SB_MAP_SQUARE, SKIP = SB_SKIP_NAN };
-    static const struct {
-        sb_op op; sb_type in, acc; unsigned flags; int map, dot;
-    } reps[] = {
+    static const representative reps[] = {
         { SB_SUM, SB_F16, SB_F16, 0, ABS, 0 },
         { SB_SUM, SB_BF16, SB_F32, 0, ABS, 0 },
         { SB_SUM, SB_F16, SB_F32, 0, SQ, 0 },
@@ -721,26 +729,7 @@ static void add_halves(case_list *l)
         { SB_SUM, SB_F16, SB_F32, SKIP, 0, 1 },
         { SB_SUM, SB_BF16, SB_BF16, SKIP, 0, 1 },
     };
-    size_t k = 0;   /* (reduction, family) pairs so far */
-    for (size_t i = 0; i < sizeof reps / sizeof reps[0]; i++) {
-        int first = 1;
-        for (int f = 0; f < CORPUS_FAMILY_COUNT; f++) {
-            if (!family_applies((corpus_family)f, reps[i].in, reps[i].acc))
-                continue;
-            const sb_map map = (sb_map)reps[i].map;
-            add_full(l, reps[i].op, reps[i].in, reps[i].acc, reps[i].flags,
-                     map, reps[i].dot, (corpus_family)f, CORPUS_MASK_NONE,
-                     17, 1);
-            add_full(l, reps[i].op, reps[i].in, reps[i].acc, reps[i].flags,
-                     map, reps[i].dot, (corpus_family)f,
-                     grid_masks[k++ % GRID_MASKS], 4097, 0);
-            if (first)
-                add_full(l, reps[i].op, reps[i].in, reps[i].acc,
-                         reps[i].flags, map, reps[i].dot, (corpus_family)f,
-                         CORPUS_MASK_NONE, 100003, 0);
-            first = 0;
-        }
-    }
+    add_representatives(l, reps, sizeof reps / sizeof reps[0]);
 }
 
 /* Part 6, positions and counts: argmin and argmax (the position the fold
@@ -751,46 +740,26 @@ static void add_halves(case_list *l)
 static void add_positions(case_list *l)
 {
     enum { ABS = SB_MAP_ABS, SKIP = SB_SKIP_NAN, WRAP = SB_WRAP };
-    static const struct {
-        sb_op op; sb_type in, acc; unsigned flags; int map;
-    } reps[] = {
-        { SB_ARGMIN, SB_F32, SB_F32, 0, 0 },
-        { SB_ARGMAX, SB_F64, SB_F64, 0, 0 },
-        { SB_ARGMIN, SB_F32, SB_F64, 0, 0 },
-        { SB_ARGMAX, SB_F32, SB_F32, 0, ABS },
-        { SB_ARGMIN, SB_F64, SB_F64, SKIP, 0 },
-        { SB_ARGMAX, SB_I32, SB_I32, 0, 0 },
-        { SB_ARGMIN, SB_I8, SB_I32, 0, 0 },
-        { SB_ARGMAX, SB_I16, SB_I16, 0, ABS },
-        { SB_ARGMAX, SB_I32, SB_I32, WRAP, ABS },
-        { SB_ARGMIN, SB_U64, SB_U64, 0, 0 },
-        { SB_ARGMIN, SB_F16, SB_F16, 0, 0 },
-        { SB_ARGMAX, SB_BF16, SB_F32, SKIP, 0 },
-        { SB_COUNT, SB_F32, SB_F32, SKIP, 0 },
-        { SB_COUNT, SB_F64, SB_F64, 0, 0 },
-        { SB_COUNT, SB_I8, SB_I8, 0, 0 },
-        { SB_COUNT, SB_U64, SB_U64, 0, 0 },
-        { SB_COUNT, SB_F16, SB_F16, SKIP, 0 },
+    static const representative reps[] = {
+        { SB_ARGMIN, SB_F32, SB_F32, 0, 0, 0 },
+        { SB_ARGMAX, SB_F64, SB_F64, 0, 0, 0 },
+        { SB_ARGMIN, SB_F32, SB_F64, 0, 0, 0 },
+        { SB_ARGMAX, SB_F32, SB_F32, 0, ABS, 0 },
+        { SB_ARGMIN, SB_F64, SB_F64, SKIP, 0, 0 },
+        { SB_ARGMAX, SB_I32, SB_I32, 0, 0, 0 },
+        { SB_ARGMIN, SB_I8, SB_I32, 0, 0, 0 },
+        { SB_ARGMAX, SB_I16, SB_I16, 0, ABS, 0 },
+        { SB_ARGMAX, SB_I32, SB_I32, WRAP, ABS, 0 },
+        { SB_ARGMIN, SB_U64, SB_U64, 0, 0, 0 },
+        { SB_ARGMIN, SB_F16, SB_F16, 0, 0, 0 },
+        { SB_ARGMAX, SB_BF16, SB_F32, SKIP, 0, 0 },
+        { SB_COUNT, SB_F32, SB_F32, SKIP, 0, 0 },
+        { SB_COUNT, SB_F64, SB_F64, 0, 0, 0 },
+        { SB_COUNT, SB_I8, SB_I8, 0, 0, 0 },
+        { SB_COUNT, SB_U64, SB_U64, 0, 0, 0 },
+        { SB_COUNT, SB_F16, SB_F16, SKIP, 0, 0 },
     };
-    size_t k = 0;   /* (reduction, family) pairs so far */
-    for (size_t i = 0; i < sizeof reps / sizeof reps[0]; i++) {
-        int first = 1;
-        for (int f = 0; f < CORPUS_FAMILY_COUNT; f++) {
-            if (!family_applies((corpus_family)f, reps[i].in, reps[i].acc))
-                continue;
-            const sb_map map = (sb_map)reps[i].map;
-            add_full(l, reps[i].op, reps[i].in, reps[i].acc, reps[i].flags,
-                     map, 0, (corpus_family)f, CORPUS_MASK_NONE, 17, 1);
-            add_full(l, reps[i].op, reps[i].in, reps[i].acc, reps[i].flags,
-                     map, 0, (corpus_family)f, grid_masks[k++ % GRID_MASKS],
-                     4097, 0);
-            if (first)
-                add_full(l, reps[i].op, reps[i].in, reps[i].acc,
-                         reps[i].flags, map, 0, (corpus_family)f,
-                         CORPUS_MASK_NONE, 100003, 0);
-            first = 0;
-        }
-    }
+    add_representatives(l, reps, sizeof reps / sizeof reps[0]);
 }
 
 const corpus_case *corpus_cases(size_t *count)
