@@ -393,6 +393,18 @@ static void fill_random_bytes(unsigned char *p, size_t size,
         p[i] = (unsigned char)splitmix64(state);
 }
 
+cl_mem padded_copy(const test_device *d, const void *data, size_t bytes,
+                   size_t pad)
+{
+    unsigned char *b = checked_malloc(bytes + pad);
+    memset(b, 0x5A, pad);
+    if (bytes)
+        memcpy(b + pad, data, bytes);
+    cl_mem m = make_buffer(d, bytes + pad, b);
+    free(b);
+    return m;
+}
+
 /* A buffer holding `size` bytes of `data` after `front` random bytes and
  * before `tail` random bytes; at least one byte. */
 static cl_mem padded_buffer(const test_device *d, const void *data,

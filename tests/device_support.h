@@ -90,6 +90,12 @@ bool type_is_exact_on(const test_device *d, sb_type t);
  *  program if OpenCL fails. */
 cl_mem make_buffer(const test_device *d, size_t bytes, const void *data);
 
+/*! padded_copy() : a buffer of d's context holding `pad` bytes of 0x5A,
+ *  then the `bytes` bytes of `data` (bytes + pad > 0), so that a call
+ *  reading before its offset sees the wrong bytes. */
+cl_mem padded_copy(const test_device *d, const void *data, size_t bytes,
+                   size_t pad);
+
 /*! read_buffer() : a blocking read of `bytes` bytes at `offset`, through
  *  d's queue. Exits the program if OpenCL fails. */
 void read_buffer(const test_device *d, cl_mem buffer, size_t offset,

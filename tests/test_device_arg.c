@@ -247,18 +247,6 @@ static void args_match_in_every_float_mode(void **state)
     assert_int_equal(failures, 0);
 }
 
-static cl_mem padded(const test_device *d, const void *data, size_t bytes,
-                     size_t pad)
-{
-    unsigned char *b = checked_malloc(bytes + pad);
-    memset(b, 0x5A, pad);
-    if (bytes)
-        memcpy(b + pad, data, bytes);
-    cl_mem m = make_buffer(d, bytes + pad, b);
-    free(b);
-    return m;
-}
-
 /* Rows of a matrix and ragged segments on the device, and the partial
  * pieces of one array, against the host forms. */
 static void batches_segments_and_partials(void **state)
@@ -285,8 +273,8 @@ static void batches_segments_and_partials(void **state)
             unsigned char *mask = make_mask(k % 2 ? MASK_EMPTY_LEAVES
                                                   : MASK_NONE, n,
                                             mix_seed(st, 2));
-            cl_mem xb = padded(dev, x, n * es, X_PAD * es);
-            cl_mem mb = mask ? padded(dev, mask, n, M_PAD) : NULL;
+            cl_mem xb = padded_copy(dev, x, n * es, X_PAD * es);
+            cl_mem mb = mask ? padded_copy(dev, mask, n, M_PAD) : NULL;
 
             sb_arg_result want[5], got[5];
             sb_status ws[5], gs[5];

@@ -168,18 +168,6 @@ static void counts_match_in_every_float_mode(void **state)
     assert_int_equal(failures, 0);
 }
 
-static cl_mem padded(const test_device *d, const void *data, size_t bytes,
-                     size_t pad)
-{
-    unsigned char *b = checked_malloc(bytes + pad);
-    memset(b, 0x5A, pad);
-    if (bytes)
-        memcpy(b + pad, data, bytes);
-    cl_mem m = make_buffer(d, bytes + pad, b);
-    free(b);
-    return m;
-}
-
 /* sb_partial_add(): pieces at random cuts, some from the device and some
  * from the host, merged left to right, finish as sb_reduce_host(). */
 static void partial_count_pieces_match_the_host(void **state)
@@ -209,8 +197,8 @@ static void partial_count_pieces_match_the_host(void **state)
                 unsigned char *mask = make_mask(k % 2 ? MASK_EMPTY_LEAVES
                                                       : MASK_NONE, n,
                                                 mix_seed(st, 2));
-                cl_mem xb = padded(dev, x, n * es, X_PAD * es);
-                cl_mem mb = mask ? padded(dev, mask, n, M_PAD) : NULL;
+                cl_mem xb = padded_copy(dev, x, n * es, X_PAD * es);
+                cl_mem mb = mask ? padded_copy(dev, mask, n, M_PAD) : NULL;
                 size_t cuts[MAX_PIECES];
                 const size_t pieces = 1 + random_below(&st, MAX_PIECES - 1);
                 random_cuts(&st, n, pieces - 1, cuts);

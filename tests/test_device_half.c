@@ -255,18 +255,6 @@ typedef struct {
     cl_mem         xb, yb, mb;
 } half_data;
 
-static cl_mem padded(const test_device *d, const void *data, size_t bytes,
-                     size_t pad)
-{
-    unsigned char *b = checked_malloc(bytes + pad);
-    memset(b, 0x5A, pad);
-    if (bytes)
-        memcpy(b + pad, data, bytes);
-    cl_mem m = make_buffer(d, bytes + pad, b);
-    free(b);
-    return m;
-}
-
 static half_data make_half_data(const test_device *d, sb_type t, size_t n,
                                 half_family f, mask_kind mk, uint64_t cs)
 {
@@ -276,10 +264,10 @@ static half_data make_half_data(const test_device *d, sb_type t, size_t n,
     /* The other factor from the moderate family now and then, so that
      * specials meet ordinary values. */
     fill_half(cs % 3 == 0 ? HALF_MODERATE : f, t, h.y, n, mix_seed(cs, 1));
-    h.xb = padded(d, h.x, n * 2, X_PAD * 2);
-    h.yb = padded(d, h.y, n * 2, Y_PAD * 2);
+    h.xb = padded_copy(d, h.x, n * 2, X_PAD * 2);
+    h.yb = padded_copy(d, h.y, n * 2, Y_PAD * 2);
     if (h.mask)
-        h.mb = padded(d, h.mask, n, M_PAD);
+        h.mb = padded_copy(d, h.mask, n, M_PAD);
     return h;
 }
 

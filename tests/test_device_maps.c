@@ -146,26 +146,14 @@ typedef struct {
     cl_mem x, y, mask;
 } placed;
 
-static cl_mem padded(const test_device *d, const void *data, size_t bytes,
-                     size_t pad)
-{
-    unsigned char *b = checked_malloc(bytes + pad);
-    memset(b, 0x5A, pad);
-    if (bytes)
-        memcpy(b + pad, data, bytes);
-    cl_mem m = make_buffer(d, bytes + pad, b);
-    free(b);
-    return m;
-}
-
 static placed place(const test_device *d, const job *j, const host_data *h)
 {
     const size_t es = type_size(j->r.input);
-    placed p = { padded(d, h->x, h->n * es, X_PAD * es), NULL, NULL };
+    placed p = { padded_copy(d, h->x, h->n * es, X_PAD * es), NULL, NULL };
     if (j->dot)
-        p.y = padded(d, h->y, h->n * es, Y_PAD * es);
+        p.y = padded_copy(d, h->y, h->n * es, Y_PAD * es);
     if (h->mask)
-        p.mask = padded(d, h->mask, h->n, M_PAD);
+        p.mask = padded_copy(d, h->mask, h->n, M_PAD);
     return p;
 }
 
