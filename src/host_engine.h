@@ -43,10 +43,11 @@ typedef struct {
     sb__combine_fn combine;
 } sb__kernel;
 
-/* A full (SB_BLOCK_SIZE), unmasked block of a prepared float plan whose
- * input is its accumulator: each element mapped (`map`) or, with y not
- * NULL, multiplied by y's, as it is folded: the node of
- * sb__prepare() followed by the block kernel, without the pass between. */
+/* A full (SB_BLOCK_SIZE), unmasked block of a float plan whose input is
+ * its accumulator, or of f16 / bf16 into f32: each element converted
+ * (halves), then mapped (`map`) or, with y not NULL, multiplied by y's, as
+ * it is folded: the node of sb__prepare() followed by the block kernel,
+ * without the pass between. NaN skipping never takes it (it needs a mask). */
 typedef void (*sb__block_map_fn)(const void *x, const void *y, sb_map map,
                                  size_t prefetch, sb__node *out);
 
