@@ -918,102 +918,144 @@ typedef uint32_t sb_vu32 __attribute__((vector_size(SB_VEC_BYTES)));
     for (int k = 0; k < (W); k++)                                           \
         r[k] = HALF_LOAD_##tag((x) + ((size_t)(g) * (W) + k) * L + (i));    \
     SB_TRANSPOSE(sb_vf, r, W)
-/* LOAD_TRANSPOSED's form, for DEFINE_VFOLD_N and DEFINE_VPICK_N. */
-#define LOAD_HALF_f16(V, VIN, W, r, x, g, i)  LOAD_HALF_TRANSPOSED(f16, W, r, x, g, i)
-#define LOAD_HALF_bf16(V, VIN, W, r, x, g, i) LOAD_HALF_TRANSPOSED(bf16, W, r, x, g, i)
-/* The folds of LEAVES_PER_CALL leaves of halves into floats. */
+/* Rounding W floats to the half type, as sb__round_f16() and
+ * sb__round_bf16() do one (same bits: an exhaustive comparison over all
+ * 2^32 patterns was run when these were written, and test_host_half
+ * compares every half-accumulator path with the oracle). For an f16 or
+ * bf16 accumulator each step's binary32 result is rounded so (host_half.h
+ * shows why that is the exactly rounded half result), so the steps can
+ * run W leaves at a time instead of one scalar chain per leaf.
+ * f16: from 2^-14 up, round the binary32 bits to 11 significant bits
+ * (nearest even; a carry moves into the exponent), and 2^16 or more is
+ * an overflow to inf (65520, the tie, goes to the even 2^16). Below 2^-14
+ * the result is a multiple of 2^-24: adding 0.5 puts |v| where binary32's
+ * spacing is 2^-24, rounding it there (nearest even: 0.5 is an even
+ * multiple), and subtracting 0.5 again is exact. NaN: the canonical one. */
+static inline sb_vf vround_f16(sb_vf v)
+{
+    const sb_vu32 b = (sb_vu32)v;
+    const sb_vu32 a = b & 0x7FFFFFFFu;
+    const sb_vu32 normal = (a + 0xFFFu + ((a >> 13) & 1u)) & 0xFFFFE000u;
+    const sb_vu32 small = (sb_vu32)(((sb_vf)a + 0.5f) - 0.5f);
+    const sb_vu32 is_small = (sb_vu32)(a < 0x38800000u);
+    const sb_vu32 r = (small & is_small) | (normal & ~is_small);
+    const sb_vu32 over = (sb_vu32)(r >= 0x47800000u);
+    const sb_vu32 nan = (sb_vu32)(a > 0x7F800000u);
+    const sb_vu32 signed_r = ((r & ~over) | (0x7F800000u & over)) |
+                             (b & 0x80000000u);
+    return (sb_vf)((signed_r & ~nan) | (0x7FC00000u & nan));
+}
+/* bf16: the upper half of the binary32, rounded on the bits as
+ * sb__float_to_bf16() does; NaN: the canonical one. */
+static inline sb_vf vround_bf16(sb_vf v)
+{
+    const sb_vu32 b = (sb_vu32)v;
+    const sb_vu32 nan = (sb_vu32)((b & 0x7FFFFFFFu) > 0x7F800000u);
+    const sb_vu32 r = (b + 0x7FFFu + ((b >> 16) & 1u)) & 0xFFFF0000u;
+    return (sb_vf)((r & ~nan) | (0x7FC00000u & nan));
+}
+
+/* The folds of LEAVES_PER_CALL leaves of halves, HALF_GROUPS registers of
+ * F32_LANES leaves, each converted element mapped (POST: |x|, x*x) or
+ * multiplied by its partner in y (DOT, a constant 0 or 1; y is only read
+ * when it is 1) after the transpose, the place DEFINE_VFOLD_MAP found
+ * fastest, then folded by STEP(acc, e). ROUND: what a product becomes
+ * (nothing into f32; rounded to the half type into a half accumulator,
+ * whose POST squares round too). Through a pass of their own (a scalar
+ * conversion per element, then the fold) half maps and dots ran at
+ * 0.04-0.23 of the plain half sum from memory, and sums into a half
+ * accumulator, one scalar chain per leaf, at 0.5 GB/s (AMD EPYC). */
 #define HALF_GROUPS (LEAVES_PER_CALL(F32_LANES) / F32_LANES)
-#define DEFINE_HALF_VFOLDS(tag)                                             \
-    DEFINE_VFOLD_N(vhalf_##tag##_sum, uint16_t, float, sb_vf, sb_vf_in,     \
-                   F32_LANES, VOP_ADD, HALF_GROUPS, LOAD_HALF_##tag)        \
-    DEFINE_VFOLD_N(vhalf_##tag##_prod, uint16_t, float, sb_vf, sb_vf_in,    \
-                   F32_LANES, VOP_MUL, HALF_GROUPS, LOAD_HALF_##tag)        \
-    DEFINE_VPICK_N(vhalf_##tag##_min, uint16_t, float, sb_vf, sb_vf_in,     \
-                   sb_vi32, F32_LANES, VBETTER_MIN, HALF_GROUPS,            \
-                   LOAD_HALF_##tag)                                         \
-    DEFINE_VPICK_N(vhalf_##tag##_max, uint16_t, float, sb_vf, sb_vf_in,     \
-                   sb_vi32, F32_LANES, VBETTER_MAX, HALF_GROUPS,            \
-                   LOAD_HALF_##tag)
-DEFINE_HALF_VFOLDS(f16)
-DEFINE_HALF_VFOLDS(bf16)
-/* The same folds with each converted element mapped (|x|, x*x) or
- * multiplied by its partner in y (a dot product), in f32, after the
- * transpose (the place DEFINE_VFOLD_MAP found fastest): the elements of
- * sb__prepare() followed by the fold, without the pass between. Through
- * that pass (a scalar conversion per element, then the fold) half maps
- * and dots ran at 0.04-0.23 of the plain half sum from memory (AMD EPYC,
- * AVX-512). DOT is a constant (0 or 1); y is only read when it is 1. */
-#define HALF_LOAD_MAPPED(tag, POST, DOT, r, x, y, g, i)                      \
+/* A half accumulator's step is an operation and a rounding (about ten
+ * dependent vector operations): its folds keep more chains in flight,
+ * HALF_ACC_GROUPS registers of leaves stepped in turn. */
+#define HALF_ACC_GROUPS 8
+#define HALF_LOAD_MAPPED(tag, POST, DOT, ROUND, r, x, y, g, i)               \
     LOAD_HALF_TRANSPOSED(tag, F32_LANES, r, x, g, i)                        \
     if (DOT) {                                                              \
         sb_vf s_[F32_LANES];                                                \
         LOAD_HALF_TRANSPOSED(tag, F32_LANES, s_, y, g, i)                   \
-        for (int k = 0; k < F32_LANES; k++) r[k] = r[k] * s_[k];            \
+        for (int k = 0; k < F32_LANES; k++) r[k] = ROUND(r[k] * s_[k]);     \
     }                                                                       \
     for (int k = 0; k < F32_LANES; k++) r[k] = POST(r[k]);
-#define DEFINE_HALF_VFOLD_MAP(NAME, tag, OP, POST, DOT)                     \
+#define DEFINE_HALF_VFOLD(NAME, tag, STEP, POST, DOT, ROUND, GROUPS)        \
 static inline void NAME(const uint16_t *x, const uint16_t *y, float *v)     \
 {                                                                           \
-    sb_vf acc[HALF_GROUPS];                                                 \
+    sb_vf acc[GROUPS];                                                      \
     (void)y;                                                                \
-    for (int g = 0; g < HALF_GROUPS; g++) VLOAD(acc[g], v + F32_LANES * g); \
-    for (int g = 0; g < HALF_GROUPS; g++)                                   \
-        for (int i = 0; i < L; i += F32_LANES) {                            \
-            sb_vf r[F32_LANES];                                             \
-            HALF_LOAD_MAPPED(tag, POST, DOT, r, x, y, g, i)                 \
-            for (int k = 0; k < F32_LANES; k++) acc[g] = acc[g] OP r[k];    \
+    for (int g = 0; g < (GROUPS); g++) VLOAD(acc[g], v + F32_LANES * g);    \
+    for (int i = 0; i < L; i += F32_LANES) {                                \
+        sb_vf r[GROUPS][F32_LANES];                                         \
+        for (int g = 0; g < (GROUPS); g++) {                                \
+            HALF_LOAD_MAPPED(tag, POST, DOT, ROUND, r[g], x, y, g, i)       \
         }                                                                   \
-    for (int g = 0; g < HALF_GROUPS; g++)                                   \
+        for (int k = 0; k < F32_LANES; k++)                                 \
+            for (int g = 0; g < (GROUPS); g++)                              \
+                acc[g] = STEP(acc[g], r[g][k]);                             \
+    }                                                                       \
+    for (int g = 0; g < (GROUPS); g++)                                      \
         memcpy(v + F32_LANES * g, &acc[g], sizeof acc[g]);                  \
 }
-#define DEFINE_HALF_VPICK_MAP(NAME, tag, BETTER, POST, DOT)                 \
+#define DEFINE_HALF_VPICK(NAME, tag, BETTER, POST, DOT, ROUND, GROUPS)      \
 static inline void NAME(const uint16_t *x, const uint16_t *y, float *v)     \
 {                                                                           \
-    sb_vf acc[HALF_GROUPS];                                                 \
+    sb_vf acc[GROUPS];                                                      \
     (void)y;                                                                \
-    for (int g = 0; g < HALF_GROUPS; g++)                                   \
-        for (int i = 0; i < L; i += F32_LANES) {                            \
-            sb_vf r[F32_LANES];                                             \
-            HALF_LOAD_MAPPED(tag, POST, DOT, r, x, y, g, i)                 \
-            int k0 = 0;                                                     \
-            if (i == 0) {                                                   \
-                acc[g] = r[0];                                              \
-                k0 = 1;                                                     \
-            }                                                               \
-            for (int k = k0; k < F32_LANES; k++) {                          \
-                const sb_vi32 m = (sb_vi32)BETTER(r[k], acc[g]);            \
-                acc[g] = (sb_vf)(((sb_vi32)r[k] & m) | ((sb_vi32)acc[g] & ~m)); \
-            }                                                               \
+    for (int i = 0; i < L; i += F32_LANES) {                                \
+        sb_vf r[GROUPS][F32_LANES];                                         \
+        for (int g = 0; g < (GROUPS); g++) {                                \
+            HALF_LOAD_MAPPED(tag, POST, DOT, ROUND, r[g], x, y, g, i)       \
         }                                                                   \
-    for (int g = 0; g < HALF_GROUPS; g++)                                   \
+        int k0 = 0;                                                         \
+        if (i == 0) {                                                       \
+            for (int g = 0; g < (GROUPS); g++) acc[g] = r[g][0];            \
+            k0 = 1;                                                         \
+        }                                                                   \
+        for (int k = k0; k < F32_LANES; k++)                                \
+            for (int g = 0; g < (GROUPS); g++) {                            \
+                const sb_vi32 m = (sb_vi32)BETTER(r[g][k], acc[g]);         \
+                acc[g] = (sb_vf)(((sb_vi32)r[g][k] & m) | ((sb_vi32)acc[g] & ~m)); \
+            }                                                               \
+    }                                                                       \
+    for (int g = 0; g < (GROUPS); g++)                                      \
         memcpy(v + F32_LANES * g, &acc[g], sizeof acc[g]);                  \
 }
-#define DEFINE_HALF_VFOLD_MAPS(tag, op, OP)                                 \
-    DEFINE_HALF_VFOLD_MAP(vhalf_##tag##_##op##_abs, tag, OP, POST_ABS_f32, 0) \
-    DEFINE_HALF_VFOLD_MAP(vhalf_##tag##_##op##_square, tag, OP, POST_SQUARE, 0) \
-    DEFINE_HALF_VFOLD_MAP(vhalf_##tag##_##op##_dot, tag, OP, POST_NONE, 1)
-#define DEFINE_HALF_VPICK_MAPS(tag, op, BETTER)                             \
-    DEFINE_HALF_VPICK_MAP(vhalf_##tag##_##op##_abs, tag, BETTER, POST_ABS_f32, 0) \
-    DEFINE_HALF_VPICK_MAP(vhalf_##tag##_##op##_square, tag, BETTER, POST_SQUARE, 0) \
-    DEFINE_HALF_VPICK_MAP(vhalf_##tag##_##op##_dot, tag, BETTER, POST_NONE, 1)
-DEFINE_HALF_VFOLD_MAPS(f16,  sum,  VOP_ADD)
-DEFINE_HALF_VFOLD_MAPS(f16,  prod, VOP_MUL)
-DEFINE_HALF_VPICK_MAPS(f16,  min,  VBETTER_MIN)
-DEFINE_HALF_VPICK_MAPS(f16,  max,  VBETTER_MAX)
-DEFINE_HALF_VFOLD_MAPS(bf16, sum,  VOP_ADD)
-DEFINE_HALF_VFOLD_MAPS(bf16, prod, VOP_MUL)
-DEFINE_HALF_VPICK_MAPS(bf16, min,  VBETTER_MIN)
-DEFINE_HALF_VPICK_MAPS(bf16, max,  VBETTER_MAX)
-/* A full unmasked block of halves into f32: plain, mapped or a dot
- * product (y not NULL), LEAVES_PER_CALL leaves per call, each call asking
- * first for the lines `prefetch` bytes past its own (and past y's). */
-#define DEFINE_HALF_BLOCK(tag, op, START, VTREE_COMBINE)                    \
-static void tag##_f32_##op##_block_map(const void *xv, const void *yv,     \
-                                       sb_map map, size_t prefetch,        \
-                                       sb__node *out)                      \
+/* Steps, squares and tree combines of each accumulator: f32 as it is,
+ * a half accumulator rounded after each operation. */
+#define NO_VROUND(e)            (e)
+#define VSTEP_ADD(a, e)         ((a) + (e))
+#define VSTEP_MUL(a, e)         ((a) * (e))
+#define VSTEP_ADD_f16(a, e)     vround_f16((a) + (e))
+#define VSTEP_MUL_f16(a, e)     vround_f16((a) * (e))
+#define VSTEP_ADD_bf16(a, e)    vround_bf16((a) + (e))
+#define VSTEP_MUL_bf16(a, e)    vround_bf16((a) * (e))
+#define POST_SQUARE_f16(e)      vround_f16((e) * (e))
+#define POST_SQUARE_bf16(e)     vround_bf16((e) * (e))
+#define VCOMBINE_ADD_f16(a, b)  ((a) = vround_f16((a) + (b)))
+#define VCOMBINE_MUL_f16(a, b)  ((a) = vround_f16((a) * (b)))
+#define VCOMBINE_ADD_bf16(a, b) ((a) = vround_bf16((a) + (b)))
+#define VCOMBINE_MUL_bf16(a, b) ((a) = vround_bf16((a) * (b)))
+/* NAME_plain, NAME_abs, NAME_square, NAME_dot for one (input, accumulator,
+ * op). */
+#define DEFINE_HALF_VFOLD_MAPS(NAME, tag, STEP, SQUARE, ROUND, G)           \
+    DEFINE_HALF_VFOLD(NAME##_plain,  tag, STEP, POST_NONE, 0, ROUND, G)     \
+    DEFINE_HALF_VFOLD(NAME##_abs,    tag, STEP, POST_ABS_f32, 0, ROUND, G)  \
+    DEFINE_HALF_VFOLD(NAME##_square, tag, STEP, SQUARE, 0, ROUND, G)        \
+    DEFINE_HALF_VFOLD(NAME##_dot,    tag, STEP, POST_NONE, 1, ROUND, G)
+#define DEFINE_HALF_VPICK_MAPS(NAME, tag, BETTER, SQUARE, ROUND, G)         \
+    DEFINE_HALF_VPICK(NAME##_plain,  tag, BETTER, POST_NONE, 0, ROUND, G)   \
+    DEFINE_HALF_VPICK(NAME##_abs,    tag, BETTER, POST_ABS_f32, 0, ROUND, G) \
+    DEFINE_HALF_VPICK(NAME##_square, tag, BETTER, SQUARE, 0, ROUND, G)      \
+    DEFINE_HALF_VPICK(NAME##_dot,    tag, BETTER, POST_NONE, 1, ROUND, G)
+/* A full unmasked block of halves: plain, mapped or a dot product (y not
+ * NULL), LEAVES_PER_CALL leaves per call, each call asking first for the
+ * lines `prefetch` bytes past its own (and past y's); then the tree. */
+#define DEFINE_HALF_BLOCK(NAME, START, VTREE_COMBINE, G)                    \
+static void NAME##_block_map(const void *xv, const void *yv, sb_map map,    \
+                             size_t prefetch, sb__node *out)                \
 {                                                                           \
     const uint16_t *x = xv, *y = yv;                                        \
-    enum { PER_CALL = LEAVES_PER_CALL(F32_LANES) };                         \
+    enum { PER_CALL = (G) * F32_LANES };                                    \
     float v[NL];                                                            \
     for (int l = 0; l < NL; l++) v[l] = (START);                            \
     for (int g = 0; g < NL / PER_CALL; g++) {                               \
@@ -1022,42 +1064,61 @@ static void tag##_f32_##op##_block_map(const void *xv, const void *yv,     \
         prefetch_ahead(x + at, PER_CALL * L * sizeof *x, prefetch);         \
         if (y != NULL) {                                                    \
             prefetch_ahead(y + at, PER_CALL * L * sizeof *y, prefetch);     \
-            vhalf_##tag##_##op##_dot(x + at, y + at, vg);                   \
+            NAME##_dot(x + at, y + at, vg);                                 \
         } else if (map == SB_MAP_ABS) {                                     \
-            vhalf_##tag##_##op##_abs(x + at, NULL, vg);                     \
+            NAME##_abs(x + at, NULL, vg);                                   \
         } else if (map == SB_MAP_SQUARE) {                                  \
-            vhalf_##tag##_##op##_square(x + at, NULL, vg);                  \
+            NAME##_square(x + at, NULL, vg);                                \
         } else {                                                            \
-            vhalf_##tag##_##op(x + at, vg);                                 \
+            NAME##_plain(x + at, NULL, vg);                                 \
         }                                                                   \
     }                                                                       \
     VTREE(sb_vf, F32_LANES, v, VTREE_COMBINE)                               \
     out->v.f32 = v[0];                                                      \
     out->has = true;                                                        \
 }
-DEFINE_HALF_BLOCK(f16,  sum,  0.0f, VCOMBINE_ADD)
-DEFINE_HALF_BLOCK(f16,  prod, 1.0f, VCOMBINE_MUL)
-DEFINE_HALF_BLOCK(f16,  min,  0.0f, VCOMBINE_F32_MIN)
-DEFINE_HALF_BLOCK(f16,  max,  0.0f, VCOMBINE_F32_MAX)
-DEFINE_HALF_BLOCK(bf16, sum,  0.0f, VCOMBINE_ADD)
-DEFINE_HALF_BLOCK(bf16, prod, 1.0f, VCOMBINE_MUL)
-DEFINE_HALF_BLOCK(bf16, min,  0.0f, VCOMBINE_F32_MIN)
-DEFINE_HALF_BLOCK(bf16, max,  0.0f, VCOMBINE_F32_MAX)
+/* Every op of one input type into f32 (tag_f32_op) and into itself
+ * (tag_half_op; a half node holds its value as a float). */
+#define DEFINE_HALF_BLOCKS(tag)                                             \
+    DEFINE_HALF_VFOLD_MAPS(tag##_f32_sum, tag, VSTEP_ADD, POST_SQUARE, NO_VROUND, HALF_GROUPS) \
+    DEFINE_HALF_VFOLD_MAPS(tag##_f32_prod, tag, VSTEP_MUL, POST_SQUARE, NO_VROUND, HALF_GROUPS) \
+    DEFINE_HALF_VPICK_MAPS(tag##_f32_min, tag, VBETTER_MIN, POST_SQUARE, NO_VROUND, HALF_GROUPS) \
+    DEFINE_HALF_VPICK_MAPS(tag##_f32_max, tag, VBETTER_MAX, POST_SQUARE, NO_VROUND, HALF_GROUPS) \
+    DEFINE_HALF_VFOLD_MAPS(tag##_half_sum, tag, VSTEP_ADD_##tag, POST_SQUARE_##tag, vround_##tag, HALF_ACC_GROUPS) \
+    DEFINE_HALF_VFOLD_MAPS(tag##_half_prod, tag, VSTEP_MUL_##tag, POST_SQUARE_##tag, vround_##tag, HALF_ACC_GROUPS) \
+    DEFINE_HALF_VPICK_MAPS(tag##_half_min, tag, VBETTER_MIN, POST_SQUARE_##tag, vround_##tag, HALF_GROUPS) \
+    DEFINE_HALF_VPICK_MAPS(tag##_half_max, tag, VBETTER_MAX, POST_SQUARE_##tag, vround_##tag, HALF_GROUPS) \
+    DEFINE_HALF_BLOCK(tag##_f32_sum,   0.0f, VCOMBINE_ADD, HALF_GROUPS)     \
+    DEFINE_HALF_BLOCK(tag##_f32_prod,  1.0f, VCOMBINE_MUL, HALF_GROUPS)     \
+    DEFINE_HALF_BLOCK(tag##_f32_min,   0.0f, VCOMBINE_F32_MIN, HALF_GROUPS) \
+    DEFINE_HALF_BLOCK(tag##_f32_max,   0.0f, VCOMBINE_F32_MAX, HALF_GROUPS) \
+    DEFINE_HALF_BLOCK(tag##_half_sum,  0.0f, VCOMBINE_ADD_##tag, HALF_ACC_GROUPS) \
+    DEFINE_HALF_BLOCK(tag##_half_prod, 1.0f, VCOMBINE_MUL_##tag, HALF_ACC_GROUPS) \
+    DEFINE_HALF_BLOCK(tag##_half_min,  0.0f, VCOMBINE_F32_MIN, HALF_GROUPS) \
+    DEFINE_HALF_BLOCK(tag##_half_max,  0.0f, VCOMBINE_F32_MAX, HALF_GROUPS)
+DEFINE_HALF_BLOCKS(f16)
+DEFINE_HALF_BLOCKS(bf16)
 
-/* The half block of a plan, or NULL. */
+/* The half block of a plan, or NULL: a half input into f32 or into its
+ * own type (NaN skipping needs a mask: the prepare step). */
 static sb__block_map_fn half_block_map(const sb__plan *plan)
 {
-    if (!sb__type_is_half(plan->input) || plan->acc != SB_F32 ||
-        plan->skip_nan)
+    if (!sb__type_is_half(plan->input) || plan->skip_nan ||
+        (plan->acc != SB_F32 && plan->acc != plan->input))
         return NULL;
     const bool f16 = plan->input == SB_F16;
-    switch (plan->op) {
-    case SB_SUM:  return f16 ? f16_f32_sum_block_map : bf16_f32_sum_block_map;
-    case SB_PROD: return f16 ? f16_f32_prod_block_map : bf16_f32_prod_block_map;
-    case SB_MIN:  return f16 ? f16_f32_min_block_map : bf16_f32_min_block_map;
-    case SB_MAX:  return f16 ? f16_f32_max_block_map : bf16_f32_max_block_map;
-    default:      return NULL;
+#define SB_HALF_PICK_(acc)                                                  \
+    switch (plan->op) {                                                     \
+    case SB_SUM:  return f16 ? f16_##acc##_sum_block_map : bf16_##acc##_sum_block_map; \
+    case SB_PROD: return f16 ? f16_##acc##_prod_block_map : bf16_##acc##_prod_block_map; \
+    case SB_MIN:  return f16 ? f16_##acc##_min_block_map : bf16_##acc##_min_block_map; \
+    case SB_MAX:  return f16 ? f16_##acc##_max_block_map : bf16_##acc##_max_block_map; \
+    default:      return NULL;                                              \
     }
+    if (plan->acc == SB_F32)
+        SB_HALF_PICK_(f32)
+    SB_HALF_PICK_(half)
+#undef SB_HALF_PICK_
 }
 #endif
 
