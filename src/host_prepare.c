@@ -192,17 +192,25 @@ static void f16_block_to_float(const uint16_t *x, float *out, size_t count)
 #define SB_F16_BLOCK(x, out, count)                                          \
     for (size_t i_ = 0; i_ < (count); i_++) (out)[i_] = sb__f16_to_float((x)[i_]);
 #endif
-/* BLOCK_f16 / BLOCK_bf16 (x, out, count, CT): the plain conversion of a
- * block into CT. */
-#define SB_HALF_PLAIN_f16(x, out, count, CT, TO_FLOAT)                       \
-    if (sizeof(CT) == sizeof(float)) {                                       \
-        SB_F16_BLOCK(x, (float *)(void *)(out), count);                      \
+/* bf16 bits into floats: the upper halves of binary32s. */
+#define SB_BF16_BLOCK(x, out, count)                                         \
+    for (size_t i_ = 0; i_ < (count); i_++) (out)[i_] = sb__bf16_to_float((x)[i_]);
+
+/* The elements are first converted to floats a piece at a time, in the
+ * vector loops above (exact), then mapped, multiplied or rounded in loops
+ * over floats, one per kind of element and with or without a mask, each
+ * simple enough to vectorise where the accumulator is f32 or f64. Per
+ * element through sb__f16_to_float() with the map chosen inside the loop,
+ * masked f16 sums ran at 1 GB/s and f16 -> f64 sums at 1.3 (AMD EPYC). */
+#define SB_HALF_PIECE 512
+/* out[i] = EXPR for the piece's elements, taking part or not (TAKE). */
+#define SB_HALF_LOOP_(EXPR)                                                  \
+    if (m == NULL) {                                                         \
+        for (size_t i = 0; i < c; i++) { const bool take = true; (void)take; out[at + i] = (EXPR); } \
     } else {                                                                 \
-        for (size_t i_ = 0; i_ < (count); i_++) (out)[i_] = (CT)TO_FLOAT((x)[i_]); \
+        for (size_t i = 0; i < c; i++) { const bool take = m[i] != 0; out[at + i] = (EXPR); } \
     }
-#define SB_HALF_PLAIN_bf16(x, out, count, CT, TO_FLOAT)                      \
-    for (size_t i_ = 0; i_ < (count); i_++) (out)[i_] = (CT)TO_FLOAT((x)[i_]);
-#define SB_HALF_PREPARE_FN_(name, KIND, TO_FLOAT, CT, ABS, ROUND)            \
+#define SB_HALF_PREPARE_FN_(name, TO_FLOATS, CT, ABS, ROUND)                 \
 static bool prepare_##name(const sb__plan *plan, const void *xv,             \
                            const void *yv, const unsigned char *mask,        \
                            size_t count, void *outv,                         \
@@ -210,36 +218,44 @@ static bool prepare_##name(const sb__plan *plan, const void *xv,             \
 {                                                                            \
     const uint16_t *x = xv, *y = yv;                                         \
     CT *out = outv;                                                          \
-    const bool skip = plan->skip_nan;                                        \
-    const unsigned char *m = skip ? mask_out : mask;                         \
-    if (m == NULL && !plan->dot && plan->map == SB_MAP_NONE) {               \
-        SB_HALF_PLAIN_##KIND(x, out, count, CT, TO_FLOAT)   /* the common case */ \
-        return false;                                                        \
-    }                                                                        \
-    for (size_t i = 0; i < count; i++) {                                     \
-        const CT a = (CT)TO_FLOAT(x[i]);                                     \
-        const CT b = plan->dot ? (CT)TO_FLOAT(y[i]) : a;                     \
-        if (skip)                                                            \
-            mask_out[i] = (mask == NULL || mask[i] != 0) && a == a && b == b; \
-        CT v = a;                                                            \
-        if (m != NULL && m[i] == 0)                                          \
-            v = 0;                                                           \
-        else if (plan->dot)                                                  \
-            v = ROUND(a * b);                                                \
-        else if (plan->map == SB_MAP_ABS)                                    \
-            v = ABS(a);                                                      \
-        else if (plan->map == SB_MAP_SQUARE)                                 \
-            v = ROUND(a * a);                                                \
-        out[i] = v;                                                          \
+    _Alignas(64) float a[SB_HALF_PIECE], b[SB_HALF_PIECE];                   \
+    for (size_t at = 0; at < count; at += SB_HALF_PIECE) {                   \
+        const size_t c = count - at < SB_HALF_PIECE ? count - at : SB_HALF_PIECE; \
+        TO_FLOATS(x + at, a, c);                                             \
+        if (plan->dot) {                                                     \
+            TO_FLOATS(y + at, b, c);                                         \
+        }                                                                    \
+        const unsigned char *m = mask != NULL ? mask + at : NULL;            \
+        if (plan->skip_nan) {                                                \
+            unsigned char *mo = mask_out + at;                               \
+            if (plan->dot)                                                   \
+                for (size_t i = 0; i < c; i++)                               \
+                    mo[i] = (m == NULL || m[i] != 0) & (a[i] == a[i]) & (b[i] == b[i]); \
+            else                                                             \
+                for (size_t i = 0; i < c; i++)                               \
+                    mo[i] = (m == NULL || m[i] != 0) & (a[i] == a[i]);       \
+            m = mo;                                                          \
+        }                                                                    \
+        /* Elements that do not take part become 0 (the fold skips them). */ \
+        if (plan->dot) {                                                     \
+            SB_HALF_LOOP_(take ? (CT)ROUND((CT)a[i] * (CT)b[i]) : (CT)0)     \
+        } else if (plan->map == SB_MAP_ABS) {                                \
+            SB_HALF_LOOP_(take ? (CT)ABS((CT)a[i]) : (CT)0)                  \
+        } else if (plan->map == SB_MAP_SQUARE) {                             \
+            SB_HALF_LOOP_(take ? (CT)ROUND((CT)a[i] * (CT)a[i]) : (CT)0)     \
+        } else {                                                             \
+            for (size_t i = 0; i < c; i++) out[at + i] = (CT)a[i];           \
+        }                                                                    \
     }                                                                        \
     return false;   /* floats: nothing overflows */                          \
 }
-SB_HALF_PREPARE_FN_(f16_f16, f16, sb__f16_to_float,  float,  fabsf, sb__round_f16)
-SB_HALF_PREPARE_FN_(f16_f32, f16, sb__f16_to_float,  float,  fabsf, SB_NO_ROUND)
-SB_HALF_PREPARE_FN_(f16_f64, f16, sb__f16_to_float,  double, fabs,  SB_NO_ROUND)
-SB_HALF_PREPARE_FN_(bf16_bf16, bf16, sb__bf16_to_float, float, fabsf, sb__round_bf16)
-SB_HALF_PREPARE_FN_(bf16_f32, bf16, sb__bf16_to_float, float,  fabsf, SB_NO_ROUND)
-SB_HALF_PREPARE_FN_(bf16_f64, bf16, sb__bf16_to_float, double, fabs,  SB_NO_ROUND)
+SB_HALF_PREPARE_FN_(f16_f16, SB_F16_BLOCK, float,  fabsf, sb__round_f16)
+SB_HALF_PREPARE_FN_(f16_f32, SB_F16_BLOCK, float,  fabsf, SB_NO_ROUND)
+SB_HALF_PREPARE_FN_(f16_f64, SB_F16_BLOCK, double, fabs,  SB_NO_ROUND)
+SB_HALF_PREPARE_FN_(bf16_bf16, SB_BF16_BLOCK, float, fabsf, sb__round_bf16)
+SB_HALF_PREPARE_FN_(bf16_f32, SB_BF16_BLOCK, float,  fabsf, SB_NO_ROUND)
+SB_HALF_PREPARE_FN_(bf16_f64, SB_BF16_BLOCK, double, fabs,  SB_NO_ROUND)
+#undef SB_HALF_LOOP_
 #undef SB_HALF_PREPARE_FN_
 
 const unsigned char *sb__prepare(const sb__plan *plan, const void *x,
