@@ -463,7 +463,9 @@ inline int sb_order_free_item(const global in_t *x, const global in_t *y,
  * Only where an item has W leaves or more (a CPU's shape; a GPU's four
  * leaves per item keep their parallelism across items). SB_WIDE_FOLDS_OK
  * keeps Oclgrind on the leaf-by-leaf folds, which it checks. */
-#if SB_ACC_NATIVE_FLOAT && SB_IN_KIND == SB_ACC_KIND && SB_WIDE_FOLDS_OK && \
+#if SB_ACC_NATIVE_FLOAT && SB_WIDE_FOLDS_OK && \
+    (SB_IN_KIND == SB_ACC_KIND || \
+     (SB_IN_HALF && SB_ACC_KIND == SB_KIND_F32 && !SB_ACC_HALF)) && \
     (SB_OP == SB_OP_SUM || SB_OP == SB_OP_MIN || SB_OP == SB_OP_MAX)
 #define SB_LANE_LEAVES 1
 /* Every loop here unrolled, so that the W vectors stay in registers. */
@@ -516,7 +518,31 @@ inline int sb_order_free_item(const global in_t *x, const global in_t *y,
 #if SB_ACC_KIND == SB_KIND_F32
 #define SB_LANES 16
 #define SB_LANES_LOG2 4
+#if SB_IN_KIND == SB_KIND_F16
+/* 16 f16 patterns as floats, exactly, with selects and no branch (the
+ * element-by-element conversion of sb_load() kept POCL's f16 sums at 0.07
+ * of its f32 sum, bf16 at 0.25): normal, the exponent field rebased by
+ * 127 - 15; inf and NaN, the all-ones exponent; subnormal or zero, f
+ * 2^-24 with f < 2^10, an exact conversion and an exact scaling to a
+ * binary32 normal (no subnormal in or out). */
+inline float16 sb_f16x16_to_float16(ushort16 h16)
+{
+    const uint16 h = convert_uint16(h16);
+    const uint16 mag = h & (uint16)0x7FFFu;
+    const uint16 normal = (mag << 13) + (uint16)0x38000000u;
+    const uint16 special = (uint16)0x7F800000u | ((mag & (uint16)0x3FFu) << 13);
+    const uint16 small = as_uint16(convert_float16(mag) * 0x1p-24f);
+    uint16 r = select(normal, small, mag < (uint16)0x400u);
+    r = select(r, special, mag >= (uint16)0x7C00u);
+    return as_float16(((h & (uint16)0x8000u) << 16) | r);
+}
+#define SB_VLOADW(p) sb_f16x16_to_float16(vload16(0, (p)))
+#elif SB_IN_KIND == SB_KIND_BF16
+/* 16 bf16 patterns as floats: the upper halves of the binary32s. */
+#define SB_VLOADW(p) as_float16(convert_uint16(vload16(0, (p))) << 16)
+#else
 #define SB_VLOADW(p) vload16(0, (p))
+#endif
 #else
 #define SB_LANES 8
 #define SB_LANES_LOG2 3
