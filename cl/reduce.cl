@@ -464,8 +464,7 @@ inline int sb_order_free_item(const global in_t *x, const global in_t *y,
  * leaves per item keep their parallelism across items). SB_WIDE_FOLDS_OK
  * keeps Oclgrind on the leaf-by-leaf folds, which it checks. */
 #if SB_ACC_NATIVE_FLOAT && SB_WIDE_FOLDS_OK && \
-    (SB_IN_KIND == SB_ACC_KIND || \
-     (SB_IN_HALF && SB_ACC_KIND == SB_KIND_F32 && !SB_ACC_HALF)) && \
+    (SB_IN_KIND == SB_ACC_KIND || (SB_IN_HALF && SB_ACC_KIND == SB_KIND_F32)) && \
     (SB_OP == SB_OP_SUM || SB_OP == SB_OP_MIN || SB_OP == SB_OP_MAX)
 #define SB_LANE_LEAVES 1
 /* Every loop here unrolled, so that the W vectors stay in registers. */
@@ -501,11 +500,58 @@ inline int sb_order_free_item(const global in_t *x, const global in_t *y,
         r[i + d] = hi_;                                               \
     }
 
+/* A half accumulator (its nodes are floats that are exactly half values)
+ * rounds each sum, square and product to its type, as sb_step() and
+ * sb_term() do one lane at a time (arith_half.cl), here in integer
+ * operations on 16 lanes with selects, no branch: the same bits as
+ * sb_round_f16() / sb_round_bf16() on every binary32 pattern (this
+ * function's C twin was compared over all 2^32). f16: from 2^-14 up, the
+ * bits rounded to 11 significant bits (a carry moves into the exponent),
+ * 2^16 or more an overflow to inf; below, the significand m shifted right
+ * by 126 - e (at most 25: 0 from there), nearest even, in units of 2^-24,
+ * which an exact conversion and scaling turn into a binary32 normal. */
+#if SB_ACC_HALF == SB_KIND_F16
+inline float16 sb_vround_acc(float16 v)
+{
+    const uint16 b = as_uint16(v);
+    const uint16 a = b & (uint16)0x7FFFFFFFu;
+    const uint16 normal = (a + (uint16)0xFFFu + ((a >> 13) & (uint16)1u))
+                        & (uint16)0xFFFFE000u;
+    const uint16 s = as_uint16(clamp((int16)126 - as_int16(a >> 23),
+                                     (int16)14, (int16)25));
+    const uint16 m = (a & (uint16)0x7FFFFFu) | (uint16)0x800000u;
+    const uint16 kept = m >> s;
+    const uint16 rest = m & (((uint16)1u << s) - (uint16)1u);
+    const uint16 halfway = (uint16)1u << (s - (uint16)1u);
+    const uint16 up = as_uint16((rest > halfway) |
+                                ((rest == halfway) &
+                                 ((kept & (uint16)1u) != (uint16)0u)))
+                    & (uint16)1u;
+    const uint16 small = as_uint16(convert_float16(kept + up) * 0x1p-24f);
+    uint16 r = select(normal, small, a < (uint16)0x38800000u);
+    r = select(r, (uint16)0x7F800000u, r >= (uint16)0x47800000u);
+    r |= b & (uint16)0x80000000u;
+    return as_float16(select(r, (uint16)0x7FC00000u, a > (uint16)0x7F800000u));
+}
+#elif SB_ACC_HALF == SB_KIND_BF16
+/* bf16: a carry into bit 16 (up to inf); any NaN the canonical one. */
+inline float16 sb_vround_acc(float16 v)
+{
+    const uint16 b = as_uint16(v);
+    const uint16 r = (b + (uint16)0x7FFFu + ((b >> 16) & (uint16)1u))
+                   & (uint16)0xFFFF0000u;
+    return as_float16(select(r, (uint16)0x7FC00000u,
+                             (b & (uint16)0x7FFFFFFFu) > (uint16)0x7F800000u));
+}
+#else
+#define sb_vround_acc(v) (v)
+#endif
+
 /* The step on whole vectors, exactly sb_step() per lane: the right side
  * only when strictly less (greater), so NaNs and signed zeros follow as
  * there; and sb_first(). */
 #if SB_OP == SB_OP_SUM
-#define SB_VSTEP(a, b) ((a) + (b))
+#define SB_VSTEP(a, b) sb_vround_acc((a) + (b))
 #define SB_VFIRST(e) select((e), (vecw_t)SB_ACC_ZERO, (e) == (vecw_t)SB_ACC_ZERO)
 #elif SB_OP == SB_OP_MIN
 #define SB_VSTEP(a, b) select((a), (b), (b) < (a))
@@ -555,10 +601,10 @@ typedef SB_CAT(SB_ACC_T, SB_LANES) vecw_t;
  * lane: fabs clears the sign bit, one rounded multiply, never fused with
  * the fold's add: FP_CONTRACT is off). */
 #if SB_DOT
-#define SB_VTERMW(at) (SB_VLOADW(x + (at)) * SB_VLOADW(y + (at)))
+#define SB_VTERMW(at) sb_vround_acc(SB_VLOADW(x + (at)) * SB_VLOADW(y + (at)))
 #elif SB_MAP == SB_MAP_SQUARE
 #define SB_VTERMW(at) sb_vsquare(SB_VLOADW(x + (at)))
-inline vecw_t sb_vsquare(vecw_t v) { return v * v; }
+inline vecw_t sb_vsquare(vecw_t v) { return sb_vround_acc(v * v); }
 #elif SB_MAP == SB_MAP_ABS
 #define SB_VTERMW(at) fabs(SB_VLOADW(x + (at)))
 #else
@@ -582,6 +628,27 @@ SB_FN_INLINE void sb_transpose_lanes(vecw_t *r)
 }
 
 /* The aligned subtree of the lanes, a node of level SB_LANES_LOG2. */
+#if SB_ACC_HALF && SB_OP == SB_OP_SUM
+inline acc_t sb_lane_tree(vecw_t a)
+{
+    /* Each level kept in 16 lanes (the upper ones copies, unused), as
+     * sb_vround_acc() takes them. */
+    const vecw_t a8 = SB_VSTEP((vecw_t)(a.even, a.even),
+                               (vecw_t)(a.odd, a.odd));
+    const vecw_t b = SB_VSTEP((vecw_t)(a8.lo.even, a8.lo.even, a8.lo.even,
+                                       a8.lo.even),
+                              (vecw_t)(a8.lo.odd, a8.lo.odd, a8.lo.odd,
+                                       a8.lo.odd));
+    const vecw_t c = SB_VSTEP((vecw_t)(b.s0, b.s2, b.s0, b.s2, b.s0, b.s2,
+                                       b.s0, b.s2, b.s0, b.s2, b.s0, b.s2,
+                                       b.s0, b.s2, b.s0, b.s2),
+                              (vecw_t)(b.s1, b.s3, b.s1, b.s3, b.s1, b.s3,
+                                       b.s1, b.s3, b.s1, b.s3, b.s1, b.s3,
+                                       b.s1, b.s3, b.s1, b.s3));
+    uint f = 0;
+    return sb_step(c.s0, c.s1, &f);
+}
+#else
 inline acc_t sb_lane_tree(vecw_t a)
 {
 #if SB_LANES == 16
@@ -594,6 +661,7 @@ inline acc_t sb_lane_tree(vecw_t a)
     uint f = 0;
     return sb_step(c.x, c.y, &f);
 }
+#endif
 
 /* SB_LANES full, unmasked leaves from element `first`: their aligned
  * subtree, a node of level SB_LANES_LOG2. Each leaf is loaded as

@@ -1,7 +1,8 @@
 /* bench_maps.c: part 5 of `samebits bench` (--maps): what element maps
  * and dot products cost next to the plain sum over the same data.
  *
- * For f32, f64, f16 and bf16 (the half types into an f32 accumulator) at
+ * For f32, f64, f16 and bf16 (the half types into an f32 accumulator, then
+ * into their own type: rows "f16>f16", "bf16>bf16") at
  * n = 2^S (S: the largest of --sizes): the fastest
  * 1-thread read of the buffer, then sum, sum of |x| (SB_MAP_ABS), sum of
  * x*x (SB_MAP_SQUARE) and the dot product of x with a second array, on
@@ -115,7 +116,7 @@ static void report(int json, const char *type, const char *where,
         printf("}\n");
         return;
     }
-    printf("%-4s  %-6s", type, where);
+    printf("%-9s  %-6s", type, where);
     if (read_gbs > 0)
         printf("  %6.1f", read_gbs);
     else
@@ -135,8 +136,8 @@ static void report(int json, const char *type, const char *where,
     printf("\n");
 }
 
-static int one_type(int json, sb_type type, int log2_n, unsigned repeat,
-                    bench_device *devs, size_t dev_count)
+static int one_type(int json, sb_type type, sb_type acc, int log2_n,
+                    unsigned repeat, bench_device *devs, size_t dev_count)
 {
     const size_t n = (size_t)1 << log2_n, bytes = n * sb_type_size(type);
     unsigned char *x = bench_alloc_data(bytes), *y = bench_alloc_data(bytes);
@@ -149,11 +150,16 @@ static int one_type(int json, sb_type type, int log2_n, unsigned repeat,
     }
     bench_fill(x, type, SB_SUM, n);
     bench_fill(y, type, SB_SUM, n);
-    const char *tname = sb_type_name(type);
+    char tname[24];
+    if (acc == type || acc == SB_F32)
+        snprintf(tname, sizeof tname, "%s", sb_type_name(type));
+    if (acc == type && type != SB_F32 && type != SB_F64)
+        snprintf(tname, sizeof tname, "%s>%s", sb_type_name(type),
+                 sb_type_name(acc));
     double best[M_COUNT];
     int ok[M_COUNT];
     maps_arg a = { .type = type, .x = x, .y = y, .n = n, .threads = 1,
-                   .acc = type == SB_F16 || type == SB_BF16 ? SB_F32 : type };
+                   .acc = acc };
     fprintf(stderr, "bench: maps %s host\n", tname);
     const double read = read_seconds(x, bytes, repeat);
     time_methods(&a, repeat, best, ok);
@@ -197,13 +203,17 @@ int bench_maps(int json, int log2_n, unsigned repeat, bench_device *devs,
     if (!json)
         printf("\n5. maps and dot products at 2^%d elements (GB/s of input "
                "read, best of %u, taking turns; a dot product reads two "
-               "arrays; f16 and bf16 into an f32 accumulator)\n\n"
-               "type  where     read     sum     abs  square     dot"
+               "arrays; f16 and bf16 into an f32 accumulator, then as "
+               "t>t into their own)\n\n"
+               "type       where     read     sum     abs  square     dot"
                "  abs/sum sq/sum dot/sum sum/read dot/read\n",
                log2_n, repeat);
-    static const sb_type types[] = { SB_F32, SB_F64, SB_F16, SB_BF16 };
-    for (size_t t = 0; t < sizeof types / sizeof *types; t++)
-        if (one_type(json, types[t], log2_n, repeat, devs, dev_count) != 0)
+    static const struct { sb_type type, acc; } rows[] = {
+        { SB_F32, SB_F32 }, { SB_F64, SB_F64 }, { SB_F16, SB_F32 },
+        { SB_BF16, SB_F32 }, { SB_F16, SB_F16 }, { SB_BF16, SB_BF16 } };
+    for (size_t t = 0; t < sizeof rows / sizeof *rows; t++)
+        if (one_type(json, rows[t].type, rows[t].acc, log2_n, repeat, devs,
+                     dev_count) != 0)
             return -1;
     return 0;
 }
