@@ -503,9 +503,11 @@ inline int sb_order_free_item(const global in_t *x, const global in_t *y,
 /* A half accumulator (its nodes are floats that are exactly half values)
  * rounds each sum, square and product to its type, as sb_step() and
  * sb_term() do one lane at a time (arith_half.cl), here in integer
- * operations on 16 lanes with selects, no branch: the same bits as
- * sb_round_f16() / sb_round_bf16() on every binary32 pattern (this
- * function's C twin was compared over all 2^32). f16: from 2^-14 up, the
+ * operations on 16 lanes with selects, no branch, meant to give the same
+ * bits as sb_round_f16() / sb_round_bf16() on every binary32 pattern (a C
+ * transcription of it, not kept, matched sb__round_f16() on all 2^32
+ * when it was written; test_device_half and the corpus compare the
+ * kernels with the oracle on every device). f16: from 2^-14 up, the
  * bits rounded to 11 significant bits (a carry moves into the exponent),
  * 2^16 or more an overflow to inf; below, the significand m shifted right
  * by 126 - e (at most 25: 0 from there), nearest even, in units of 2^-24,
@@ -635,10 +637,10 @@ inline acc_t sb_lane_tree(vecw_t a)
      * sb_vround_acc() takes them. */
     const vecw_t a8 = SB_VSTEP((vecw_t)(a.even, a.even),
                                (vecw_t)(a.odd, a.odd));
-    const vecw_t b = SB_VSTEP((vecw_t)(a8.lo.even, a8.lo.even, a8.lo.even,
-                                       a8.lo.even),
-                              (vecw_t)(a8.lo.odd, a8.lo.odd, a8.lo.odd,
-                                       a8.lo.odd));
+    const vecw_t b = SB_VSTEP((vecw_t)(a8.s0246, a8.s0246, a8.s0246,
+                                       a8.s0246),
+                              (vecw_t)(a8.s1357, a8.s1357, a8.s1357,
+                                       a8.s1357));
     const vecw_t c = SB_VSTEP((vecw_t)(b.s0, b.s2, b.s0, b.s2, b.s0, b.s2,
                                        b.s0, b.s2, b.s0, b.s2, b.s0, b.s2,
                                        b.s0, b.s2, b.s0, b.s2),

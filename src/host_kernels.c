@@ -957,59 +957,7 @@ typedef uint32_t sb_vu32 __attribute__((vector_size(SB_VEC_BYTES)));
     for (int k = 0; k < (W); k++)                                           \
         r[k] = HALF_LOAD_##tag((x) + ((size_t)(g) * (W) + k) * L + (i));    \
     SB_TRANSPOSE(sb_vf, r, W)
-/* Rounding W floats to the half type, as sb__round_f16() and
- * sb__round_bf16() do one (same bits: an exhaustive comparison over all
- * 2^32 patterns was run when these were written, and test_host_half
- * compares every half-accumulator path with the oracle). For an f16 or
- * bf16 accumulator each step's binary32 result is rounded so (host_half.h
- * shows why that is the exactly rounded half result), so the steps can
- * run W leaves at a time instead of one scalar chain per leaf.
- * f16: from 2^-14 up, round the binary32 bits to 11 significant bits
- * (nearest even; a carry moves into the exponent), and 2^16 or more is
- * an overflow to inf (65520, the tie, goes to the even 2^16). Below 2^-14
- * the result is a multiple of 2^-24: adding 0.5 puts |v| where binary32's
- * spacing is 2^-24, rounding it there (nearest even: 0.5 is an even
- * multiple), and subtracting 0.5 again is exact. NaN: the canonical one. */
-static inline sb_vf vround_f16(sb_vf v)
-{
-#if SB_VEC_BYTES == 64 && defined(__AVX512F__)
-    /* AVX-512F converts to binary16 and back itself (vcvtps2ph with
-     * nearest even from the immediate: subnormal results kept whatever
-     * MXCSR.FTZ says, overflow to inf; vcvtph2ps exact): the IEEE
-     * rounding, the same bits as below on every non-NaN pattern (compared
-     * over all 2^32), in two instructions instead of about fourteen; a
-     * NaN made canonical, as below. f16 sums into f16 ran at 0.25 of the
-     * read with the bit operations (AMD EPYC). */
-    const __m512 f = (__m512)v;
-    const __m512 r = _mm512_cvtph_ps(_mm512_cvtps_ph(
-        f, _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC));
-    const __mmask16 nan = _mm512_cmp_ps_mask(f, f, _CMP_UNORD_Q);
-    return (sb_vf)_mm512_mask_blend_ps(nan, r,
-                                       _mm512_castsi512_ps(
-                                           _mm512_set1_epi32(0x7FC00000)));
-#else
-    const sb_vu32 b = (sb_vu32)v;
-    const sb_vu32 a = b & 0x7FFFFFFFu;
-    const sb_vu32 normal = (a + 0xFFFu + ((a >> 13) & 1u)) & 0xFFFFE000u;
-    const sb_vu32 small = (sb_vu32)(((sb_vf)a + 0.5f) - 0.5f);
-    const sb_vu32 is_small = (sb_vu32)(a < 0x38800000u);
-    const sb_vu32 r = (small & is_small) | (normal & ~is_small);
-    const sb_vu32 over = (sb_vu32)(r >= 0x47800000u);
-    const sb_vu32 nan = (sb_vu32)(a > 0x7F800000u);
-    const sb_vu32 signed_r = ((r & ~over) | (0x7F800000u & over)) |
-                             (b & 0x80000000u);
-    return (sb_vf)((signed_r & ~nan) | (0x7FC00000u & nan));
-#endif
-}
-/* bf16: the upper half of the binary32, rounded on the bits as
- * sb__float_to_bf16() does; NaN: the canonical one. */
-static inline sb_vf vround_bf16(sb_vf v)
-{
-    const sb_vu32 b = (sb_vu32)v;
-    const sb_vu32 nan = (sb_vu32)((b & 0x7FFFFFFFu) > 0x7F800000u);
-    const sb_vu32 r = (b + 0x7FFFu + ((b >> 16) & 1u)) & 0xFFFF0000u;
-    return (sb_vf)((r & ~nan) | (0x7FC00000u & nan));
-}
+#include "host_half_vec.h"   /* vround_f16(), vround_bf16() */
 
 /* The folds of LEAVES_PER_CALL leaves of halves, HALF_GROUPS registers of
  * F32_LANES leaves, each converted element mapped (POST: |x|, x*x) or
@@ -1104,9 +1052,10 @@ static inline void NAME(const uint16_t *x, const uint16_t *y, float *v)     \
     DEFINE_HALF_VPICK(NAME##_square, tag, BETTER, SQUARE, 0, ROUND, G)      \
     DEFINE_HALF_VPICK(NAME##_dot,    tag, BETTER, POST_NONE, 1, ROUND, G)
 /* A full unmasked block of halves: plain, mapped or a dot product (y not
- * NULL), LEAVES_PER_CALL leaves per call, each call asking first for the
+ * NULL; HAS_DOT 1 for sums, the only op a dot product has, so that the
+ * other ops' blocks do not carry a fold nothing calls), LEAVES_PER_CALL leaves per call, each call asking first for the
  * lines `prefetch` bytes past its own (and past y's); then the tree. */
-#define DEFINE_HALF_BLOCK(NAME, START, VTREE_COMBINE, G)                    \
+#define DEFINE_HALF_BLOCK(NAME, START, VTREE_COMBINE, G, HAS_DOT)           \
 static void NAME##_block_map(const void *xv, const void *yv, sb_map map,    \
                              size_t prefetch, sb__node *out)                \
 {                                                                           \
@@ -1118,7 +1067,7 @@ static void NAME##_block_map(const void *xv, const void *yv, sb_map map,    \
         const size_t at = (size_t)g * PER_CALL * L;                         \
         float *vg = v + g * PER_CALL;                                       \
         prefetch_ahead(x + at, PER_CALL * L * sizeof *x, prefetch);         \
-        if (y != NULL) {                                                    \
+        if ((HAS_DOT) && y != NULL) {                                       \
             prefetch_ahead(y + at, PER_CALL * L * sizeof *y, prefetch);     \
             NAME##_dot(x + at, y + at, vg);                                 \
         } else if (map == SB_MAP_ABS) {                                     \
@@ -1144,14 +1093,14 @@ static void NAME##_block_map(const void *xv, const void *yv, sb_map map,    \
     DEFINE_HALF_VFOLD_MAPS(tag##_half_prod, tag, VSTEP_MUL_##tag, POST_SQUARE_##tag, vround_##tag, HALF_ACC_GROUPS) \
     DEFINE_HALF_VPICK_MAPS(tag##_half_min, tag, VBETTER_MIN, POST_SQUARE_##tag, vround_##tag, HALF_GROUPS) \
     DEFINE_HALF_VPICK_MAPS(tag##_half_max, tag, VBETTER_MAX, POST_SQUARE_##tag, vround_##tag, HALF_GROUPS) \
-    DEFINE_HALF_BLOCK(tag##_f32_sum,   0.0f, VCOMBINE_ADD, HALF_GROUPS)     \
-    DEFINE_HALF_BLOCK(tag##_f32_prod,  1.0f, VCOMBINE_MUL, HALF_GROUPS)     \
-    DEFINE_HALF_BLOCK(tag##_f32_min,   0.0f, VCOMBINE_F32_MIN, HALF_GROUPS) \
-    DEFINE_HALF_BLOCK(tag##_f32_max,   0.0f, VCOMBINE_F32_MAX, HALF_GROUPS) \
-    DEFINE_HALF_BLOCK(tag##_half_sum,  0.0f, VCOMBINE_ADD_##tag, HALF_ACC_GROUPS) \
-    DEFINE_HALF_BLOCK(tag##_half_prod, 1.0f, VCOMBINE_MUL_##tag, HALF_ACC_GROUPS) \
-    DEFINE_HALF_BLOCK(tag##_half_min,  0.0f, VCOMBINE_F32_MIN, HALF_GROUPS) \
-    DEFINE_HALF_BLOCK(tag##_half_max,  0.0f, VCOMBINE_F32_MAX, HALF_GROUPS)
+    DEFINE_HALF_BLOCK(tag##_f32_sum,   0.0f, VCOMBINE_ADD, HALF_GROUPS, 1)     \
+    DEFINE_HALF_BLOCK(tag##_f32_prod,  1.0f, VCOMBINE_MUL, HALF_GROUPS, 0)     \
+    DEFINE_HALF_BLOCK(tag##_f32_min,   0.0f, VCOMBINE_F32_MIN, HALF_GROUPS, 0) \
+    DEFINE_HALF_BLOCK(tag##_f32_max,   0.0f, VCOMBINE_F32_MAX, HALF_GROUPS, 0) \
+    DEFINE_HALF_BLOCK(tag##_half_sum,  0.0f, VCOMBINE_ADD_##tag, HALF_ACC_GROUPS, 1) \
+    DEFINE_HALF_BLOCK(tag##_half_prod, 1.0f, VCOMBINE_MUL_##tag, HALF_ACC_GROUPS, 0) \
+    DEFINE_HALF_BLOCK(tag##_half_min,  0.0f, VCOMBINE_F32_MIN, HALF_GROUPS, 0) \
+    DEFINE_HALF_BLOCK(tag##_half_max,  0.0f, VCOMBINE_F32_MAX, HALF_GROUPS, 0)
 DEFINE_HALF_BLOCKS(f16)
 DEFINE_HALF_BLOCKS(bf16)
 

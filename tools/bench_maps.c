@@ -136,6 +136,11 @@ static void report(int json, const char *type, const char *where,
     printf("\n");
 }
 
+static int sb__bench_is_half(sb_type t)
+{
+    return t == SB_F16 || t == SB_BF16;
+}
+
 static int one_type(int json, sb_type type, sb_type acc, int log2_n,
                     unsigned repeat, bench_device *devs, size_t dev_count)
 {
@@ -150,10 +155,12 @@ static int one_type(int json, sb_type type, sb_type acc, int log2_n,
     }
     bench_fill(x, type, SB_SUM, n);
     bench_fill(y, type, SB_SUM, n);
+    /* "f16" for a half type into f32 (and f32, f64 into themselves),
+     * "f16>f16" for one into itself, "type>acc" for anything else. */
     char tname[24];
-    if (acc == type || acc == SB_F32)
+    if (acc == SB_F32 || (acc == type && !sb__bench_is_half(type)))
         snprintf(tname, sizeof tname, "%s", sb_type_name(type));
-    if (acc == type && type != SB_F32 && type != SB_F64)
+    else
         snprintf(tname, sizeof tname, "%s>%s", sb_type_name(type),
                  sb_type_name(acc));
     double best[M_COUNT];
