@@ -466,30 +466,44 @@ DEFINE_VPICK_MAPS(f64, double, sb_vd, sb_vd_in, sb_vi64, F64_LANES, max, VBETTER
 #define STEP_CHECKED_MUL(a, b) (ov |= __builtin_mul_overflow((a), (b), &(a)))
 
 /* The full leaves of a short unmasked block that the vector folds left
- * (fewer than a register's worth, or all of them where there are none):
- * side by side, position by position, so that their chains overlap; each
- * leaf is still its own left-to-right chain from START (v[l] already
- * holds it). Folded leaf by leaf, each a chain of 16 dependent steps,
- * they were most of the time of an f32 row of 1000 (perf, AMD EPYC). */
+ * (fewer than a register's worth, or all of them where there are none),
+ * four at a time side by side, position by position, so that their
+ * chains overlap; each leaf is still its own left-to-right chain from
+ * START (v[l] already holds it). Leaf by leaf, each a chain of 16
+ * dependent steps, they were most of the time of an f32 row of 1000
+ * (perf, AMD EPYC); all of them in one loop nest over a run-time count,
+ * which GCC vectorised with gathers, rows of 16 took twice as long. The
+ * last one to three take the leaf-by-leaf loop. */
 #define LEFTOVER_FULL_FOLD(x, v, count, done, STEP)                         \
-    {                                                                       \
-        const int full_ = (int)((count) / L);                               \
-        for (int i_ = 0; i_ < L; i_++)                                      \
-            for (int l_ = (done); l_ < full_; l_++)                         \
-                STEP(v[l_], x[(size_t)l_ * L + i_]);                        \
-        if (full_ > (done)) (done) = full_;                                 \
+    for (; ((size_t)(done) + 4) * L <= (count); (done) += 4) {              \
+        const __typeof__(v[0]) *x0_ = x + (size_t)(done) * L;               \
+        __typeof__(v[0]) a0_ = v[(done)], a1_ = v[(done) + 1],              \
+          a2_ = v[(done) + 2], a3_ = v[(done) + 3];                         \
+        for (int i_ = 0; i_ < L; i_++) {                                    \
+            STEP(a0_, x0_[i_]);                                             \
+            STEP(a1_, x0_[L + i_]);                                         \
+            STEP(a2_, x0_[2 * L + i_]);                                     \
+            STEP(a3_, x0_[3 * L + i_]);                                     \
+        }                                                                   \
+        v[(done)] = a0_; v[(done) + 1] = a1_;                               \
+        v[(done) + 2] = a2_; v[(done) + 3] = a3_;                           \
     }
 /* The same for min and max: a leaf starts from its first element and
  * takes each later one BETTER prefers. */
+#define LEFTOVER_PICK_STEP_(a, e, BETTER) if (BETTER((e), (a))) (a) = (e);
 #define LEFTOVER_FULL_PICK(x, v, count, done, BETTER)                       \
-    {                                                                       \
-        const int full_ = (int)((count) / L);                               \
-        for (int l_ = (done); l_ < full_; l_++) v[l_] = x[(size_t)l_ * L];  \
-        for (int i_ = 1; i_ < L; i_++)                                      \
-            for (int l_ = (done); l_ < full_; l_++)                         \
-                if (BETTER(x[(size_t)l_ * L + i_], v[l_]))                  \
-                    v[l_] = x[(size_t)l_ * L + i_];                         \
-        if (full_ > (done)) (done) = full_;                                 \
+    for (; ((size_t)(done) + 4) * L <= (count); (done) += 4) {              \
+        const __typeof__(v[0]) *x0_ = x + (size_t)(done) * L;               \
+        __typeof__(v[0]) a0_ = x0_[0], a1_ = x0_[L], a2_ = x0_[2 * L],      \
+          a3_ = x0_[3 * L];                                                 \
+        for (int i_ = 1; i_ < L; i_++) {                                    \
+            LEFTOVER_PICK_STEP_(a0_, x0_[i_], BETTER)                       \
+            LEFTOVER_PICK_STEP_(a1_, x0_[L + i_], BETTER)                   \
+            LEFTOVER_PICK_STEP_(a2_, x0_[2 * L + i_], BETTER)               \
+            LEFTOVER_PICK_STEP_(a3_, x0_[3 * L + i_], BETTER)               \
+        }                                                                   \
+        v[(done)] = a0_; v[(done) + 1] = a1_;                               \
+        v[(done) + 2] = a2_; v[(done) + 3] = a3_;                           \
     }
 
 /* NAME: function prefix; T: accumulator C type; FIELD: sb__node member;
