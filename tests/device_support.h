@@ -40,13 +40,17 @@ typedef struct {
     bool             oclgrind;        /* the simulator, ~100x slower: callers
                                          keep their cases small there */
     bool             out_of_order;    /* out-of-order queues supported */
-    bool             sparse;          /* SAMEBITS_TEST_SPARSE=1 (not on
-                                         Oclgrind, sparse anyway): a slow
-                                         device or a sanitizer build; the
-                                         big matrices run one data family
-                                         per case in rotation, and
-                                         sb_reduce_enqueue() one case in
-                                         three */
+    bool             sparse;          /* unless SAMEBITS_TEST_SPARSE=0
+                                         (Oclgrind: always, in its own
+                                         way): the big matrices run one
+                                         data family per case in rotation,
+                                         and sb_reduce_enqueue() one case
+                                         in three. Every family still
+                                         meets every reduction, at some
+                                         size and mask; the dense matrix
+                                         (every family at every size and
+                                         mask) is 4-8x the cases and runs
+                                         under the sweep label */
 } test_device;
 
 /*! open_devices() : every device present (or the one SAMEBITS_DEVICE names),

@@ -75,3 +75,17 @@ sb_add_device_test(test_device_arg 900)
 # 40 programs: most of its time on a cold POCL cache is building them.
 sb_add_device_test(test_device_half 900)
 set_tests_properties(test_device_half PROPERTIES COST 150)
+
+# The device matrices run sparse by default (tests/device_support.h: every
+# reduction, size and mask, the data families in rotation). Dense, every
+# family at every size and mask, 4-8x the cases, POCL only:
+# -DSAMEBITS_SWEEP_TESTS=ON and ctest -L sweep.
+if(SAMEBITS_SWEEP_TESTS)
+  foreach(suite test_device_reduce test_device_modes test_device_maps
+                test_device_half test_device_count test_device_arg)
+    add_test(NAME ${suite}_dense COMMAND ${suite})
+    set_tests_properties(${suite}_dense PROPERTIES TIMEOUT 3600
+      LABELS sweep
+      ENVIRONMENT "${SB_DEVICE_ENV};SAMEBITS_DEVICE=pocl;SAMEBITS_TEST_SPARSE=0")
+  endforeach()
+endif()

@@ -13,10 +13,11 @@
  * work-groups have 32 work-items of one leaf instead of 256 of four (its
  * default shape is in test_device_shapes), each (reduction, size, mask)
  * gets one family in rotation, and sizes stop at 5003 elements,
- * which take three passes there. A device marked sparse
- * (SAMEBITS_TEST_SPARSE=1: rusticl in the portable stage, the sanitizer
- * build) keeps every reduction, size and mask, but rotates the families
- * and sb_reduce_enqueue() as on Oclgrind. On POCL, where each kernel costs
+ * which take three passes there. Other devices are sparse by default
+ * (tests/device_support.h): every reduction, size and mask, with the
+ * families and sb_reduce_enqueue() in rotation as on Oclgrind;
+ * SAMEBITS_TEST_SPARSE=0 (ctest -L sweep) runs every family at every size
+ * up to ALL_FAMILIES_UP_TO, 6x the cases. On POCL, where each kernel costs
  * about 0.5 s to compile per work-group size (cold cache), only A = I runs the
  * inputs that need several work-groups: the pass over partials depends on
  * the accumulator alone.
@@ -185,9 +186,9 @@ static const data_family boolean_families[] = {  /* any and all */
     FAMILY_NEGATIVE_ZERO, FAMILY_SPECIALS, FAMILY_SUBNORMAL, FAMILY_LIMITS,
     FAMILY_UNIFORM };
 
-/* On POCL every family runs at sizes up to this; above it, and on
- * Oclgrind and sparse devices (SAMEBITS_TEST_SPARSE) everywhere, one
- * family per case in rotation. */
+/* Dense (SAMEBITS_TEST_SPARSE=0) every family runs at sizes up to this;
+ * above it, and sparse and on Oclgrind everywhere, one family per case in
+ * rotation. */
 enum { ALL_FAMILIES_UP_TO = 1025 };
 
 /* Runs one case on `dc` and counts it. @return false on a mismatch. */
