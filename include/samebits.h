@@ -1009,10 +1009,13 @@ SB_API SB_NODISCARD sb_status sb_partial_add_dot(sb_context *ctx,
  *  results[b] (host memory, at byte b * sb_result_size(r)) written only
  *  when SB_OK, with the bits of sb_reduce_host().
  *  For now there is no batch kernel: contiguous rows (elem_stride 1) are
- *  one sb_reduce() each, one after the other (so a row of n <=
- *  host_max_n costs one read-back, and many short rows cost many round
- *  trips); strided rows are read back, the whole range the batch
- *  covers, with one blocking read (and one for the mask), and reduced by
+ *  one sb_reduce() each, one after the other, except rows that
+ *  sb_reduce() would reduce on the host anyway (n <= host_max_n, no
+ *  SB_OPT_NO_HOST) lying close together (|batch_stride| <= 2n): those
+ *  are read back 2^18 elements at a time and reduced by
+ *  sb_reduce_batched_host(), one read per chunk instead of one per row;
+ *  strided rows are read back, the whole range the batch covers, with
+ *  one blocking read (and one for the mask), and reduced by
  *  sb_reduce_batched_host().
  *  @return SB_OK when every reduction got its answer; otherwise the
  *          statuses of sb_reduce() (SB_INVALID_ARGUMENT also for NULL
@@ -1061,7 +1064,10 @@ SB_API SB_NODISCARD sb_status sb_reduce_batched_enqueue(sb_context *ctx,
  *  count + 1 uint64_t from element offsets_offset (counted in uint64_t),
  *  non-decreasing. The offsets are read back (one blocking read), then
  *  checked against the buffers, overflow-safe. Blocks until done.
- *  For now each segment is one sb_reduce(), one after the other.
+ *  For now each segment is one sb_reduce(), one after the other, except
+ *  that consecutive segments of at most host_max_n elements (without
+ *  SB_OPT_NO_HOST) are read back together, up to 2^18 elements at a time,
+ *  and reduced by sb_reduce_segments_host().
  *  @return as sb_reduce_batched(), and SB_INVALID_ARGUMENT for a NULL
  *          `offsets` with count > 0, offsets past the end of their buffer,
  *          offsets that decrease, or segments past the end of `x` or

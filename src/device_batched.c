@@ -5,7 +5,12 @@
  * sb_reduce_host() by construction:
  *   - contiguous rows (elem_stride 1) and segments: one sb_reduce() (or
  *     sb_reduce_enqueue()) per row, at the row's offset in the buffer,
- *     on the caller's queue, one after the other;
+ *     on the caller's queue, one after the other; except that
+ *     sb_reduce_batched() reads short rows that lie close together back
+ *     by chunks and reduces them with sb_reduce_batched_host(), where one
+ *     sb_reduce() per row would take its host shortcut anyway
+ *     (rows_take_the_shortcut()), and sb_reduce_segments() does the same
+ *     with runs of short segments;
  *   - strided rows (elem_stride != 1): the range of the buffer that holds
  *     every element of the batch (and of the mask) is read back with one
  *     blocking read each, and sb_reduce_batched_host() reduces it. The
@@ -85,7 +90,7 @@ static sb_status read_batch(sb_context *ctx, const checked_batch *cb,
         return SB_OK;
     unsigned char *p = sb__mem.malloc(bytes);
     SB_FAIL_IF(p == NULL, SB_OUT_OF_MEMORY, "cannot allocate %zu bytes for "
-               "the copy of a strided batch", bytes);
+               "the copy of a batch", bytes);
     cl_int err = SB_CL(clEnqueueReadBuffer)(cb->c.queue, x, CL_TRUE,
                                             (x_offset - cb->below) * size,
                                             x_bytes, p, num_wait,
@@ -98,7 +103,7 @@ static sb_status read_batch(sb_context *ctx, const checked_batch *cb,
     if (err != CL_SUCCESS) {
         free(p);
         return sb__cl_fail(ctx, err, "clEnqueueReadBuffer (the copy of a "
-                           "strided batch)");
+                           "batch)");
     }
     *copy = p;
     *xs = p + cb->below * size;
@@ -119,6 +124,7 @@ static sb_status answers_new(answers *a, size_t count, size_t result_size)
                              : NULL;
     if (a->statuses == NULL) {
         free(a->results);
+        a->results = NULL;   /* answers_free() may follow */
         return sb__fail(SB_OUT_OF_MEMORY, "cannot allocate the answers of "
                         "%zu reductions", count);
     }
@@ -170,6 +176,70 @@ static size_t row_offset(size_t offset, size_t b, ptrdiff_t batch_stride,
     return n == 0 ? offset : offset + b * (size_t)batch_stride;
 }
 
+/* Short rows that sb_reduce() would reduce on the host anyway (n <=
+ * host_max_n, no SB_OPT_NO_HOST: the context's rule for one call) are
+ * read back SHORTCUT_CHUNK_ELEMENTS at a time and reduced by
+ * sb_reduce_batched_host(): one read per chunk instead of one per row,
+ * and the same bits, since the host path is the reference. Only where
+ * the rows lie close together (|batch_stride| <= 2n): a copy of the gaps
+ * between far rows would cost more than the reads it saves. */
+enum { SHORTCUT_CHUNK_ELEMENTS = 1 << 18 };
+
+/* Whether sb_reduce() of n elements takes its host shortcut. */
+static bool host_takes(const sb_context *ctx, uint64_t n)
+{
+    return n <= ctx->opts.host_max_n && !(ctx->opts.flags & SB_OPT_NO_HOST);
+}
+
+static bool rows_take_the_shortcut(const sb_context *ctx, size_t n,
+                                   ptrdiff_t batch_stride)
+{
+    const size_t gap = batch_stride < 0 ? (size_t)0 - (size_t)batch_stride
+                                        : (size_t)batch_stride;
+    return n > 0 && host_takes(ctx, n) && gap / 2 <= n;
+}
+
+/* The rows [0, count) of a checked batch of contiguous rows, by chunks of
+ * rows on the host, into a. */
+static sb_status reduce_rows_on_host(sb_context *ctx, const checked_batch *cb,
+                                     sb_reduction r, cl_mem x,
+                                     size_t x_offset, cl_mem mask,
+                                     size_t mask_offset, size_t n,
+                                     size_t count, ptrdiff_t batch_stride,
+                                     answers *a)
+{
+    const size_t rs = cb->c.plan.result_size;
+    const size_t gap = batch_stride < 0 ? (size_t)0 - (size_t)batch_stride
+                                        : (size_t)batch_stride;
+    const size_t per_row = gap > n ? gap : n;
+    const size_t chunk = per_row >= SHORTCUT_CHUNK_ELEMENTS
+                         ? 1 : SHORTCUT_CHUNK_ELEMENTS / per_row;
+    for (size_t b0 = 0; b0 < count; b0 += chunk) {
+        const size_t rows = count - b0 < chunk ? count - b0 : chunk;
+        /* A part of a checked batch: its extent fits too. */
+        checked_batch part = *cb;
+        size_t below, above;
+        sb_status s = sb__batch_extent(n, 1, rows, batch_stride,
+                                       cb->c.plan.input_size, &below,
+                                       &above);
+        SB_RETURN_IF(s != SB_OK, s);
+        part.below = below;
+        part.span = below + above + 1;
+        unsigned char *copy;
+        const unsigned char *xs, *ms;
+        s = read_batch(ctx, &part, x,
+                       row_offset(x_offset, b0, batch_stride, n), mask,
+                       row_offset(mask_offset, b0, batch_stride, n), 0, NULL,
+                       &copy, &xs, &ms);
+        SB_RETURN_IF(s != SB_OK, s);
+        s = sb_reduce_batched_host(r, xs, ms, n, 1, rows, batch_stride,
+                                   a->results + b0 * rs, a->statuses + b0);
+        free(copy);
+        SB_RETURN_IF(s != SB_OK, s);
+    }
+    return SB_OK;
+}
+
 sb_status sb_reduce_batched(sb_context *ctx, cl_command_queue queue,
                             sb_reduction r, cl_mem x, size_t x_offset,
                             cl_mem mask, size_t mask_offset, size_t n,
@@ -207,10 +277,15 @@ sb_status sb_reduce_batched(sb_context *ctx, cl_command_queue queue,
     answers a;
     s = answers_new(&a, count, rs);
     SB_RETURN_IF(s != SB_OK, s);
-    for (size_t b = 0; b < count && s == SB_OK; b++)
-        s = reduce_row(ctx, &cb.c, r, x,
-                       row_offset(x_offset, b, batch_stride, n), mask,
-                       row_offset(mask_offset, b, batch_stride, n), n, &a, b);
+    if (rows_take_the_shortcut(ctx, n, batch_stride))
+        s = reduce_rows_on_host(ctx, &cb, r, x, x_offset, mask, mask_offset,
+                                n, count, batch_stride, &a);
+    else
+        for (size_t b = 0; b < count && s == SB_OK; b++)
+            s = reduce_row(ctx, &cb.c, r, x,
+                           row_offset(x_offset, b, batch_stride, n), mask,
+                           row_offset(mask_offset, b, batch_stride, n), n,
+                           &a, b);
     if (s == SB_OK)
         s = answers_deliver(&a, count, rs, results, statuses);
     answers_free(&a);
@@ -344,6 +419,51 @@ sb_status sb_reduce_batched_enqueue(sb_context *ctx, cl_command_queue queue,
     return SB_OK;
 }
 
+/* Segments [b0, b1), each one sb_reduce() would take to the host (see
+ * rows_take_the_shortcut()), read back with one read and reduced by
+ * sb_reduce_segments_host() into a. */
+static sb_status reduce_segments_on_host(sb_context *ctx,
+                                         const sb__checked_call *c,
+                                         sb_reduction r, cl_mem x,
+                                         size_t x_offset, cl_mem mask,
+                                         size_t mask_offset,
+                                         const uint64_t *off, size_t b0,
+                                         size_t b1, answers *a)
+{
+    const size_t size = c->plan.input_size, rs = c->plan.result_size;
+    const size_t first = (size_t)off[b0];
+    const size_t len = (size_t)(off[b1] - off[b0]);   /* checked: fits */
+    const size_t x_bytes = len * size;
+    const size_t bytes = x_bytes + (mask ? len : 0) + 1;
+    uint64_t *rel = sb__mem.malloc((b1 - b0 + 1) * sizeof *rel);
+    unsigned char *copy = rel ? sb__mem.malloc(bytes) : NULL;
+    if (copy == NULL) {
+        free(rel);
+        return sb__fail(SB_OUT_OF_MEMORY, "cannot allocate %zu bytes for "
+                        "the copy of %zu segments", bytes, b1 - b0);
+    }
+    for (size_t b = b0; b <= b1; b++)
+        rel[b - b0] = off[b] - off[b0];
+    cl_int err = CL_SUCCESS;
+    if (len > 0)
+        err = SB_CL(clEnqueueReadBuffer)(c->queue, x, CL_TRUE,
+                                         (x_offset + first) * size, x_bytes,
+                                         copy, 0, NULL, NULL);
+    if (err == CL_SUCCESS && len > 0 && mask != NULL)
+        err = SB_CL(clEnqueueReadBuffer)(c->queue, mask, CL_TRUE,
+                                         mask_offset + first, len,
+                                         copy + x_bytes, 0, NULL, NULL);
+    sb_status s = err == CL_SUCCESS
+        ? sb_reduce_segments_host(r, copy, mask ? copy + x_bytes : NULL, rel,
+                                  b1 - b0, a->results + b0 * rs,
+                                  a->statuses + b0)
+        : sb__cl_fail(ctx, err, "clEnqueueReadBuffer (the copy of short "
+                      "segments)");
+    free(copy);
+    free(rel);
+    return s;
+}
+
 sb_status sb_reduce_segments(sb_context *ctx, cl_command_queue queue,
                              sb_reduction r, cl_mem x, size_t x_offset,
                              cl_mem mask, size_t mask_offset, cl_mem offsets,
@@ -404,10 +524,27 @@ sb_status sb_reduce_segments(sb_context *ctx, cl_command_queue queue,
     answers a = { NULL, NULL };
     if (s == SB_OK)
         s = answers_new(&a, count, rs);
-    for (size_t b = 0; b < count && s == SB_OK; b++)
-        s = reduce_row(ctx, &c, r, x, x_offset + (size_t)off[b], mask,
-                       mask_offset + (size_t)off[b],
-                       (size_t)(off[b + 1] - off[b]), &a, b);
+    /* Runs of short segments by chunks on the host, as short rows; each
+     * long one by its own sb_reduce(). */
+    for (size_t b = 0; b < count && s == SB_OK;) {
+        size_t b1 = b, run = 0;
+        while (b1 < count && host_takes(ctx, off[b1 + 1] - off[b1])
+               && (b1 == b || run + (off[b1 + 1] - off[b1])
+                              <= SHORTCUT_CHUNK_ELEMENTS)) {
+            run += (size_t)(off[b1 + 1] - off[b1]);
+            b1++;
+        }
+        if (b1 > b) {
+            s = reduce_segments_on_host(ctx, &c, r, x, x_offset, mask,
+                                        mask_offset, off, b, b1, &a);
+            b = b1;
+        } else {
+            s = reduce_row(ctx, &c, r, x, x_offset + (size_t)off[b], mask,
+                           mask_offset + (size_t)off[b],
+                           (size_t)(off[b + 1] - off[b]), &a, b);
+            b++;
+        }
+    }
     if (s == SB_OK)
         s = answers_deliver(&a, count, rs, results, statuses);
     answers_free(&a);

@@ -40,8 +40,9 @@
  * The scenarios, on POCL only: sb_reduce() with SB_OPT_NO_HOST and a
  * narrow launch shape (a leaves pass and two node passes, so a failure can
  * hit a launch while earlier ones are running), sb_reduce_enqueue() with a
- * wait list and a done event, and sb_reduce()'s host shortcut (buffers
- * read back); each swept twice, with the error typical of each call
+ * wait list and a done event, sb_reduce()'s host shortcut (buffers
+ * read back), and sb_reduce_batched() / sb_reduce_segments() of short rows
+ * and segments (read back by chunks); each swept twice, with the error typical of each call
  * (CL_BUILD_PROGRAM_FAILURE for clBuildProgram,
  * CL_MEM_OBJECT_ALLOCATION_FAILURE for clCreateBuffer,
  * CL_INVALID_COMMAND_QUEUE for enqueues, CL_OUT_OF_RESOURCES mostly) and
@@ -121,6 +122,10 @@ enum {
     N_HOST   = 1000,   /* below host_max_n: read back, reduced on the host */
     RECORD_BYTES = 32,
     RECORD_OFFSET = 8,
+    MANY = 25,         /* rows of 40 / segments of the batched scenarios */
+    ROW_N = 40,
+    /* The answers of one scenario: MANY results and MANY statuses. */
+    WANT_BYTES = MANY * 8 + MANY * sizeof(sb_status),
 };
 
 typedef struct {
@@ -215,13 +220,26 @@ static int teardown(void **state)
  * Scenarios
  * ---------------------------------------------------------------------- */
 
-typedef enum { SCENARIO_DEVICE, SCENARIO_ENQUEUE, SCENARIO_HOST } scenario;
+typedef enum {
+    SCENARIO_DEVICE, SCENARIO_ENQUEUE, SCENARIO_HOST, SCENARIO_BATCHED,
+    SCENARIO_SEGMENTS
+} scenario;
 
 static const char *const scenario_names[] = {
     "sb_reduce(SB_OPT_NO_HOST, 3 launches)",
     "sb_reduce_enqueue(wait list, done event)",
     "sb_reduce(host shortcut, read back)",
+    "sb_reduce_batched(short rows read back)",
+    "sb_reduce_segments(short segments read back)",
 };
+
+/* The segments of SCENARIO_SEGMENTS: lengths growing from 0 (several
+ * empty) to about 80, ending at N_HOST. */
+static void segment_offsets(uint64_t off[MANY + 1])
+{
+    for (size_t b = 0; b <= MANY; b++)
+        off[b] = (uint64_t)(b * b * N_HOST / (MANY * MANY));
+}
 
 /* The narrow launch shape: 64 elements per work-group, node passes of 2
  * work-items x 2 nodes: 1000 elements take a leaves pass of 16 groups and
@@ -230,6 +248,12 @@ static const sb_options narrow = {
     .flags = SB_OPT_NO_HOST, .work_group_size = 4, .leaves_per_item = 1,
     .tree_work_group_size = 2, .nodes_per_item = 2,
 };
+
+/* The last three run with the default options: the host shortcut. */
+static const sb_options *options_of(scenario s)
+{
+    return s >= SCENARIO_HOST ? NULL : &narrow;
+}
 
 static sb_reduction reduction_of(scenario s)
 {
@@ -265,6 +289,59 @@ static void all_sentinel_or_fail(const unsigned char *p, size_t size,
                      i, p[i]);
 }
 
+/* The answers of scenario s by the host path, into want[WANT_BYTES]
+ * (sentinels where nothing is written). */
+static void want_of(const fixture *f, scenario s, unsigned char *want)
+{
+    const sb_reduction r = reduction_of(s);
+    memset(want, RESULT_SENTINEL, WANT_BYTES);
+    sb_status *statuses = (sb_status *)(void *)(want + MANY * 8);
+    sb_status st;
+    if (s == SCENARIO_BATCHED) {
+        st = sb_reduce_batched_host(r, f->f64, f->mask_host, ROW_N, 1, MANY,
+                                    ROW_N, want, statuses);
+    } else if (s == SCENARIO_SEGMENTS) {
+        uint64_t off[MANY + 1];
+        segment_offsets(off);
+        st = sb_reduce_segments_host(r, f->f64, f->mask_host, off, MANY,
+                                     want, statuses);
+    } else {
+        st = sb_reduce_host(r, host_x_of(f, s), f->mask_host,
+                            s == SCENARIO_HOST ? N_HOST : N_DEVICE, want);
+    }
+    assert_int_equal(st, SB_OK);
+}
+
+/* sb_reduce_batched() or sb_reduce_segments() of scenario s: as
+ * reduce_once(), for MANY answers. */
+static sb_status reduce_many(const fixture *f, scenario s, sb_context *ctx,
+                             const unsigned char *want, unsigned long k)
+{
+    const sb_reduction r = reduction_of(s);
+    unsigned char got[WANT_BYTES];
+    memset(got, RESULT_SENTINEL, sizeof got);
+    sb_status *statuses = (sb_status *)(void *)(got + MANY * 8);
+    sb_status st;
+    if (s == SCENARIO_BATCHED) {
+        st = sb_reduce_batched(ctx, NULL, r, f->x_f64, 0, f->mask, 0, ROW_N,
+                               1, MANY, ROW_N, got, statuses);
+    } else {
+        uint64_t off[MANY + 1];
+        segment_offsets(off);
+        cl_mem ob = buffer_of(f, sizeof off, off);
+        st = sb_reduce_segments(ctx, NULL, r, f->x_f64, 0, f->mask, 0, ob, 0,
+                                MANY, got, statuses);
+        clReleaseMemObject(ob);
+    }
+    run_deferred();
+    if (st == SB_OK && memcmp(got, want, sizeof got) != 0)
+        fail_msg("call %lu: %s: answers differ from the host's", k,
+                 scenario_names[s]);
+    if (st != SB_OK)
+        all_sentinel_or_fail(got, sizeof got, "the answers", k);
+    return st;
+}
+
 /* One reduction of scenario `s` on ctx. @return its status; on SB_OK the
  * result equals `want` (checked here); on an error the outputs are
  * untouched (checked here). */
@@ -272,6 +349,8 @@ static sb_status reduce_once(const fixture *f, scenario s, sb_context *ctx,
                              const unsigned char *want, unsigned long k)
 {
     const sb_reduction r = reduction_of(s);
+    if (s == SCENARIO_BATCHED || s == SCENARIO_SEGMENTS)
+        return reduce_many(f, s, ctx, want, k);
     unsigned char got[RESULT_BUFFER];
     memset(got, RESULT_SENTINEL, sizeof got);
     if (s != SCENARIO_ENQUEUE) {
@@ -346,8 +425,7 @@ static unsigned long one_run(const fixture *f, scenario s, unsigned long k,
     sb_context *const sentinel = (sb_context *)(uintptr_t)0x5b5b5b5b;
     sb_context *ctx = sentinel;
     const sb_status cs = sb_context_create(f->cl_ctx, f->device,
-                                           s == SCENARIO_HOST ? NULL : &narrow,
-                                           &ctx);
+                                           options_of(s), &ctx);
     run_deferred();
     if (create_calls != NULL)
         *create_calls = inj.calls;
@@ -432,12 +510,8 @@ static unsigned long one_run(const fixture *f, scenario s, unsigned long k,
 
 static void sweep(const fixture *f, scenario s)
 {
-    const sb_reduction r = reduction_of(s);
-    unsigned char want[RESULT_BUFFER];
-    memset(want, RESULT_SENTINEL, sizeof want);
-    const size_t n = s == SCENARIO_HOST ? N_HOST : N_DEVICE;
-    assert_int_equal(sb_reduce_host(r, host_x_of(f, s), f->mask_host, n, want),
-                     SB_OK);
+    unsigned char want[WANT_BYTES];
+    want_of(f, s, want);
 
     /* Count, and keep the sequence: each k below must hit the same call. */
     sweep_stats stats;
@@ -491,6 +565,16 @@ static void every_call_of_an_enqueued_reduction_can_fail(void **state)
 static void every_call_of_the_host_shortcut_can_fail(void **state)
 {
     sweep(*state, SCENARIO_HOST);
+}
+
+static void every_call_of_a_batch_of_short_rows_can_fail(void **state)
+{
+    sweep(*state, SCENARIO_BATCHED);
+}
+
+static void every_call_of_short_segments_can_fail(void **state)
+{
+    sweep(*state, SCENARIO_SEGMENTS);
 }
 
 /* sb_context_create_default() picks a device by asking every platform: a
@@ -547,20 +631,15 @@ static void every_call_of_sb_context_create_default_can_fail(void **state)
 static void every_allocation_can_fail(void **state)
 {
     const fixture *f = *state;
-    for (scenario s = SCENARIO_DEVICE; s <= SCENARIO_HOST; s++) {
-        const sb_reduction r = reduction_of(s);
-        unsigned char want[RESULT_BUFFER];
-        memset(want, RESULT_SENTINEL, sizeof want);
-        const size_t n = s == SCENARIO_HOST ? N_HOST : N_DEVICE;
-        assert_int_equal(sb_reduce_host(r, host_x_of(f, s), f->mask_host, n,
-                                        want), SB_OK);
+    for (scenario s = SCENARIO_DEVICE; s <= SCENARIO_SEGMENTS; s++) {
+        unsigned char want[WANT_BYTES];
+        want_of(f, s, want);
         /* Count. */
         ledger_reset();
         arm(0, 0, 0);
         sb_context *ctx = NULL;
         assert_int_equal(sb_context_create(f->cl_ctx, f->device,
-                                           s == SCENARIO_HOST ? NULL : &narrow,
-                                           &ctx), SB_OK);
+                                           options_of(s), &ctx), SB_OK);
         const unsigned long at_create = inj.mem_calls;
         assert_int_equal(reduce_once(f, s, ctx, want, 0), SB_OK);
         sb_context_release(ctx);
@@ -575,7 +654,7 @@ static void every_allocation_can_fail(void **state)
             sb_context *const sentinel = (sb_context *)(uintptr_t)0x5b5b5b5b;
             ctx = sentinel;
             sb_status st = sb_context_create(f->cl_ctx, f->device,
-                    s == SCENARIO_HOST ? NULL : &narrow, &ctx);
+                    options_of(s), &ctx);
             if (inj.mem_fired) {
                 assert_int_equal(st, SB_OUT_OF_MEMORY);
                 assert_ptr_equal(ctx, sentinel);
@@ -809,6 +888,8 @@ int main(void)
         cmocka_unit_test(every_call_of_a_blocking_device_reduction_can_fail),
         cmocka_unit_test(every_call_of_an_enqueued_reduction_can_fail),
         cmocka_unit_test(every_call_of_the_host_shortcut_can_fail),
+        cmocka_unit_test(every_call_of_a_batch_of_short_rows_can_fail),
+        cmocka_unit_test(every_call_of_short_segments_can_fail),
         cmocka_unit_test(every_call_of_sb_context_create_default_can_fail),
         cmocka_unit_test(every_allocation_can_fail),
         cmocka_unit_test(

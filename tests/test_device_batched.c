@@ -8,9 +8,11 @@
  *     (whole rows masked out), n = 0 included, checked i32 sums where some
  *     rows overflow, f64 min rows with SB_EMPTY, counts (f32 with
  *     SB_SKIP_NAN, i16); contexts with the default
- *     host_max_n and with SB_OPT_NO_HOST (every row launched);
+ *     host_max_n and with SB_OPT_NO_HOST (every row launched); many
+ *     short rows, which the default context reads back by chunks;
  *   - the enqueue form's records (after a pad, untouched where no value);
- *   - segments with empty ones, from an offsets buffer;
+ *   - segments with empty ones, from an offsets buffer; many short ones
+ *     around long ones, which the default context reads back by chunks;
  *   - refusals: batches that reach before or past a buffer, offsets that
  *     decrease or lie past their buffer, records past the end, f16:
  *     the status, a detail, and nothing written.
@@ -278,6 +280,83 @@ static void batches_match_the_host_and_the_oracle(void **state)
     assert_int_equal(wrong, 0);
 }
 
+/* Many short rows close together: with the host shortcut allowed,
+ * sb_reduce_batched() reads them back in chunks of 2^18 elements
+ * (src/device_batched.c), here three or four chunks, the last one short;
+ * packed, spaced and with a negative batch stride. Not on Oclgrind: the
+ * enqueue form launches once per row. */
+static void many_short_rows_match_by_chunks(void **state)
+{
+    suite *s = *state;
+    unsigned long wrong = 0;
+    enum { N = 1000, COUNT_ROWS = 900 };
+    const ptrdiff_t strides[] = { N, N + 7, -(N + 7) };
+    for (size_t ci = 0; ci < s->context_count; ci++) {
+        const device_context *dc = &s->contexts[ci];
+        if (dc->dev->oclgrind)
+            continue;
+        for (size_t ri = 0; ri < 3; ri++)
+            for (size_t k = 0; k < COUNT(strides); k++)
+                wrong += check_batch_on(dc, reductions[ri].r,
+                                        reductions[ri].family,
+                                        (ri + k) % 2 == 0, N, 1, COUNT_ROWS,
+                                        strides[k],
+                                        mix_seed(seed, 7000000 + ci * 100 +
+                                                 ri * 10 + k));
+    }
+    assert_int_equal(wrong, 0);
+}
+
+/* sb_reduce_segments() of reductions[ri] over segments `offsets` (count +
+ * 1 of them, from 0 to total) against compare_row(). @return mismatches. */
+static unsigned long check_segments_on(const device_context *dc, size_t ri,
+                                       const uint64_t *offsets, size_t count,
+                                       uint64_t st)
+{
+    const test_device *d = dc->dev;
+    const sb_reduction r = reductions[ri].r;
+    const size_t size = type_size(r.input), rs = sb_result_size(r);
+    const size_t total = (size_t)offsets[count];
+    unsigned long wrong = 0;
+    unsigned char *x = checked_malloc((total + PAD) * size);
+    fill_data(reductions[ri].family, r.input, r.accumulator, x, total + PAD,
+              mix_seed(st, 1));
+    unsigned char *mask = ri % 2 ? make_mask(MASK_EMPTY_LEAVES, total + PAD,
+                                             mix_seed(st, 2))
+                                 : NULL;
+    cl_mem xb = make_buffer(d, (total + PAD) * size, x);
+    cl_mem mb = mask ? make_buffer(d, total + PAD, mask) : NULL;
+    cl_mem ob = make_buffer(d, (count + 3) * sizeof(uint64_t), NULL);
+    clEnqueueWriteBuffer(d->queue, ob, CL_TRUE, 2 * sizeof(uint64_t),
+                         (count + 1) * sizeof(uint64_t), offsets, 0, NULL,
+                         NULL);
+    unsigned char *results = checked_malloc(count * rs);
+    sb_status *statuses = checked_malloc(count * sizeof *statuses);
+    memset(results, RESULT_SENTINEL, count * rs);
+    const sb_status got = sb_reduce_segments(dc->ctx, NULL, r, xb, PAD, mb,
+                                             PAD, ob, 2, count, results,
+                                             statuses);
+    if (got != SB_OK) {
+        fprintf(stderr, "%s: sb_reduce_segments %s (%s)\n", d->name,
+                status_name(got), sb_error_detail());
+        wrong++;
+    }
+    for (size_t b = 0; b < count && got == SB_OK; b++)
+        wrong += compare_row(d->name, r, b, x + (PAD + offsets[b]) * size,
+                             mask ? mask + PAD + offsets[b] : NULL,
+                             (size_t)(offsets[b + 1] - offsets[b]),
+                             statuses[b], results + b * rs);
+    clReleaseMemObject(xb);
+    clReleaseMemObject(ob);
+    if (mb)
+        clReleaseMemObject(mb);
+    free(results);
+    free(statuses);
+    free(x);
+    free(mask);
+    return wrong;
+}
+
 static void segments_match_the_host_and_the_oracle(void **state)
 {
     suite *s = *state;
@@ -286,8 +365,6 @@ static void segments_match_the_host_and_the_oracle(void **state)
         const device_context *dc = &s->contexts[ci];
         const test_device *d = dc->dev;
         for (size_t ri = 0; ri < COUNT(reductions); ri++) {
-            const sb_reduction r = reductions[ri].r;
-            const size_t size = type_size(r.input), rs = sb_result_size(r);
             uint64_t st = mix_seed(seed, 7000 + ci * 100 + ri);
             const size_t count = d->oclgrind ? 6 : 17;
             const size_t total = d->oclgrind ? 90 : 2500;
@@ -296,45 +373,39 @@ static void segments_match_the_host_and_the_oracle(void **state)
             uint64_t offsets[18];
             for (size_t b = 0; b <= count; b++)
                 offsets[b] = cuts[b];
-            unsigned char *x = checked_malloc((total + PAD) * size);
-            fill_data(reductions[ri].family, r.input, r.accumulator, x,
-                      total + PAD, mix_seed(st, 1));
-            unsigned char *mask = ri % 2 ? make_mask(MASK_EMPTY_LEAVES,
-                                                     total + PAD,
-                                                     mix_seed(st, 2))
-                                         : NULL;
-            cl_mem xb = make_buffer(d, (total + PAD) * size, x);
-            cl_mem mb = mask ? make_buffer(d, total + PAD, mask) : NULL;
-            cl_mem ob = make_buffer(d, (count + 3) * sizeof(uint64_t), NULL);
-            clEnqueueWriteBuffer(d->queue, ob, CL_TRUE, 2 * sizeof(uint64_t),
-                                 (count + 1) * sizeof(uint64_t), offsets, 0,
-                                 NULL, NULL);
-            unsigned char results[17 * 8];
-            sb_status statuses[17];
-            memset(results, RESULT_SENTINEL, sizeof results);
-            const sb_status got = sb_reduce_segments(dc->ctx, NULL, r, xb,
-                                                     PAD, mb, PAD, ob, 2,
-                                                     count, results,
-                                                     statuses);
-            if (got != SB_OK) {
-                fprintf(stderr, "%s: sb_reduce_segments %s (%s)\n", d->name,
-                        status_name(got), sb_error_detail());
-                wrong++;
-            }
-            for (size_t b = 0; b < count && got == SB_OK; b++)
-                wrong += compare_row(d->name, r, b,
-                                     x + (PAD + offsets[b]) * size,
-                                     mask ? mask + PAD + offsets[b] : NULL,
-                                     (size_t)(offsets[b + 1] - offsets[b]),
-                                     statuses[b], results + b * rs);
-            clReleaseMemObject(xb);
-            clReleaseMemObject(ob);
-            if (mb)
-                clReleaseMemObject(mb);
-            free(x);
-            free(mask);
+            wrong += check_segments_on(dc, ri, offsets, count, st);
         }
     }
+    assert_int_equal(wrong, 0);
+}
+
+/* Many segments, short ones (some empty) around longer ones past the
+ * default host_max_n (2^15): the default context reads the runs of short
+ * ones back in chunks of up to 2^18 elements, the long ones launch. Not
+ * on Oclgrind (too many launches with SB_OPT_NO_HOST). */
+static void many_segments_match_by_chunks(void **state)
+{
+    suite *s = *state;
+    unsigned long wrong = 0;
+    enum { SEGMENTS = 700 };
+    uint64_t *offsets = checked_malloc((SEGMENTS + 1) * sizeof *offsets);
+    for (size_t ci = 0; ci < s->context_count; ci++) {
+        const device_context *dc = &s->contexts[ci];
+        if (dc->dev->oclgrind)
+            continue;
+        for (size_t ri = 0; ri < 3; ri++) {
+            uint64_t st = mix_seed(seed, 8000 + ci * 100 + ri);
+            offsets[0] = 0;
+            for (size_t b = 0; b < SEGMENTS; b++) {
+                const uint64_t len = b % 97 == 5 ? 32768 + random_below(&st, 9000)
+                                   : b % 13 == 0 ? 0
+                                   : random_below(&st, 1500);
+                offsets[b + 1] = offsets[b] + len;
+            }
+            wrong += check_segments_on(dc, ri, offsets, SEGMENTS, st);
+        }
+    }
+    free(offsets);
     assert_int_equal(wrong, 0);
 }
 
@@ -417,6 +488,8 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(refused_calls_write_nothing),
         cmocka_unit_test(batches_match_the_host_and_the_oracle),
+        cmocka_unit_test(many_short_rows_match_by_chunks),
+        cmocka_unit_test(many_segments_match_by_chunks),
         cmocka_unit_test(segments_match_the_host_and_the_oracle),
     };
     return cmocka_run_group_tests_name("device_batched", tests, setup,
