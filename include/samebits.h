@@ -1011,9 +1011,10 @@ SB_API SB_NODISCARD sb_status sb_partial_add_dot(sb_context *ctx,
  *  For now there is no batch kernel: contiguous rows (elem_stride 1) are
  *  one sb_reduce() each, one after the other, except rows that
  *  sb_reduce() would reduce on the host anyway (n <= host_max_n, no
- *  SB_OPT_NO_HOST) lying close together (|batch_stride| <= 2n): those
- *  are read back 2^18 elements at a time and reduced by
- *  sb_reduce_batched_host(), one read per chunk instead of one per row;
+ *  SB_OPT_NO_HOST) lying close together (|batch_stride| <= 2n + 1):
+ *  those are read back about 2^18 elements at a time (a row at least) and
+ *  reduced by sb_reduce_batched_host(), one read per chunk instead of one
+ *  per row; the context's sb_host_options do not apply to them;
  *  strided rows are read back, the whole range the batch covers, with
  *  one blocking read (and one for the mask), and reduced by
  *  sb_reduce_batched_host().
@@ -1066,8 +1067,9 @@ SB_API SB_NODISCARD sb_status sb_reduce_batched_enqueue(sb_context *ctx,
  *  checked against the buffers, overflow-safe. Blocks until done.
  *  For now each segment is one sb_reduce(), one after the other, except
  *  that consecutive segments of at most host_max_n elements (without
- *  SB_OPT_NO_HOST) are read back together, up to 2^18 elements at a time,
- *  and reduced by sb_reduce_segments_host().
+ *  SB_OPT_NO_HOST) are read back together, about 2^18 elements at a time
+ *  (a segment at least), and reduced by sb_reduce_segments_host() (the
+ *  context's sb_host_options do not apply to them).
  *  @return as sb_reduce_batched(), and SB_INVALID_ARGUMENT for a NULL
  *          `offsets` with count > 0, offsets past the end of their buffer,
  *          offsets that decrease, or segments past the end of `x` or

@@ -181,7 +181,7 @@ static size_t row_offset(size_t offset, size_t b, ptrdiff_t batch_stride,
  * read back SHORTCUT_CHUNK_ELEMENTS at a time and reduced by
  * sb_reduce_batched_host(): one read per chunk instead of one per row,
  * and the same bits, since the host path is the reference. Only where
- * the rows lie close together (|batch_stride| <= 2n): a copy of the gaps
+ * the rows lie close together (|batch_stride| <= 2n + 1): a copy of the gaps
  * between far rows would cost more than the reads it saves. */
 enum { SHORTCUT_CHUNK_ELEMENTS = 1 << 18 };
 

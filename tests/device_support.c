@@ -75,11 +75,12 @@ static bool open_one(test_device *t, cl_platform_id p, cl_device_id d,
     snprintf(t->name, sizeof t->name, "%u:%u %s (%s)", pi, di, t->caps.name,
              platform);
     t->oclgrind = contains_nocase(t->caps.name, "oclgrind");
-    /* Sparse unless told otherwise: the README's test command stays in
-     * its time (tests/device_support.h). */
+    /* tests/device_support.h: sparse when asked; the families of the
+     * biggest matrices in turn unless asked for dense. */
     const char *sparse = getenv("SAMEBITS_TEST_SPARSE");
-    t->sparse = !t->oclgrind &&
-                !(sparse != NULL && strcmp(sparse, "0") == 0);
+    t->sparse = !t->oclgrind && sparse != NULL && strcmp(sparse, "1") == 0;
+    t->families_in_turn = !t->oclgrind &&
+        !(sparse != NULL && strcmp(sparse, "0") == 0);
     cl_command_queue_properties props = 0;
     if (clGetDeviceInfo(d, CL_DEVICE_QUEUE_PROPERTIES, sizeof props, &props,
                         NULL) == CL_SUCCESS)
@@ -155,7 +156,8 @@ size_t open_devices(test_device **out)
                t->caps.work_group_size, t->caps.leaves_per_item,
                t->caps.subgroup_backend, t->out_of_order,
                t->oclgrind ? " [simulator: small cases]" : "",
-               t->sparse ? " [sparse: families in rotation]"
+               t->sparse ? " [SAMEBITS_TEST_SPARSE: sparse]"
+               : t->families_in_turn ? " [families in turn]"
                          : "");
         for (int ty = SB_I8; ty <= SB_F64; ty++)
             if (t->caps.type_status[ty] != SB_OK)

@@ -40,17 +40,24 @@ typedef struct {
     bool             oclgrind;        /* the simulator, ~100x slower: callers
                                          keep their cases small there */
     bool             out_of_order;    /* out-of-order queues supported */
-    bool             sparse;          /* unless SAMEBITS_TEST_SPARSE=0
-                                         (Oclgrind: always, in its own
-                                         way): the big matrices run one
-                                         data family per case in rotation,
-                                         and sb_reduce_enqueue() one case
-                                         in three. Every family still
-                                         meets every reduction, at some
-                                         size and mask; the dense matrix
-                                         (every family at every size and
-                                         mask) is 4-8x the cases and runs
-                                         under the sweep label */
+    bool             sparse;          /* SAMEBITS_TEST_SPARSE=1 (not on
+                                         Oclgrind, sparse anyway): a slow
+                                         device or a sanitizer build; the
+                                         device matrices run one data
+                                         family or mask choice per case in
+                                         turn, and sb_reduce_enqueue() one
+                                         case in three */
+    bool             families_in_turn; /* unless SAMEBITS_TEST_SPARSE=0 (not
+                                         on Oclgrind): the two biggest
+                                         matrices (test_device_reduce,
+                                         test_device_modes) run their data
+                                         families in turn instead of all
+                                         at every size and mask, so that
+                                         the README's test command stays
+                                         near ten minutes; every family
+                                         still meets every reduction and
+                                         mask (and mode) at some size.
+                                         Dense: ctest -L sweep */
 } test_device;
 
 /*! open_devices() : every device present (or the one SAMEBITS_DEVICE names),

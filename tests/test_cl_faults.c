@@ -233,8 +233,8 @@ static const char *const scenario_names[] = {
     "sb_reduce_segments(short segments read back)",
 };
 
-/* The segments of SCENARIO_SEGMENTS: lengths growing from 0 (several
- * empty) to about 80, ending at N_HOST. */
+/* The segments of SCENARIO_SEGMENTS: lengths growing from 1 to about
+ * 80, ending at N_HOST. */
 static void segment_offsets(uint64_t off[MANY + 1])
 {
     for (size_t b = 0; b <= MANY; b++)

@@ -93,7 +93,7 @@ static int run_args(const device_context *dc, const size_t *sizes,
     for (size_t k = 0; k < COUNT(jobs); k += every)
         for (size_t s = 0; s < size_count; s++)
             for (unsigned rep = 0; rep < 2; rep++) {
-                if (dc->dev->sparse && rep != (k + s) % 2)
+                if (dc->dev->sparse && rep != (k + s / 2) % 2)
                     continue;
                 const mask_kind mk = rep == 0 ? MASK_NONE
                     : (mask_kind)(1 + (k + s) % (MASK_COUNT - 1));

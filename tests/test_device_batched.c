@@ -379,15 +379,16 @@ static void segments_match_the_host_and_the_oracle(void **state)
     assert_int_equal(wrong, 0);
 }
 
-/* Many segments, short ones (some empty) around longer ones past the
- * default host_max_n (2^15): the default context reads the runs of short
- * ones back in chunks of up to 2^18 elements, the long ones launch. Not
- * on Oclgrind (too many launches with SB_OPT_NO_HOST). */
+/* Many segments, short ones (some empty) around three longer ones past
+ * the default host_max_n (2^15): the default context reads the runs of
+ * short ones (about 3.6 * 10^5 elements between long ones) back in chunks
+ * of up to 2^18 elements, the long ones launch. Not on Oclgrind (too many
+ * launches with SB_OPT_NO_HOST). */
 static void many_segments_match_by_chunks(void **state)
 {
     suite *s = *state;
     unsigned long wrong = 0;
-    enum { SEGMENTS = 700 };
+    enum { SEGMENTS = 1200 };
     uint64_t *offsets = checked_malloc((SEGMENTS + 1) * sizeof *offsets);
     for (size_t ci = 0; ci < s->context_count; ci++) {
         const device_context *dc = &s->contexts[ci];
@@ -397,9 +398,9 @@ static void many_segments_match_by_chunks(void **state)
             uint64_t st = mix_seed(seed, 8000 + ci * 100 + ri);
             offsets[0] = 0;
             for (size_t b = 0; b < SEGMENTS; b++) {
-                const uint64_t len = b % 97 == 5 ? 32768 + random_below(&st, 9000)
+                const uint64_t len = b % 397 == 5 ? 32768 + random_below(&st, 9000)
                                    : b % 13 == 0 ? 0
-                                   : random_below(&st, 1500);
+                                   : random_below(&st, 2000);
                 offsets[b + 1] = offsets[b] + len;
             }
             wrong += check_segments_on(dc, ri, offsets, SEGMENTS, st);

@@ -85,7 +85,7 @@ static int run_counts(const device_context *dc, const sb_type *list,
         for (unsigned skip = 0; skip < (is_float(list[k]) ? 2u : 1u); skip++)
             for (size_t s = 0; s < size_count; s++)
                 for (unsigned rep = 0; rep < 2; rep++) {
-                    if (dc->dev->sparse && rep != (k + s) % 2)
+                    if (dc->dev->sparse && rep != (k + s / 2) % 2)
                         continue;
                     const sb_reduction r = { .op = SB_COUNT,
                                              .input = list[k],

@@ -159,8 +159,9 @@ static int run_jobs(const device_context *dc, const sb_reduction *list,
         for (size_t s = 0; s < size_count; s++)
             for (unsigned rep = 0; rep < reps; rep++) {
                 /* Sparse (SAMEBITS_TEST_SPARSE): one of the two, in
-                 * turn. */
-                if (dc->dev->sparse && rep != (k + s) % reps)
+                 * turn; by s / 2, since (k + s) % 2 chose only even
+                 * families (at is 7k + 3s + rep) and two masks. */
+                if (dc->dev->sparse && rep != (k + s / 2) % reps)
                     continue;
                 const size_t at = k * 7 + s * 3 + rep;
                 const mask_kind mk = rep == 0 ? MASK_NONE

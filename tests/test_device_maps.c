@@ -223,8 +223,9 @@ static int run_jobs(const device_context *dc, const job *list, size_t count,
         for (size_t s = 0; s < size_count; s++)
             for (unsigned rep = 0; rep < 2; rep++) {
                 /* Sparse (SAMEBITS_TEST_SPARSE): one of the two, in
-                 * turn. */
-                if (dc->dev->sparse && rep != (k + s) % 2)
+                 * turn; by s / 2, since (k + s) % 2 chose only even
+                 * families (at is 7k + 3s + rep) and two masks. */
+                if (dc->dev->sparse && rep != (k + s / 2) % 2)
                     continue;
                 const size_t at = k * 7 + s * 3 + rep;
                 const data_family f = families[at % COUNT(families)];

@@ -13,11 +13,11 @@
  * work-groups have 32 work-items of one leaf instead of 256 of four (its
  * default shape is in test_device_shapes), each (reduction, size, mask)
  * gets one family in rotation, and sizes stop at 5003 elements,
- * which take three passes there. Other devices are sparse by default
- * (tests/device_support.h): every reduction, size and mask, with the
- * families and sb_reduce_enqueue() in rotation as on Oclgrind;
+ * which take three passes there. Other devices run the families in turn
+ * too by default (tests/device_support.h): every reduction, size and
+ * mask, one family each, sb_reduce_enqueue() one case in three;
  * SAMEBITS_TEST_SPARSE=0 (ctest -L sweep) runs every family at every size
- * up to ALL_FAMILIES_UP_TO, 6x the cases. On POCL, where each kernel costs
+ * up to ALL_FAMILIES_UP_TO, 6-9x the cases. On POCL, where each kernel costs
  * about 0.5 s to compile per work-group size (cold cache), only A = I runs the
  * inputs that need several work-groups: the pass over partials depends on
  * the accumulator alone.
@@ -187,8 +187,7 @@ static const data_family boolean_families[] = {  /* any and all */
     FAMILY_UNIFORM };
 
 /* Dense (SAMEBITS_TEST_SPARSE=0) every family runs at sizes up to this;
- * above it, and sparse and on Oclgrind everywhere, one family per case in
- * rotation. */
+ * above it, and by default everywhere, one family per case in turn. */
 enum { ALL_FAMILIES_UP_TO = 1025 };
 
 /* Runs one case on `dc` and counts it. @return false on a mismatch. */
@@ -217,19 +216,24 @@ static void run_size(matrix_walk *w, sb_reduction r, size_t n)
 {
     const device_plan *p = w->p;
     const bool slow = p->dev->oclgrind;
-    const bool rotate = slow || p->dev->sparse;
+    const bool rotate = slow || p->dev->sparse || p->dev->families_in_turn;
+    const bool every_family = !rotate && n <= ALL_FAMILIES_UP_TO;
+    w->turn++;                  /* once per size */
     for (size_t m = 0; m < COUNT(masks); m++) {
-        const bool every_family = !rotate && n <= ALL_FAMILIES_UP_TO;
-        w->turn++;
+        /* In turn: family turn + m with mask m, so that over consecutive
+         * sizes each mask meets every family. (A turn per mask tied each
+         * family to one mask: 3 divides 9 and 6.) */
+        const size_t chosen = (w->turn + m) % w->family_count;
         for (size_t f = 0; f < w->family_count; f++) {
-            if (!every_family && w->turn % w->family_count != f)
+            if (!every_family && f != chosen)
                 continue;
             const test_case c = make_case(seed, r, n, masks[m],
                                           w->families[f]);
-            /* On Oclgrind and sparse devices, one case in three also
-             * checks sb_reduce_enqueue(). */
-            const unsigned runs = !rotate || w->turn % 3 == 0 ? RUN_BOTH
-                                                            : RUN_REDUCE;
+            /* In turn, one case in three also checks
+             * sb_reduce_enqueue(), with every mask and every family over
+             * the sizes. */
+            const unsigned runs = !rotate || (w->turn + 2 * m) % 3 == 0
+                                  ? RUN_BOTH : RUN_REDUCE;
             w->wrong += !run_case(&p->main, &c, runs, w->t);
         }
     }
