@@ -72,6 +72,14 @@ struct sb_context {
     atomic_int       last_cl_error; /* any thread may record a failure */
 };
 
+/* Whether sb_reduce() of n elements on ctx takes its host shortcut
+ * (samebits.h: host_max_n, SB_OPT_NO_HOST); the batched forms follow the
+ * same rule. */
+static inline bool sb__host_takes(const sb_context *ctx, uint64_t n)
+{
+    return n <= ctx->opts.host_max_n && !(ctx->opts.flags & SB_OPT_NO_HOST);
+}
+
 /* A call's arguments after sb__check_call(): its plan, and the queue to
  * use (the context's own when the caller passed NULL). */
 typedef struct {

@@ -185,18 +185,11 @@ static size_t row_offset(size_t offset, size_t b, ptrdiff_t batch_stride,
  * between far rows would cost more than the reads it saves. */
 enum { SHORTCUT_CHUNK_ELEMENTS = 1 << 18 };
 
-/* Whether sb_reduce() of n elements takes its host shortcut. */
-static bool host_takes(const sb_context *ctx, uint64_t n)
-{
-    return n <= ctx->opts.host_max_n && !(ctx->opts.flags & SB_OPT_NO_HOST);
-}
-
 static bool rows_take_the_shortcut(const sb_context *ctx, size_t n,
                                    ptrdiff_t batch_stride)
 {
-    const size_t gap = batch_stride < 0 ? (size_t)0 - (size_t)batch_stride
-                                        : (size_t)batch_stride;
-    return n > 0 && host_takes(ctx, n) && gap / 2 <= n;
+    const size_t gap = sb__stride_magnitude(batch_stride);
+    return n > 0 && sb__host_takes(ctx, n) && gap / 2 <= n;
 }
 
 /* The rows [0, count) of a checked batch of contiguous rows, by chunks of
@@ -209,8 +202,7 @@ static sb_status reduce_rows_on_host(sb_context *ctx, const checked_batch *cb,
                                      answers *a)
 {
     const size_t rs = cb->c.plan.result_size;
-    const size_t gap = batch_stride < 0 ? (size_t)0 - (size_t)batch_stride
-                                        : (size_t)batch_stride;
+    const size_t gap = sb__stride_magnitude(batch_stride);
     const size_t per_row = gap > n ? gap : n;
     const size_t chunk = per_row >= SHORTCUT_CHUNK_ELEMENTS
                          ? 1 : SHORTCUT_CHUNK_ELEMENTS / per_row;
@@ -528,7 +520,7 @@ sb_status sb_reduce_segments(sb_context *ctx, cl_command_queue queue,
      * long one by its own sb_reduce(). */
     for (size_t b = 0; b < count && s == SB_OK;) {
         size_t b1 = b, run = 0;
-        while (b1 < count && host_takes(ctx, off[b1 + 1] - off[b1])
+        while (b1 < count && sb__host_takes(ctx, off[b1 + 1] - off[b1])
                && (b1 == b || run + (off[b1 + 1] - off[b1])
                               <= SHORTCUT_CHUNK_ELEMENTS)) {
             run += (size_t)(off[b1 + 1] - off[b1]);

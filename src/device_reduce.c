@@ -438,7 +438,7 @@ static sb_status reduce_checked(sb_context *ctx, const sb__checked_call *cc,
     const sb__checked_call c = *cc;
     sb_status s;
     SB_FAIL_IF(result == NULL, SB_INVALID_ARGUMENT, "result is NULL");
-    if (n <= ctx->opts.host_max_n && !(ctx->opts.flags & SB_OPT_NO_HOST))
+    if (sb__host_takes(ctx, n))
         return reduce_on_host(ctx, &c, r, x, x_offset, y, y_offset, mask,
                               mask_offset, n, result);
 

@@ -467,8 +467,8 @@ static column_fn column_kernel(const sb__plan *p)
 static bool columns_fit(const sb__plan *p, size_t n, ptrdiff_t es,
                         size_t count, ptrdiff_t bs)
 {
-    const size_t b = bs < 0 ? (size_t)0 - (size_t)bs : (size_t)bs;
-    const size_t e = es < 0 ? (size_t)0 - (size_t)es : (size_t)es;
+    const size_t b = sb__stride_magnitude(bs);
+    const size_t e = sb__stride_magnitude(es);
     return n > 0 && count > 1 && b != 0 && b < e
         && b * p->input_size <= 64 && column_kernel(p) != NULL;
 }
@@ -591,8 +591,7 @@ static sb_status check_common(sb_reduction r, sb__plan *plan, size_t count,
 static bool extent_add(size_t *acc, ptrdiff_t stride, size_t times,
                        size_t limit)
 {
-    const size_t magnitude = stride < 0 ? (size_t)0 - (size_t)stride
-                                        : (size_t)stride;
+    const size_t magnitude = sb__stride_magnitude(stride);
     if (times != 0 && magnitude > (limit - *acc) / times)
         return false;
     *acc += magnitude * times;

@@ -119,6 +119,12 @@ sb_status sb__reduce_row(const sb__row_engine *e, const void *x,
                          const unsigned char *mask, size_t n,
                          ptrdiff_t stride, unsigned threads, void *result);
 
+/* |stride| as a size_t, exact for PTRDIFF_MIN too. */
+static inline size_t sb__stride_magnitude(ptrdiff_t stride)
+{
+    return stride < 0 ? (size_t)0 - (size_t)stride : (size_t)stride;
+}
+
 /* The extent of a batch's elements x[b * batch_stride + i * elem_stride]
  * around element (0, 0): *below and *above elements (0 when n or count is
  * 0), checked so that every byte offset (elements of `size` bytes) fits a
