@@ -1014,10 +1014,10 @@ SB_API SB_NODISCARD sb_status sb_partial_add_dot(sb_context *ctx,
  *  SB_OPT_NO_HOST) lying close together (|batch_stride| <= 2n + 1):
  *  those are read back about 2^18 elements at a time (a row at least) and
  *  reduced by sb_reduce_batched_host(), one read per chunk instead of one
- *  per row; the context's sb_host_options do not apply to them;
- *  strided rows are read back, the whole range the batch covers, with
- *  one blocking read (and one for the mask), and reduced by
- *  sb_reduce_batched_host().
+ *  per row; strided rows are read back, the whole range the batch
+ *  covers, with one blocking read (and one for the mask), and reduced by
+ *  sb_reduce_batched_host(). Both run with the context's
+ *  sb_options.host (threads, isa), as sb_reduce()'s host reductions do.
  *  @return SB_OK when every reduction got its answer; otherwise the
  *          statuses of sb_reduce() (SB_INVALID_ARGUMENT also for NULL
  *          `results` or `statuses` with count > 0 and for strides whose
@@ -1068,8 +1068,8 @@ SB_API SB_NODISCARD sb_status sb_reduce_batched_enqueue(sb_context *ctx,
  *  For now each segment is one sb_reduce(), one after the other, except
  *  that consecutive segments of at most host_max_n elements (without
  *  SB_OPT_NO_HOST) are read back together, about 2^18 elements at a time
- *  (a segment at least), and reduced by sb_reduce_segments_host() (the
- *  context's sb_host_options do not apply to them).
+ *  (a segment at least), and reduced by sb_reduce_segments_host() with
+ *  the context's sb_options.host (threads, isa).
  *  @return as sb_reduce_batched(), and SB_INVALID_ARGUMENT for a NULL
  *          `offsets` with count > 0, offsets past the end of their buffer,
  *          offsets that decrease, or segments past the end of `x` or

@@ -224,8 +224,9 @@ static sb_status reduce_rows_on_host(sb_context *ctx, const checked_batch *cb,
                        row_offset(mask_offset, b0, batch_stride, n), 0, NULL,
                        &copy, &xs, &ms);
         SB_RETURN_IF(s != SB_OK, s);
-        s = sb_reduce_batched_host(r, xs, ms, n, 1, rows, batch_stride,
-                                   a->results + b0 * rs, a->statuses + b0);
+        s = sb__reduce_batched_host_opts(r, xs, ms, n, 1, rows,
+                                         batch_stride, a->results + b0 * rs,
+                                         a->statuses + b0, &ctx->opts.host);
         free(copy);
         SB_RETURN_IF(s != SB_OK, s);
     }
@@ -261,8 +262,9 @@ sb_status sb_reduce_batched(sb_context *ctx, cl_command_queue queue,
         s = read_batch(ctx, &cb, x, x_offset, mask, mask_offset, 0, NULL,
                        &copy, &xs, &ms);
         SB_RETURN_IF(s != SB_OK, s);
-        s = sb_reduce_batched_host(r, xs, ms, n, elem_stride, count,
-                                   batch_stride, results, statuses);
+        s = sb__reduce_batched_host_opts(r, xs, ms, n, elem_stride, count,
+                                         batch_stride, results, statuses,
+                                         &ctx->opts.host);
         free(copy);
         return s;
     }
@@ -320,8 +322,9 @@ static sb_status enqueue_strided(sb_context *ctx, const checked_batch *cb,
     if (err != CL_SUCCESS)
         s = sb__cl_fail(ctx, err, "clEnqueueReadBuffer (the records)");
     if (s == SB_OK)
-        s = sb_reduce_batched_host(r, xs, ms, n, elem_stride, count,
-                                   batch_stride, a.results, a.statuses);
+        s = sb__reduce_batched_host_opts(r, xs, ms, n, elem_stride, count,
+                                         batch_stride, a.results, a.statuses,
+                                         &ctx->opts.host);
     cl_event ev = NULL;
     if (s == SB_OK) {
         for (size_t b = 0; b < count; b++) {
@@ -446,9 +449,9 @@ static sb_status reduce_segments_on_host(sb_context *ctx,
                                          mask_offset + first, len,
                                          copy + x_bytes, 0, NULL, NULL);
     sb_status s = err == CL_SUCCESS
-        ? sb_reduce_segments_host(r, copy, mask ? copy + x_bytes : NULL, rel,
-                                  b1 - b0, a->results + b0 * rs,
-                                  a->statuses + b0)
+        ? sb__reduce_segments_host_opts(r, copy, mask ? copy + x_bytes : NULL,
+                                        rel, b1 - b0, a->results + b0 * rs,
+                                        a->statuses + b0, &ctx->opts.host)
         : sb__cl_fail(ctx, err, "clEnqueueReadBuffer (the copy of short "
                       "segments)");
     free(copy);

@@ -50,6 +50,7 @@ typedef struct {
     size_t                count;
     unsigned char        *results;
     sb_status            *statuses;
+    const sb_host_options *opts;         /* NULL: the defaults */
     unsigned              row_threads;   /* > 1: long rows are left to the
                                             pass that splits them */
     size_t                rows_per_task; /* a batch's */
@@ -152,7 +153,7 @@ static void run_batch(batch_job *j)
     /* Asking the system for its CPU count costs a file read: only when
      * threads can pay off, as in sb_reduce_host(). */
     const unsigned threads = total < SB_THREADED_MIN_N
-                           ? 1 : sb_host_thread_count(NULL);
+                           ? 1 : sb_host_thread_count(j->opts);
     j->row_threads = threads;
     if (j->offsets == NULL && threads > 1 && j->n >= SB_THREADED_MIN_N)
         j->task_count = 0;   /* every row is long: the second pass */
@@ -484,6 +485,7 @@ typedef struct {
     size_t               count;
     unsigned char       *results;
     sb_status           *statuses;
+    const sb_host_options *opts;        /* NULL: the defaults */
     size_t               tiles;
     atomic_size_t        next_tile;
 } column_job;
@@ -542,7 +544,7 @@ static void run_columns(column_job *j)
     if (__builtin_mul_overflow((uint64_t)j->n, (uint64_t)j->count, &total))
         total = UINT64_MAX;
     const unsigned threads = total < SB_THREADED_MIN_N
-                           ? 1 : sb_host_thread_count(NULL);
+                           ? 1 : sb_host_thread_count(j->opts);
     sb__run_on_threads(run_column_tiles, j, j->tiles < threads ? j->tiles : threads);
 }
 
@@ -551,15 +553,17 @@ static sb_status reduce_columns(const sb__plan *plan, const void *x,
                                 const unsigned char *mask, size_t n,
                                 ptrdiff_t elem_stride, size_t count,
                                 ptrdiff_t batch_stride, void *results,
-                                sb_status *statuses)
+                                sb_status *statuses,
+                                const sb_host_options *opts)
 {
     unsigned isa;   /* refused as the other path refuses it; unused */
-    const sb_status isa_status = sb__isa_resolve(0, &isa);
+    const sb_status isa_status = sb__isa_resolve(opts ? opts->isa : 0, &isa);
     SB_RETURN_IF(isa_status != SB_OK, isa_status);
     column_job j = {
         .plan = plan, .fold = column_kernel(plan), .x = x, .mask = mask,
         .n = n, .elem_stride = elem_stride, .batch_stride = batch_stride,
         .count = count, .results = results, .statuses = statuses,
+        .opts = opts,
     };
     sb__fpenv env;
     sb__fpenv_enter(&env);
@@ -627,7 +631,8 @@ sb_status sb__batch_extent(size_t n, ptrdiff_t elem_stride, size_t count,
 static sb_status reduce_batch(batch_job *j, const sb__plan *plan)
 {
     unsigned isa;
-    const sb_status isa_status = sb__isa_resolve(0, &isa);
+    const sb_status isa_status =
+        sb__isa_resolve(j->opts ? j->opts->isa : 0, &isa);
     SB_RETURN_IF(isa_status != SB_OK, isa_status);
     if (j->count == 0)
         return SB_OK;
@@ -647,6 +652,18 @@ sb_status sb_reduce_batched_host(sb_reduction r, const void *x,
                                  ptrdiff_t batch_stride, void *results,
                                  sb_status *statuses)
 {
+    return sb__reduce_batched_host_opts(r, x, mask, n, elem_stride, count,
+                                        batch_stride, results, statuses,
+                                        NULL);
+}
+
+sb_status sb__reduce_batched_host_opts(sb_reduction r, const void *x,
+                                       const unsigned char *mask, size_t n,
+                                       ptrdiff_t elem_stride, size_t count,
+                                       ptrdiff_t batch_stride, void *results,
+                                       sb_status *statuses,
+                                       const sb_host_options *opts)
+{
     sb__detail_clear();
     sb__plan plan;
     sb_status s = check_common(r, &plan, count, results, statuses);
@@ -664,11 +681,12 @@ sb_status sb_reduce_batched_host(sb_reduction r, const void *x,
     SB_RETURN_IF(s != SB_OK, s);
     if (columns_fit(&plan, n, elem_stride, count, batch_stride))
         return reduce_columns(&plan, x, mask, n, elem_stride, count,
-                              batch_stride, results, statuses);
+                              batch_stride, results, statuses, opts);
     batch_job j = {
         .x = x, .mask = mask, .n = n,
         .elem_stride = elem_stride, .batch_stride = batch_stride,
         .count = count, .results = results, .statuses = statuses,
+        .opts = opts,
     };
     return reduce_batch(&j, &plan);
 }
@@ -677,6 +695,16 @@ sb_status sb_reduce_segments_host(sb_reduction r, const void *x,
                                   const unsigned char *mask,
                                   const uint64_t *offsets, size_t count,
                                   void *results, sb_status *statuses)
+{
+    return sb__reduce_segments_host_opts(r, x, mask, offsets, count,
+                                         results, statuses, NULL);
+}
+
+sb_status sb__reduce_segments_host_opts(sb_reduction r, const void *x,
+                                        const unsigned char *mask,
+                                        const uint64_t *offsets, size_t count,
+                                        void *results, sb_status *statuses,
+                                        const sb_host_options *opts)
 {
     sb__detail_clear();
     sb__plan plan;
@@ -707,6 +735,7 @@ sb_status sb_reduce_segments_host(sb_reduction r, const void *x,
     batch_job j = {
         .x = x, .mask = mask, .offsets = offsets,
         .count = count, .results = results, .statuses = statuses,
+        .opts = opts,
     };
     return reduce_batch(&j, &plan);
 }

@@ -133,6 +133,22 @@ sb_status sb__batch_extent(size_t n, ptrdiff_t elem_stride, size_t count,
                            ptrdiff_t batch_stride, size_t size,
                            size_t *below, size_t *above);
 
+/* sb_reduce_batched_host() and sb_reduce_segments_host() with the host
+ * options of sb_reduce_host_opts() (threads, isa; NULL: the defaults),
+ * which never change the bits: what a context's sb_options.host gives the
+ * device forms' read-back batches (device_batched.c). */
+sb_status sb__reduce_batched_host_opts(sb_reduction r, const void *x,
+                                       const unsigned char *mask, size_t n,
+                                       ptrdiff_t elem_stride, size_t count,
+                                       ptrdiff_t batch_stride, void *results,
+                                       sb_status *statuses,
+                                       const sb_host_options *opts);
+sb_status sb__reduce_segments_host_opts(sb_reduction r, const void *x,
+                                        const unsigned char *mask,
+                                        const uint64_t *offsets, size_t count,
+                                        void *results, sb_status *statuses,
+                                        const sb_host_options *opts);
+
 /* Rows at least this long are split over threads within the row. */
 #define SB_THREADED_MIN_N ((size_t)1 << 18)
 

@@ -483,6 +483,88 @@ static void refused_calls_write_nothing(void **state)
     clReleaseMemObject(lb);
 }
 
+/* The host reductions of the device forms (the read-back batches: short
+ * rows by chunks, strided rows, runs of short segments) run with the
+ * context's sb_options.host, as sb_reduce()'s do. The bits never depend
+ * on it, so what shows it is a setting they refuse: an instruction set
+ * that is no SB_ISA_* value is refused by all four, as by sb_reduce(),
+ * writing nothing; SB_ISA_BASELINE with one thread gives the host's bits. */
+static void context_host_options_reach_the_read_backs(void **state)
+{
+    suite *s = *state;
+    const test_device *d = s->contexts[0].dev;
+    const sb_reduction r = { .op = SB_SUM, .input = SB_F32 };
+    enum { N = 100, ROWS = 40 };
+    float x[N * ROWS];
+    for (size_t i = 0; i < N * ROWS; i++)
+        x[i] = (float)((i * 2654435761u) % 1000u) * 0.37f - 150.0f;
+    const uint64_t offsets[4] = { 0, 17, 17, 300 };
+    cl_mem xb = make_buffer(d, sizeof x, x);
+    cl_mem ob = make_buffer(d, sizeof offsets, offsets);
+    float want[ROWS], got[ROWS];
+    sb_status want_st[ROWS], got_st[ROWS];
+    for (int pass = 0; pass < 2; pass++) {
+        sb_options o = { 0 };
+        o.host.isa = pass == 0 ? 0x7fu : SB_ISA_BASELINE;
+        o.host.threads = 1;
+        device_context dc;
+        assert_int_equal(device_context_open(&dc, d, &o), SB_OK);
+        const sb_status expect = pass == 0 ? SB_INVALID_ARGUMENT : SB_OK;
+        float one;
+        assert_int_equal(sb_reduce(dc.ctx, NULL, r, xb, 0, NULL, 0, N, &one),
+                         expect);
+        struct { const char *what; sb_status st; size_t count; } c[3];
+        memset(got, RESULT_SENTINEL, sizeof got);
+        memset(got_st, RESULT_SENTINEL, sizeof got_st);
+        c[0].what = "short rows by chunks";
+        c[0].count = ROWS;
+        c[0].st = sb_reduce_batched(dc.ctx, NULL, r, xb, 0, NULL, 0, N, 1,
+                                    ROWS, N, got, got_st);
+        if (pass == 1) {
+            assert_int_equal(sb_reduce_batched_host(r, x, NULL, N, 1, ROWS, N,
+                                                    want, want_st), SB_OK);
+            assert_memory_equal(got, want, sizeof want);
+            assert_memory_equal(got_st, want_st, sizeof want_st);
+        }
+        c[1].what = "strided rows";
+        c[1].count = ROWS / 2;
+        c[1].st = sb_reduce_batched(dc.ctx, NULL, r, xb, 0, NULL, 0, N / 2, 2,
+                                    ROWS / 2, 2 * N, got,
+                                    got_st);
+        if (pass == 1) {
+            assert_int_equal(sb_reduce_batched_host(r, x, NULL, N / 2, 2,
+                                                    ROWS / 2, 2 * N, want,
+                                                    want_st), SB_OK);
+            assert_memory_equal(got, want, ROWS / 2 * sizeof *want);
+        }
+        c[2].what = "short segments";
+        c[2].count = 3;
+        c[2].st = sb_reduce_segments(dc.ctx, NULL, r, xb, 0, NULL, 0, ob, 0,
+                                     3, got, got_st);
+        if (pass == 1) {
+            assert_int_equal(sb_reduce_segments_host(r, x, NULL, offsets, 3,
+                                                     want, want_st), SB_OK);
+            assert_memory_equal(got, want, 3 * sizeof *want);
+            assert_memory_equal(got_st, want_st, 3 * sizeof *want_st);
+        }
+        for (size_t k = 0; k < 3; k++) {
+            printf("  host.isa %#x, %s: %s%s%s\n", o.host.isa, c[k].what,
+                   status_name(c[k].st), c[k].st ? ": " : "",
+                   c[k].st ? sb_error_detail() : "");
+            assert_int_equal(c[k].st, expect);
+        }
+        if (pass == 0)   /* refused: nothing written */
+            for (size_t i = 0; i < sizeof got; i++) {
+                assert_int_equal(((unsigned char *)got)[i], RESULT_SENTINEL);
+                assert_int_equal(((unsigned char *)got_st)[i % sizeof got_st],
+                                 RESULT_SENTINEL);
+            }
+        device_context_close(&dc);
+    }
+    clReleaseMemObject(xb);
+    clReleaseMemObject(ob);
+}
+
 int main(void)
 {
     seed = test_seed(20240918u);
@@ -492,6 +574,7 @@ int main(void)
         cmocka_unit_test(many_short_rows_match_by_chunks),
         cmocka_unit_test(many_segments_match_by_chunks),
         cmocka_unit_test(segments_match_the_host_and_the_oracle),
+        cmocka_unit_test(context_host_options_reach_the_read_backs),
     };
     return cmocka_run_group_tests_name("device_batched", tests, setup,
                                        teardown);
