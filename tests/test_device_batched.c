@@ -13,6 +13,9 @@
  *   - the enqueue form's records (after a pad, untouched where no value);
  *   - segments with empty ones, from an offsets buffer; many short ones
  *     around long ones, which the default context reads back by chunks;
+ *   - argmin / argmax (NaNs, signed zeros, |x|, NaN skipping) of many
+ *     short rows and segments, through the chunks;
+ *   - the context's sb_options.host reaches the read-back batches;
  *   - refusals: batches that reach before or past a buffer, offsets that
  *     decrease or lie past their buffer, records past the end, f16:
  *     the status, a detail, and nothing written.
@@ -184,16 +187,22 @@ static unsigned long check_batch_on(const device_context *dc,
                 status_name(st), sb_error_detail());
         wrong += count;
     }
-    /* The enqueue form, records after one pad record. */
+    /* The enqueue form, records after one pad record; it refuses argmin
+     * and argmax (refused_calls_write_nothing), whose records have no
+     * room for a position. */
+    const bool enqueued = r.op != SB_ARGMIN && r.op != SB_ARGMAX;
     const size_t rec_bytes = (count + 1) * sizeof(sb_device_result);
     unsigned char *records = checked_malloc(rec_bytes);
     memset(records, RESULT_SENTINEL, rec_bytes);
     cl_mem rb = make_buffer(d, rec_bytes, records);
     cl_event done = NULL;
-    st = sb_reduce_batched_enqueue(dc->ctx, d->queue, r, xb, offset, mb,
+    st = enqueued
+       ? sb_reduce_batched_enqueue(dc->ctx, d->queue, r, xb, offset, mb,
                                    offset, n, es, count, bs, rb,
-                                   sizeof(sb_device_result), 0, NULL, &done);
-    if (st != SB_OK) {
+                                   sizeof(sb_device_result), 0, NULL, &done)
+       : SB_OK;
+    if (!enqueued) {
+    } else if (st != SB_OK) {
         fprintf(stderr, "%s: sb_reduce_batched_enqueue %s (%s)\n", what,
                 status_name(st), sb_error_detail());
         wrong += count;
@@ -210,6 +219,8 @@ static unsigned long check_batch_on(const device_context *dc,
         gather_row(r, &h, n, es, bs, b, g, gmask);
         wrong += compare_row(what, r, b, g, h.mask ? gmask : NULL, n,
                              statuses[b], results + b * rs);
+        if (!enqueued)
+            continue;
         sb_device_result rec;
         memcpy(&rec, records + (b + 1) * sizeof rec, sizeof rec);
         wrong += compare_row("enqueued", r, b, g, h.mask ? gmask : NULL, n,
@@ -309,19 +320,20 @@ static void many_short_rows_match_by_chunks(void **state)
 
 /* sb_reduce_segments() of reductions[ri] over segments `offsets` (count +
  * 1 of them, from 0 to total) against compare_row(). @return mismatches. */
-static unsigned long check_segments_on(const device_context *dc, size_t ri,
+static unsigned long check_segments_on(const device_context *dc,
+                                       const reduction_case *rc, bool masked,
                                        const uint64_t *offsets, size_t count,
                                        uint64_t st)
 {
     const test_device *d = dc->dev;
-    const sb_reduction r = reductions[ri].r;
+    const sb_reduction r = rc->r;
     const size_t size = type_size(r.input), rs = sb_result_size(r);
     const size_t total = (size_t)offsets[count];
     unsigned long wrong = 0;
     unsigned char *x = checked_malloc((total + PAD) * size);
-    fill_data(reductions[ri].family, r.input, r.accumulator, x, total + PAD,
+    fill_data(rc->family, r.input, r.accumulator, x, total + PAD,
               mix_seed(st, 1));
-    unsigned char *mask = ri % 2 ? make_mask(MASK_EMPTY_LEAVES, total + PAD,
+    unsigned char *mask = masked ? make_mask(MASK_EMPTY_LEAVES, total + PAD,
                                              mix_seed(st, 2))
                                  : NULL;
     cl_mem xb = make_buffer(d, (total + PAD) * size, x);
@@ -373,7 +385,8 @@ static void segments_match_the_host_and_the_oracle(void **state)
             uint64_t offsets[18];
             for (size_t b = 0; b <= count; b++)
                 offsets[b] = cuts[b];
-            wrong += check_segments_on(dc, ri, offsets, count, st);
+            wrong += check_segments_on(dc, &reductions[ri], ri % 2, offsets,
+                                       count, st);
         }
     }
     assert_int_equal(wrong, 0);
@@ -403,7 +416,50 @@ static void many_segments_match_by_chunks(void **state)
                                    : random_below(&st, 2000);
                 offsets[b + 1] = offsets[b] + len;
             }
-            wrong += check_segments_on(dc, ri, offsets, SEGMENTS, st);
+            wrong += check_segments_on(dc, &reductions[ri], ri % 2, offsets,
+                                       SEGMENTS, st);
+        }
+    }
+    free(offsets);
+    assert_int_equal(wrong, 0);
+}
+
+/* Argmin and argmax of many short rows and segments, which the default
+ * context reads back by chunks and reduces with the host's arg path:
+ * NaNs, signed zeros and ties (the lower position wins), |x| (BLAS
+ * i?amax), NaN skipping, a mask that empties leaves and whole rows;
+ * against sb_reduce_host() and the oracle's literal fold and tree. The
+ * SB_OPT_NO_HOST context launches each row (test_device_arg covers
+ * those kernels with small batches); here only the default one. */
+static const reduction_case arg_reductions[] = {
+    { { SB_ARGMIN, SB_F32, 0, 0, SB_MAP_NONE }, FAMILY_SPECIALS },
+    { { SB_ARGMAX, SB_F64, 0, SB_SKIP_NAN, SB_MAP_NONE }, FAMILY_SIGNED_ZEROS },
+    { { SB_ARGMAX, SB_F32, 0, 0, SB_MAP_ABS }, FAMILY_SIGNED_ZEROS },
+    { { SB_ARGMIN, SB_I32, 0, 0, SB_MAP_NONE }, FAMILY_LIMITS },
+};
+
+static void args_of_short_rows_and_segments_by_chunks(void **state)
+{
+    suite *s = *state;
+    unsigned long wrong = 0;
+    enum { N = 700, ROWS = 1000, SEGMENTS = 900 };
+    uint64_t *offsets = checked_malloc((SEGMENTS + 1) * sizeof *offsets);
+    for (size_t ci = 0; ci < s->context_count; ci++) {
+        const device_context *dc = &s->contexts[ci];
+        if (dc->dev->oclgrind || (dc->opts.flags & SB_OPT_NO_HOST))
+            continue;
+        for (size_t ai = 0; ai < COUNT(arg_reductions); ai++) {
+            const reduction_case *rc = &arg_reductions[ai];
+            uint64_t st = mix_seed(seed, 9000 + ci * 100 + ai);
+            wrong += check_batch_on(dc, rc->r, rc->family, ai % 2 == 1, N, 1,
+                                    ROWS, ai < 2 ? N : -(N + 3),
+                                    mix_seed(st, 1));
+            offsets[0] = 0;
+            for (size_t b = 0; b < SEGMENTS; b++)
+                offsets[b + 1] = offsets[b]
+                               + (b % 11 == 0 ? 0 : random_below(&st, 1200));
+            wrong += check_segments_on(dc, rc, ai % 2 == 0, offsets, SEGMENTS,
+                                       mix_seed(st, 2));
         }
     }
     free(offsets);
@@ -574,6 +630,7 @@ int main(void)
         cmocka_unit_test(many_short_rows_match_by_chunks),
         cmocka_unit_test(many_segments_match_by_chunks),
         cmocka_unit_test(segments_match_the_host_and_the_oracle),
+        cmocka_unit_test(args_of_short_rows_and_segments_by_chunks),
         cmocka_unit_test(context_host_options_reach_the_read_backs),
     };
     return cmocka_run_group_tests_name("device_batched", tests, setup,
