@@ -122,8 +122,12 @@ enum {
     N_HOST   = 1000,   /* below host_max_n: read back, reduced on the host */
     RECORD_BYTES = 32,
     RECORD_OFFSET = 8,
-    MANY = 25,         /* rows of 40 / segments of the batched scenarios */
-    ROW_N = 40,
+    MANY = 25,         /* rows / segments of the batched scenarios */
+    /* Rows below host_max_n, 10 to a read-back chunk of 2^18 elements:
+     * three chunks, so that a failure can hit a later one after an
+     * earlier one's answers were computed. */
+    ROW_N = 24000,
+    MANY_N = MANY * ROW_N,
     /* The answers of one scenario: MANY results and MANY statuses. */
     WANT_BYTES = MANY * 8 + MANY * sizeof(sb_status),
 };
@@ -138,6 +142,9 @@ typedef struct {
     int32_t          i32[N_DEVICE];
     unsigned char   *mask_host;
     cl_event         complete;   /* a user event, complete */
+    double          *f64_many;   /* MANY_N, for the batched scenarios */
+    unsigned char   *mask_many_host;
+    cl_mem           x_many, mask_many;
 } fixture;
 
 static uint64_t seed;
@@ -191,6 +198,12 @@ static int setup(void **state)
     f->x_f64 = buffer_of(f, sizeof f->f64, f->f64);
     f->x_i32 = buffer_of(f, sizeof f->i32, f->i32);
     f->mask = buffer_of(f, N_DEVICE, f->mask_host);
+    f->f64_many = checked_malloc(MANY_N * sizeof *f->f64_many);
+    fill_data(FAMILY_SPECIALS, SB_F64, 0, f->f64_many, MANY_N,
+              mix_seed(seed, 5));
+    f->mask_many_host = make_mask(MASK_EMPTY_LEAVES, MANY_N, mix_seed(seed, 6));
+    f->x_many = buffer_of(f, MANY_N * sizeof *f->f64_many, f->f64_many);
+    f->mask_many = buffer_of(f, MANY_N, f->mask_many_host);
     f->complete = clCreateUserEvent(f->cl_ctx, &err);
     assert_non_null(f->complete);
     assert_int_equal(clSetUserEventStatus(f->complete, CL_COMPLETE),
@@ -209,9 +222,13 @@ static int teardown(void **state)
     clReleaseMemObject(f->x_f64);
     clReleaseMemObject(f->x_i32);
     clReleaseMemObject(f->mask);
+    clReleaseMemObject(f->x_many);
+    clReleaseMemObject(f->mask_many);
     clReleaseCommandQueue(f->queue);
     clReleaseContext(f->cl_ctx);
     free(f->mask_host);
+    free(f->f64_many);
+    free(f->mask_many_host);
     free(f);
     return 0;
 }
@@ -229,16 +246,18 @@ static const char *const scenario_names[] = {
     "sb_reduce(SB_OPT_NO_HOST, 3 launches)",
     "sb_reduce_enqueue(wait list, done event)",
     "sb_reduce(host shortcut, read back)",
-    "sb_reduce_batched(short rows read back)",
-    "sb_reduce_segments(short segments read back)",
+    "sb_reduce_batched(short rows read back, 3 chunks)",
+    "sb_reduce_segments(short segments read back, 2 chunks)",
 };
 
-/* The segments of SCENARIO_SEGMENTS: lengths growing from 1 to about
- * 80, ending at N_HOST. */
+/* The segments of SCENARIO_SEGMENTS: 12000 to 23999 elements (below
+ * host_max_n), every fifth empty, about 4 * 10^5 in all (two read-back
+ * chunks), within MANY_N. */
 static void segment_offsets(uint64_t off[MANY + 1])
 {
-    for (size_t b = 0; b <= MANY; b++)
-        off[b] = (uint64_t)(b * b * N_HOST / (MANY * MANY));
+    off[0] = 0;
+    for (size_t b = 0; b < MANY; b++)
+        off[b + 1] = off[b] + (b % 5 == 3 ? 0 : 12000 + (b * 7919) % 12000);
 }
 
 /* The narrow launch shape: 64 elements per work-group, node passes of 2
@@ -298,13 +317,13 @@ static void want_of(const fixture *f, scenario s, unsigned char *want)
     sb_status *statuses = (sb_status *)(void *)(want + MANY * 8);
     sb_status st;
     if (s == SCENARIO_BATCHED) {
-        st = sb_reduce_batched_host(r, f->f64, f->mask_host, ROW_N, 1, MANY,
-                                    ROW_N, want, statuses);
+        st = sb_reduce_batched_host(r, f->f64_many, f->mask_many_host, ROW_N,
+                                    1, MANY, ROW_N, want, statuses);
     } else if (s == SCENARIO_SEGMENTS) {
         uint64_t off[MANY + 1];
         segment_offsets(off);
-        st = sb_reduce_segments_host(r, f->f64, f->mask_host, off, MANY,
-                                     want, statuses);
+        st = sb_reduce_segments_host(r, f->f64_many, f->mask_many_host, off,
+                                     MANY, want, statuses);
     } else {
         st = sb_reduce_host(r, host_x_of(f, s), f->mask_host,
                             s == SCENARIO_HOST ? N_HOST : N_DEVICE, want);
@@ -323,14 +342,14 @@ static sb_status reduce_many(const fixture *f, scenario s, sb_context *ctx,
     sb_status *statuses = (sb_status *)(void *)(got + MANY * 8);
     sb_status st;
     if (s == SCENARIO_BATCHED) {
-        st = sb_reduce_batched(ctx, NULL, r, f->x_f64, 0, f->mask, 0, ROW_N,
-                               1, MANY, ROW_N, got, statuses);
+        st = sb_reduce_batched(ctx, NULL, r, f->x_many, 0, f->mask_many, 0,
+                               ROW_N, 1, MANY, ROW_N, got, statuses);
     } else {
         uint64_t off[MANY + 1];
         segment_offsets(off);
         cl_mem ob = buffer_of(f, sizeof off, off);
-        st = sb_reduce_segments(ctx, NULL, r, f->x_f64, 0, f->mask, 0, ob, 0,
-                                MANY, got, statuses);
+        st = sb_reduce_segments(ctx, NULL, r, f->x_many, 0, f->mask_many, 0,
+                                ob, 0, MANY, got, statuses);
         clReleaseMemObject(ob);
     }
     run_deferred();
