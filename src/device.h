@@ -162,8 +162,13 @@ void sb__program_release(cl_program p);
 
 /* Scratch buffers (ctx->lock held): take one of at least `size` bytes,
  * then give it back with the event of its last use (may be NULL when the
- * reduction was not enqueued). */
-sb_status sb__scratch_take(sb_context *ctx, size_t size, int *slot);
+ * reduction was not enqueued). A buffer whose last use is one of the
+ * `num_wait` events in `wait` is free for commands that wait for them:
+ * so the rows of a batch, each waiting for the one before, take turns
+ * with the same buffers instead of holding one pair each until the
+ * device catches up (which ran out of buffers after 32 rows). */
+sb_status sb__scratch_take(sb_context *ctx, size_t size, cl_uint num_wait,
+                           const cl_event *wait, int *slot);
 void sb__scratch_give(sb_context *ctx, int slot, cl_event last_use);
 
 #endif /* SB_DEVICE_H */

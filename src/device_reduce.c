@@ -217,7 +217,9 @@ static sb_status enqueue_chain(sb_context *ctx, const sb__checked_call *c,
         }
     }
     for (int i = 0; i < 2; i++)
-        if (cap[i] > 0 && (s = sb__scratch_take(ctx, cap[i] * (acc + 4), &slot[i])) != SB_OK) {
+        if (cap[i] > 0 && (s = sb__scratch_take(ctx, cap[i] * (acc + 4),
+                                                num_wait, wait,
+                                                &slot[i])) != SB_OK) {
             if (i == 1)
                 sb__scratch_give(ctx, slot[0], NULL);
             return s;
@@ -445,7 +447,7 @@ static sb_status reduce_checked(sb_context *ctx, const sb__checked_call *cc,
     int slot = -1;
     cl_event ev = NULL;
     pthread_mutex_lock(&ctx->lock);
-    s = sb__scratch_take(ctx, sizeof(sb_device_result), &slot);
+    s = sb__scratch_take(ctx, sizeof(sb_device_result), 0, NULL, &slot);
     if (s == SB_OK) {
         s = enqueue_chain(ctx, &c, x, x_offset, y, y_offset, mask,
                           mask_offset, n, ctx->scratch[slot].buf, 0, 0, NULL,

@@ -5,12 +5,19 @@
 #include <stdlib.h>
 #include "device.h"
 
-static int scratch_free(sb__scratch *s)
+static int scratch_free(sb__scratch *s, cl_uint num_wait,
+                        const cl_event *wait)
 {
     if (s->busy)
         return 0;
     if (s->last_use == NULL)
         return 1;
+    for (cl_uint i = 0; i < num_wait; i++)
+        if (wait[i] == s->last_use) {   /* done before the taker starts */
+            SB_CL(clReleaseEvent)(s->last_use);
+            s->last_use = NULL;
+            return 1;
+        }
     cl_int status = CL_QUEUED;
     if (SB_CL(clGetEventInfo)(s->last_use, CL_EVENT_COMMAND_EXECUTION_STATUS,
                               sizeof status, &status, NULL) != CL_SUCCESS)
@@ -22,7 +29,8 @@ static int scratch_free(sb__scratch *s)
     return 1;
 }
 
-sb_status sb__scratch_take(sb_context *ctx, size_t size, int *slot)
+sb_status sb__scratch_take(sb_context *ctx, size_t size, cl_uint num_wait,
+                           const cl_event *wait, int *slot)
 {
     int empty = -1;
     for (int i = 0; i < SB_SCRATCH_SLOTS; i++) {
@@ -32,7 +40,7 @@ sb_status sb__scratch_take(sb_context *ctx, size_t size, int *slot)
                 empty = i;
             continue;
         }
-        if (s->size >= size && scratch_free(s)) {
+        if (s->size >= size && scratch_free(s, num_wait, wait)) {
             s->busy = 1;
             *slot = i;
             return SB_OK;
@@ -40,7 +48,7 @@ sb_status sb__scratch_take(sb_context *ctx, size_t size, int *slot)
     }
     if (empty < 0) {   /* all slots hold buffers: replace a free, small one */
         for (int i = 0; i < SB_SCRATCH_SLOTS && empty < 0; i++)
-            if (scratch_free(&ctx->scratch[i])) {
+            if (scratch_free(&ctx->scratch[i], num_wait, wait)) {
                 SB_CL(clReleaseMemObject)(ctx->scratch[i].buf);
                 ctx->scratch[i].buf = NULL;
                 empty = i;

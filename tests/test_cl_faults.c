@@ -239,8 +239,9 @@ static int teardown(void **state)
 
 typedef enum {
     SCENARIO_DEVICE, SCENARIO_ENQUEUE, SCENARIO_HOST, SCENARIO_BATCHED,
-    SCENARIO_SEGMENTS
+    SCENARIO_SEGMENTS, SCENARIO_LAUNCHED
 } scenario;
+enum { LAUNCHED_ROWS = 4, LAUNCHED_N = N_DEVICE / LAUNCHED_ROWS };
 
 static const char *const scenario_names[] = {
     "sb_reduce(SB_OPT_NO_HOST, 3 launches)",
@@ -248,6 +249,7 @@ static const char *const scenario_names[] = {
     "sb_reduce(host shortcut, read back)",
     "sb_reduce_batched(short rows read back, 3 chunks)",
     "sb_reduce_segments(short segments read back, 2 chunks)",
+    "sb_reduce_batched(SB_OPT_NO_HOST, 4 rows launched, records read once)",
 };
 
 /* The segments of SCENARIO_SEGMENTS: 12000 to 23999 elements (below
@@ -271,7 +273,7 @@ static const sb_options narrow = {
 /* The last three run with the default options: the host shortcut. */
 static const sb_options *options_of(scenario s)
 {
-    return s >= SCENARIO_HOST ? NULL : &narrow;
+    return s >= SCENARIO_HOST && s != SCENARIO_LAUNCHED ? NULL : &narrow;
 }
 
 static sb_reduction reduction_of(scenario s)
@@ -316,7 +318,10 @@ static void want_of(const fixture *f, scenario s, unsigned char *want)
     memset(want, RESULT_SENTINEL, WANT_BYTES);
     sb_status *statuses = (sb_status *)(void *)(want + MANY * 8);
     sb_status st;
-    if (s == SCENARIO_BATCHED) {
+    if (s == SCENARIO_LAUNCHED) {
+        st = sb_reduce_batched_host(r, f->f64, f->mask_host, LAUNCHED_N, 1,
+                                    LAUNCHED_ROWS, LAUNCHED_N, want, statuses);
+    } else if (s == SCENARIO_BATCHED) {
         st = sb_reduce_batched_host(r, f->f64_many, f->mask_many_host, ROW_N,
                                     1, MANY, ROW_N, want, statuses);
     } else if (s == SCENARIO_SEGMENTS) {
@@ -341,7 +346,11 @@ static sb_status reduce_many(const fixture *f, scenario s, sb_context *ctx,
     memset(got, RESULT_SENTINEL, sizeof got);
     sb_status *statuses = (sb_status *)(void *)(got + MANY * 8);
     sb_status st;
-    if (s == SCENARIO_BATCHED) {
+    if (s == SCENARIO_LAUNCHED) {
+        st = sb_reduce_batched(ctx, NULL, r, f->x_f64, 0, f->mask, 0,
+                               LAUNCHED_N, 1, LAUNCHED_ROWS, LAUNCHED_N, got,
+                               statuses);
+    } else if (s == SCENARIO_BATCHED) {
         st = sb_reduce_batched(ctx, NULL, r, f->x_many, 0, f->mask_many, 0,
                                ROW_N, 1, MANY, ROW_N, got, statuses);
     } else {
@@ -368,7 +377,8 @@ static sb_status reduce_once(const fixture *f, scenario s, sb_context *ctx,
                              const unsigned char *want, unsigned long k)
 {
     const sb_reduction r = reduction_of(s);
-    if (s == SCENARIO_BATCHED || s == SCENARIO_SEGMENTS)
+    if (s == SCENARIO_BATCHED || s == SCENARIO_SEGMENTS ||
+        s == SCENARIO_LAUNCHED)
         return reduce_many(f, s, ctx, want, k);
     unsigned char got[RESULT_BUFFER];
     memset(got, RESULT_SENTINEL, sizeof got);
@@ -596,6 +606,11 @@ static void every_call_of_short_segments_can_fail(void **state)
     sweep(*state, SCENARIO_SEGMENTS);
 }
 
+static void every_call_of_a_batch_of_launched_rows_can_fail(void **state)
+{
+    sweep(*state, SCENARIO_LAUNCHED);
+}
+
 /* sb_context_create_default() picks a device by asking every platform: a
  * failed query there may only change which device it finds. So any failure
  * gives SB_OK (another device, or the same one), SB_UNSUPPORTED (no device
@@ -650,7 +665,7 @@ static void every_call_of_sb_context_create_default_can_fail(void **state)
 static void every_allocation_can_fail(void **state)
 {
     const fixture *f = *state;
-    for (scenario s = SCENARIO_DEVICE; s <= SCENARIO_SEGMENTS; s++) {
+    for (scenario s = SCENARIO_DEVICE; s <= SCENARIO_LAUNCHED; s++) {
         unsigned char want[WANT_BYTES];
         want_of(f, s, want);
         /* Count. */
@@ -909,6 +924,7 @@ int main(void)
         cmocka_unit_test(every_call_of_the_host_shortcut_can_fail),
         cmocka_unit_test(every_call_of_a_batch_of_short_rows_can_fail),
         cmocka_unit_test(every_call_of_short_segments_can_fail),
+        cmocka_unit_test(every_call_of_a_batch_of_launched_rows_can_fail),
         cmocka_unit_test(every_call_of_sb_context_create_default_can_fail),
         cmocka_unit_test(every_allocation_can_fail),
         cmocka_unit_test(

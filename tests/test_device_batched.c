@@ -318,6 +318,30 @@ static void many_short_rows_match_by_chunks(void **state)
     assert_int_equal(wrong, 0);
 }
 
+/* Many rows past host_max_n (2^15), which both contexts launch: more
+ * rows than the context's 64 scratch buffers could hold two to a row (the
+ * enqueue form once failed after 32 rows), each row several work-groups
+ * so that its node passes need them. Both forms launch every row before
+ * reading any record back. Not on Oclgrind (too slow for 3 * 10^6
+ * elements). */
+static void many_long_rows_match(void **state)
+{
+    suite *s = *state;
+    unsigned long wrong = 0;
+    enum { N = 40000, COUNT_ROWS = 80 };
+    for (size_t ci = 0; ci < s->context_count; ci++) {
+        const device_context *dc = &s->contexts[ci];
+        if (dc->dev->oclgrind)
+            continue;
+        for (size_t ri = 0; ri < 2; ri++)
+            wrong += check_batch_on(dc, reductions[ri].r,
+                                    reductions[ri].family, ri == 1, N, 1,
+                                    COUNT_ROWS, ri == 0 ? N : -(N + 9),
+                                    mix_seed(seed, 7500000 + ci * 100 + ri));
+    }
+    assert_int_equal(wrong, 0);
+}
+
 /* sb_reduce_segments() of reductions[ri] over segments `offsets` (count +
  * 1 of them, from 0 to total) against compare_row(). @return mismatches. */
 static unsigned long check_segments_on(const device_context *dc,
@@ -628,6 +652,7 @@ int main(void)
         cmocka_unit_test(refused_calls_write_nothing),
         cmocka_unit_test(batches_match_the_host_and_the_oracle),
         cmocka_unit_test(many_short_rows_match_by_chunks),
+        cmocka_unit_test(many_long_rows_match),
         cmocka_unit_test(many_segments_match_by_chunks),
         cmocka_unit_test(segments_match_the_host_and_the_oracle),
         cmocka_unit_test(args_of_short_rows_and_segments_by_chunks),
