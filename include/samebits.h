@@ -1008,13 +1008,16 @@ SB_API SB_NODISCARD sb_status sb_partial_add_dot(sb_context *ctx,
  *  sb_reduce_batched_host(): statuses[b] SB_OK, SB_EMPTY or SB_OVERFLOW,
  *  results[b] (host memory, at byte b * sb_result_size(r)) written only
  *  when SB_OK, with the bits of sb_reduce_host().
- *  For now there is no batch kernel: contiguous rows (elem_stride 1) are
- *  one sb_reduce() each, one after the other, except rows that
- *  sb_reduce() would reduce on the host anyway (n <= host_max_n, no
- *  SB_OPT_NO_HOST) lying close together (|batch_stride| <= 2n + 1):
- *  those are read back about 2^18 elements at a time (a row at least) and
- *  reduced by sb_reduce_batched_host(), one read per chunk instead of one
- *  per row; strided rows are read back, the whole range the batch
+ *  For now there is no batch kernel. Contiguous rows (elem_stride 1)
+ *  that sb_reduce() would launch (n > host_max_n, or SB_OPT_NO_HOST) are
+ *  launched one after the other, each its own sb_reduce_enqueue() chain
+ *  into a record of a buffer of the call's own, and every record is read
+ *  back once at the end (argmin and argmax: one sb_reduce() per row);
+ *  rows that sb_reduce() would reduce on the host (n <= host_max_n)
+ *  lying close together (|batch_stride| <= 2n + 1) are read back about
+ *  2^18 elements at a time (a row at least) and reduced by
+ *  sb_reduce_batched_host(), one read per chunk instead of one per row
+ *  (far apart: one sb_reduce() each); strided rows are read back, the whole range the batch
  *  covers, with one blocking read (and one for the mask), and reduced by
  *  sb_reduce_batched_host(). Both run with the context's
  *  sb_options.host (threads, isa), as sb_reduce()'s host reductions do.
@@ -1039,7 +1042,9 @@ SB_API SB_NODISCARD sb_status sb_reduce_batched(sb_context *ctx,
  *  when every record is written. count == 0 enqueues nothing and sets
  *  *done (if not NULL) to NULL.
  *  For now: contiguous rows (elem_stride 1) are one sb_reduce_enqueue()
- *  each, each waiting for the one before, and the call returns at once;
+ *  each, each waiting for the one before (so that they take turns with
+ *  the context's scratch buffers: any number of rows), and the call
+ *  returns at once;
  *  strided rows are computed as sb_reduce_batched() computes them, so
  *  the call BLOCKS: it waits for the wait list, reads the batch and the
  *  records back, and writes the records with one blocking write (whose
@@ -1065,11 +1070,12 @@ SB_API SB_NODISCARD sb_status sb_reduce_batched_enqueue(sb_context *ctx,
  *  count + 1 uint64_t from element offsets_offset (counted in uint64_t),
  *  non-decreasing. The offsets are read back (one blocking read), then
  *  checked against the buffers, overflow-safe. Blocks until done.
- *  For now each segment is one sb_reduce(), one after the other, except
- *  that consecutive segments of at most host_max_n elements (without
+ *  For now consecutive segments of at most host_max_n elements (without
  *  SB_OPT_NO_HOST) are read back together, about 2^18 elements at a time
  *  (a segment at least), and reduced by sb_reduce_segments_host() with
- *  the context's sb_options.host (threads, isa).
+ *  the context's sb_options.host (threads, isa); the others are launched
+ *  as sb_reduce_batched() launches long rows, their records read back
+ *  once at the end.
  *  @return as sb_reduce_batched(), and SB_INVALID_ARGUMENT for a NULL
  *          `offsets` with count > 0, offsets past the end of their buffer,
  *          offsets that decrease, or segments past the end of `x` or
