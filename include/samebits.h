@@ -1008,8 +1008,8 @@ SB_API SB_NODISCARD sb_status sb_partial_add_dot(sb_context *ctx,
  *  sb_reduce_batched_host(): statuses[b] SB_OK, SB_EMPTY or SB_OVERFLOW,
  *  results[b] (host memory, at byte b * sb_result_size(r)) written only
  *  when SB_OK, with the bits of sb_reduce_host().
- *  For now there is no batch kernel. Contiguous rows (elem_stride 1)
- *  that sb_reduce() would launch (n > host_max_n, or SB_OPT_NO_HOST) are
+ *  For now there is no batch kernel. Contiguous rows (elem_stride 1, n >
+ *  0) that sb_reduce() would launch (n > host_max_n, or SB_OPT_NO_HOST) are
  *  launched one after the other, each its own sb_reduce_enqueue() chain
  *  into a record of a buffer of the call's own, and every record is read
  *  back once at the end (argmin and argmax: one sb_reduce() per row);
@@ -1043,8 +1043,8 @@ SB_API SB_NODISCARD sb_status sb_reduce_batched(sb_context *ctx,
  *  *done (if not NULL) to NULL.
  *  For now: contiguous rows (elem_stride 1) are one sb_reduce_enqueue()
  *  each, each waiting for the one before (so that they take turns with
- *  the context's scratch buffers: any number of rows), and the call
- *  returns at once;
+ *  one pair of the context's scratch buffers, however many rows), and
+ *  the call returns at once;
  *  strided rows are computed as sb_reduce_batched() computes them, so
  *  the call BLOCKS: it waits for the wait list, reads the batch and the
  *  records back, and writes the records with one blocking write (whose

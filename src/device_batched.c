@@ -3,14 +3,16 @@
  *
  * For now these use no kernel of their own, and the bits are those of
  * sb_reduce_host() by construction:
- *   - contiguous rows (elem_stride 1) and segments: one sb_reduce() (or
- *     sb_reduce_enqueue()) per row, at the row's offset in the buffer,
- *     on the caller's queue, one after the other; except that
- *     sb_reduce_batched() reads short rows that lie close together back
- *     by chunks and reduces them with sb_reduce_batched_host(), where one
- *     sb_reduce() per row would take its host shortcut anyway
- *     (rows_take_the_shortcut()), and sb_reduce_segments() does the same
- *     with runs of short segments;
+ *   - contiguous rows (elem_stride 1) and segments that sb_reduce() would
+ *     launch: one sb_reduce_enqueue() chain per row, at the row's offset
+ *     in the buffer, on the caller's queue, each waiting for the one
+ *     before; the blocking forms put the records in a buffer of their own
+ *     and read them all back once (reduce_rows_launched(); argmin and
+ *     argmax, which the enqueue form refuses, one sb_reduce() per row);
+ *   - short rows that lie close together (rows_take_the_shortcut()), and
+ *     runs of short segments, which one sb_reduce() each would take to
+ *     the host: read back by chunks and reduced by the host forms; short
+ *     rows far apart, and rows of no element: one sb_reduce() each;
  *   - strided rows (elem_stride != 1): the range of the buffer that holds
  *     every element of the batch (and of the mask) is read back with one
  *     blocking read each, and sb_reduce_batched_host() reduces it. The
@@ -163,7 +165,7 @@ typedef struct {
  * with the same scratch buffers), then one blocking read of every
  * record. One sb_reduce() per row waited for each row's record instead:
  * a command round trip per row, which made 1000 POCL rows of 10^5 f32
- * run at 4 GB/s against 10.4 this way (README: Performance). argmin and
+ * run at 4.0 GB/s against 8.8-9.2 this way (README: Performance). argmin and
  * argmax, which the enqueue form refuses, still take sb_reduce() per
  * row. If anything fails, the chains already enqueued only write into
  * the records, which nobody reads. */
@@ -183,7 +185,9 @@ static sb_status reduce_rows_launched(sb_context *ctx,
         return s;
     }
     const size_t rs = c->plan.result_size;
-    const size_t bytes = k * sizeof(sb_device_result);   /* checked */
+    SB_FAIL_IF(k > SIZE_MAX / sizeof(sb_device_result), SB_INVALID_ARGUMENT,
+               "%zu records exceed the address space", k);
+    const size_t bytes = k * sizeof(sb_device_result);
     sb_device_result *rec = sb__mem.malloc(bytes);
     SB_FAIL_IF(rec == NULL, SB_OUT_OF_MEMORY, "cannot allocate %zu records",
                k);
@@ -351,7 +355,8 @@ sb_status sb_reduce_batched(sb_context *ctx, cl_command_queue queue,
         s = reduce_rows_on_host(ctx, &cb, r, x, x_offset, mask, mask_offset,
                                 n, count, batch_stride, &a);
     } else if (n > 0 && !sb__host_takes(ctx, n)) {
-        row_ref *rows = sb__mem.malloc(count * sizeof *rows);
+        row_ref *rows = count <= SIZE_MAX / sizeof *rows
+                      ? sb__mem.malloc(count * sizeof *rows) : NULL;
         if (rows == NULL)
             s = sb__fail(SB_OUT_OF_MEMORY, "cannot allocate the list of %zu "
                          "rows", count);
@@ -610,13 +615,18 @@ sb_status sb_reduce_segments(sb_context *ctx, cl_command_queue queue,
     answers a = { NULL, NULL };
     if (s == SB_OK)
         s = answers_new(&a, count, rs);
+    /* The long segments' list, as long as there are long ones (millions
+     * of short segments need none). */
     row_ref *launched = NULL;
-    size_t k = 0;
-    if (s == SB_OK) {
-        launched = sb__mem.malloc(count * sizeof *launched);
+    size_t k = 0, longs = 0;
+    for (size_t b = 0; b < count && s == SB_OK; b++)
+        longs += !sb__host_takes(ctx, off[b + 1] - off[b]);
+    if (s == SB_OK && longs > 0) {
+        launched = longs <= SIZE_MAX / sizeof *launched
+                 ? sb__mem.malloc(longs * sizeof *launched) : NULL;
         if (launched == NULL)
             s = sb__fail(SB_OUT_OF_MEMORY, "cannot allocate the list of %zu "
-                         "segments", count);
+                         "long segments", longs);
     }
     /* Runs of short segments by chunks on the host, as short rows; the
      * long ones on the device, launched together at the end. */

@@ -12,12 +12,13 @@ static int scratch_free(sb__scratch *s, cl_uint num_wait,
         return 0;
     if (s->last_use == NULL)
         return 1;
+    /* Idle before the taker's commands start, but maybe not yet: the
+     * event stays its last use until the taker gives the buffer back with
+     * a later one (sb__scratch_give()), so that a taker that fails before
+     * enqueueing anything does not leave it free for others too early. */
     for (cl_uint i = 0; i < num_wait; i++)
-        if (wait[i] == s->last_use) {   /* done before the taker starts */
-            SB_CL(clReleaseEvent)(s->last_use);
-            s->last_use = NULL;
+        if (wait[i] == s->last_use)
             return 1;
-        }
     cl_int status = CL_QUEUED;
     if (SB_CL(clGetEventInfo)(s->last_use, CL_EVENT_COMMAND_EXECUTION_STATUS,
                               sizeof status, &status, NULL) != CL_SUCCESS)
@@ -49,7 +50,11 @@ sb_status sb__scratch_take(sb_context *ctx, size_t size, cl_uint num_wait,
     if (empty < 0) {   /* all slots hold buffers: replace a free, small one */
         for (int i = 0; i < SB_SCRATCH_SLOTS && empty < 0; i++)
             if (scratch_free(&ctx->scratch[i], num_wait, wait)) {
+                /* OpenCL frees the buffer once its commands are done. */
                 SB_CL(clReleaseMemObject)(ctx->scratch[i].buf);
+                if (ctx->scratch[i].last_use != NULL)
+                    SB_CL(clReleaseEvent)(ctx->scratch[i].last_use);
+                ctx->scratch[i].last_use = NULL;
                 ctx->scratch[i].buf = NULL;
                 empty = i;
             }
@@ -70,10 +75,18 @@ sb_status sb__scratch_take(sb_context *ctx, size_t size, cl_uint num_wait,
 void sb__scratch_give(sb_context *ctx, int slot, cl_event last_use)
 {
     sb__scratch *s = &ctx->scratch[slot];
+    if (last_use == NULL) {   /* nothing enqueued: as it was when taken */
+        s->busy = 0;
+        return;
+    }
     /* Without a reference to its last use, the buffer cannot be known to be
      * idle: it then stays taken until the context is released. */
-    if (last_use != NULL && SB_CL(clRetainEvent)(last_use) != CL_SUCCESS)
+    if (SB_CL(clRetainEvent)(last_use) != CL_SUCCESS)
         return;
+    /* A buffer taken through a wait list still holds the event it waited
+     * for, which completes before this later one. */
+    if (s->last_use != NULL)
+        SB_CL(clReleaseEvent)(s->last_use);
     s->last_use = last_use;
     s->busy = 0;
 }

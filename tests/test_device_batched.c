@@ -318,12 +318,10 @@ static void many_short_rows_match_by_chunks(void **state)
     assert_int_equal(wrong, 0);
 }
 
-/* Many rows past host_max_n (2^15), which both contexts launch: more
- * rows than the context's 64 scratch buffers could hold two to a row (the
- * enqueue form once failed after 32 rows), each row several work-groups
- * so that its node passes need them. Both forms launch every row before
- * reading any record back. Not on Oclgrind (too slow for 3 * 10^6
- * elements). */
+/* Many rows past host_max_n (2^15), which both contexts launch, each
+ * row several work-groups so that its node passes need scratch buffers.
+ * Both forms launch every row before reading any record back. Not on
+ * Oclgrind (too slow for 3 * 10^6 elements). */
 static void many_long_rows_match(void **state)
 {
     suite *s = *state;
@@ -340,6 +338,58 @@ static void many_long_rows_match(void **state)
                                     mix_seed(seed, 7500000 + ci * 100 + ri));
     }
     assert_int_equal(wrong, 0);
+}
+
+/* The enqueue form with every row held back by a user event until the
+ * call has returned: 100 rows in flight at once, more than the context's
+ * 64 scratch buffers could hold one to a row (each row of 40000 needs one
+ * for its node pass; the form once failed with SB_OUT_OF_MEMORY at row
+ * 65, however fast the device). The rows take turns with the same
+ * buffers, each waiting for the one before. */
+static void enqueued_rows_take_turns_with_scratch(void **state)
+{
+    suite *s = *state;
+    enum { N = 40000, ROWS = 100 };
+    const sb_reduction r = reductions[0].r;
+    float *x = checked_malloc((size_t)N * ROWS * sizeof *x);
+    fill_data(FAMILY_UNIFORM, SB_F32, 0, x, (size_t)N * ROWS,
+              mix_seed(seed, 7600000));
+    float want[ROWS];
+    sb_status want_st[ROWS];
+    assert_int_equal(sb_reduce_batched_host(r, x, NULL, N, 1, ROWS, N, want,
+                                            want_st), SB_OK);
+    for (size_t ci = 0; ci < s->context_count; ci++) {
+        const device_context *dc = &s->contexts[ci];
+        const test_device *d = dc->dev;
+        if (d->oclgrind)
+            continue;
+        cl_mem xb = make_buffer(d, (size_t)N * ROWS * sizeof *x, x);
+        cl_mem rb = make_buffer(d, ROWS * sizeof(sb_device_result), NULL);
+        cl_int err = CL_SUCCESS;
+        cl_event gate = clCreateUserEvent(d->cl_ctx, &err);
+        assert_int_equal(err, CL_SUCCESS);
+        cl_event done = NULL;
+        const sb_status st = sb_reduce_batched_enqueue(dc->ctx, d->queue, r,
+                                                       xb, 0, NULL, 0, N, 1,
+                                                       ROWS, N, rb, 0, 1,
+                                                       &gate, &done);
+        assert_int_equal(clSetUserEventStatus(gate, CL_COMPLETE), CL_SUCCESS);
+        if (st != SB_OK)
+            fail_msg("%s: %s (%s)", d->name, status_name(st),
+                     sb_error_detail());
+        assert_int_equal(clWaitForEvents(1, &done), CL_SUCCESS);
+        sb_device_result rec[ROWS];
+        read_buffer(d, rb, 0, sizeof rec, rec);
+        for (size_t b = 0; b < ROWS; b++) {
+            assert_int_equal(rec[b].status, SB_OK);
+            assert_memory_equal(rec[b].value, &want[b], sizeof want[b]);
+        }
+        clReleaseEvent(done);
+        clReleaseEvent(gate);
+        clReleaseMemObject(xb);
+        clReleaseMemObject(rb);
+    }
+    free(x);
 }
 
 /* sb_reduce_segments() of reductions[ri] over segments `offsets` (count +
@@ -616,6 +666,7 @@ static void context_host_options_reach_the_read_backs(void **state)
                                                     ROWS / 2, 2 * N, want,
                                                     want_st), SB_OK);
             assert_memory_equal(got, want, ROWS / 2 * sizeof *want);
+            assert_memory_equal(got_st, want_st, ROWS / 2 * sizeof *want_st);
         }
         c[2].what = "short segments";
         c[2].count = 3;
@@ -653,6 +704,7 @@ int main(void)
         cmocka_unit_test(batches_match_the_host_and_the_oracle),
         cmocka_unit_test(many_short_rows_match_by_chunks),
         cmocka_unit_test(many_long_rows_match),
+        cmocka_unit_test(enqueued_rows_take_turns_with_scratch),
         cmocka_unit_test(many_segments_match_by_chunks),
         cmocka_unit_test(segments_match_the_host_and_the_oracle),
         cmocka_unit_test(args_of_short_rows_and_segments_by_chunks),
