@@ -1043,8 +1043,10 @@ SB_API SB_NODISCARD sb_status sb_reduce_batched(sb_context *ctx,
  *  *done (if not NULL) to NULL.
  *  For now: contiguous rows (elem_stride 1) are one sb_reduce_enqueue()
  *  each, each waiting for the one before (so that they take turns with
- *  one pair of the context's scratch buffers, however many rows), and
- *  the call returns at once;
+ *  one pair of the context's scratch buffers, however many rows), into
+ *  a copy of the records in a buffer of the call's own, and one copy
+ *  after the last row writes them all back into `results` (its event is
+ *  *done); the call returns at once;
  *  strided rows are computed as sb_reduce_batched() computes them, so
  *  the call BLOCKS: it waits for the wait list, reads the batch and the
  *  records back, and writes the records with one blocking write (whose
@@ -1053,9 +1055,11 @@ SB_API SB_NODISCARD sb_status sb_reduce_batched(sb_context *ctx,
  *          records), and SB_INVALID_ARGUMENT for a NULL `results`, a
  *          results_offset not a multiple of 8, records past the end of
  *          `results`, or a bad wait list. Every argument is checked before
- *          anything is enqueued; an OpenCL failure while the rows are
- *          enqueued (contiguous rows) leaves the rows before it enqueued,
- *          and *done untouched. */
+ *          anything is enqueued. On any status but SB_OK nothing is
+ *          written to `results` and *done is untouched: after an OpenCL
+ *          failure part way, the rows already enqueued still run, but
+ *          write only the call's own buffer, which OpenCL frees when
+ *          they are done. */
 SB_API SB_NODISCARD sb_status sb_reduce_batched_enqueue(sb_context *ctx,
         struct _cl_command_queue *queue, sb_reduction r, struct _cl_mem *x,
         size_t x_offset, struct _cl_mem *mask, size_t mask_offset, size_t n,

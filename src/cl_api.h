@@ -19,7 +19,7 @@
     X(clCreateKernel) X(clReleaseKernel) X(clSetKernelArg)                  \
     X(clEnqueueNDRangeKernel) X(clCreateBuffer) X(clReleaseMemObject)       \
     X(clGetMemObjectInfo) X(clEnqueueReadBuffer) X(clEnqueueWriteBuffer)   \
-    X(clRetainEvent)                                                        \
+    X(clEnqueueCopyBuffer) X(clRetainEvent)                                 \
     X(clReleaseEvent) X(clGetEventInfo) X(clFlush)
 
 typedef struct {

@@ -6,8 +6,9 @@
  *   - contiguous rows (elem_stride 1) and segments that sb_reduce() would
  *     launch: one sb_reduce_enqueue() chain per row, at the row's offset
  *     in the buffer, on the caller's queue, each waiting for the one
- *     before; the blocking forms put the records in a buffer of their own
- *     and read them all back once (reduce_rows_launched(); argmin and
+ *     before, into records of a buffer of the call's own, which the
+ *     blocking forms read back once and the enqueue form copies into the
+ *     caller's buffer with one copy (reduce_rows_launched(); argmin and
  *     argmax, which the enqueue form refuses, one sb_reduce() per row);
  *   - short rows that lie close together (rows_take_the_shortcut()), and
  *     runs of short segments, which one sb_reduce() each would take to
@@ -485,28 +486,58 @@ sb_status sb_reduce_batched_enqueue(sb_context *ctx, cl_command_queue queue,
         return enqueue_strided(ctx, &cb, r, x, x_offset, mask, mask_offset,
                                n, elem_stride, count, batch_stride, results,
                                results_offset, num_wait, wait, done);
-    /* One chain per row, each waiting for the one before (the first for
-     * the caller's wait list), so that the last one's event completes
-     * after every row, on out-of-order queues too. */
+    /* The records go to a buffer of the call's own, which starts as a copy
+     * of the caller's (a record's value bytes are left as they were where
+     * its status is not SB_OK); one chain per row, each waiting for the
+     * command before it (the first copy for the caller's wait list), and
+     * one copy after the last row writes them all back into `results`. So
+     * a failure part way leaves `results` untouched (the rows already
+     * enqueued write only the call's buffer, which OpenCL frees when they
+     * are done), and `done`, the last copy's event, completes after every
+     * row on out-of-order queues too. */
+    const size_t bytes = count * sizeof(sb_device_result);
+    cl_int err = CL_SUCCESS;
+    cl_mem records = SB_CL(clCreateBuffer)(ctx->cl_ctx, CL_MEM_READ_WRITE,
+                                           bytes, NULL, &err);
+    SB_RETURN_IF(records == NULL,
+                 sb__cl_fail(ctx, err, "clCreateBuffer (the records of a "
+                             "batch)"));
     cl_event prev = NULL;
-    for (size_t b = 0; b < count; b++) {
+    err = SB_CL(clEnqueueCopyBuffer)(cb.c.queue, results, records,
+                                     results_offset, 0, bytes, num_wait, wait,
+                                     &prev);
+    if (err != CL_SUCCESS) {
+        prev = NULL;
+        s = sb__cl_fail(ctx, err, "clEnqueueCopyBuffer (the records of a "
+                        "batch, in)");
+    }
+    for (size_t b = 0; b < count && s == SB_OK; b++) {
         cl_event ev = NULL;
         s = sb_reduce_enqueue(ctx, cb.c.queue, r, x,
                               row_offset(x_offset, b, batch_stride, n), mask,
                               row_offset(mask_offset, b, batch_stride, n), n,
-                              results,
-                              results_offset + b * sizeof(sb_device_result),
-                              b == 0 ? num_wait : 1,
-                              b == 0 ? wait : &prev, &ev);
-        if (prev != NULL)
-            SB_CL(clReleaseEvent)(prev);
-        SB_RETURN_IF(s != SB_OK, s);
-        prev = ev;
-    }
-    if (done != NULL)
-        *done = prev;
-    else
+                              records, b * sizeof(sb_device_result), 1, &prev,
+                              &ev);
         SB_CL(clReleaseEvent)(prev);
+        prev = s == SB_OK ? ev : NULL;
+    }
+    cl_event copied = NULL;
+    if (s == SB_OK) {
+        err = SB_CL(clEnqueueCopyBuffer)(cb.c.queue, records, results, 0,
+                                         results_offset, bytes, 1, &prev,
+                                         &copied);
+        if (err != CL_SUCCESS)
+            s = sb__cl_fail(ctx, err, "clEnqueueCopyBuffer (the records of "
+                            "a batch, out)");
+    }
+    if (prev != NULL)
+        SB_CL(clReleaseEvent)(prev);
+    SB_CL(clReleaseMemObject)(records);
+    SB_RETURN_IF(s != SB_OK, s);
+    if (done != NULL)
+        *done = copied;
+    else
+        SB_CL(clReleaseEvent)(copied);
     return SB_OK;
 }
 

@@ -54,6 +54,7 @@ static cl_int typical_error(fn_id fn)
     case FN_clEnqueueNDRangeKernel:
     case FN_clEnqueueReadBuffer:
     case FN_clEnqueueWriteBuffer:
+    case FN_clEnqueueCopyBuffer:
     case FN_clFlush:                 return CL_INVALID_COMMAND_QUEUE;
     case FN_clGetPlatformIDs:        return CL_PLATFORM_NOT_FOUND_KHR;
     case FN_clCreateContext:         return CL_DEVICE_NOT_AVAILABLE;
@@ -388,6 +389,10 @@ WRAP_ENQUEUE(clEnqueueWriteBuffer,
     (cl_command_queue q, cl_mem b, cl_bool block, size_t off, size_t s,
      const void *p, cl_uint nw, const cl_event *wait, cl_event *ev),
     (q, b, block, off, s, p, nw, wait, ev))
+WRAP_ENQUEUE(clEnqueueCopyBuffer,
+    (cl_command_queue q, cl_mem from, cl_mem to, size_t from_off,
+     size_t to_off, size_t s, cl_uint nw, const cl_event *wait, cl_event *ev),
+    (q, from, to, from_off, to_off, s, nw, wait, ev))
 WRAP_RETAIN(clRetainEvent, cl_event)
 WRAP_RELEASE(clReleaseEvent, cl_event)
 WRAP_STATUS(clGetEventInfo,

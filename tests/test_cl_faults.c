@@ -239,7 +239,7 @@ static int teardown(void **state)
 
 typedef enum {
     SCENARIO_DEVICE, SCENARIO_ENQUEUE, SCENARIO_HOST, SCENARIO_BATCHED,
-    SCENARIO_SEGMENTS, SCENARIO_LAUNCHED
+    SCENARIO_SEGMENTS, SCENARIO_LAUNCHED, SCENARIO_BATCHED_ENQUEUE
 } scenario;
 enum { LAUNCHED_ROWS = 4, LAUNCHED_N = N_DEVICE / LAUNCHED_ROWS };
 
@@ -250,6 +250,7 @@ static const char *const scenario_names[] = {
     "sb_reduce_batched(short rows read back, 3 chunks)",
     "sb_reduce_segments(short segments read back, 2 chunks)",
     "sb_reduce_batched(SB_OPT_NO_HOST, 4 rows launched, records read once)",
+    "sb_reduce_batched_enqueue(SB_OPT_NO_HOST, 4 rows, records copied once)",
 };
 
 /* The segments of SCENARIO_SEGMENTS: 12000 to 23999 elements (below
@@ -270,10 +271,12 @@ static const sb_options narrow = {
     .tree_work_group_size = 2, .nodes_per_item = 2,
 };
 
-/* The last three run with the default options: the host shortcut. */
+/* The host shortcut and the short rows and segments run with the default
+ * options. */
 static const sb_options *options_of(scenario s)
 {
-    return s >= SCENARIO_HOST && s != SCENARIO_LAUNCHED ? NULL : &narrow;
+    return s == SCENARIO_HOST || s == SCENARIO_BATCHED ||
+           s == SCENARIO_SEGMENTS ? NULL : &narrow;
 }
 
 static sb_reduction reduction_of(scenario s)
@@ -318,7 +321,7 @@ static void want_of(const fixture *f, scenario s, unsigned char *want)
     memset(want, RESULT_SENTINEL, WANT_BYTES);
     sb_status *statuses = (sb_status *)(void *)(want + MANY * 8);
     sb_status st;
-    if (s == SCENARIO_LAUNCHED) {
+    if (s == SCENARIO_LAUNCHED || s == SCENARIO_BATCHED_ENQUEUE) {
         st = sb_reduce_batched_host(r, f->f64, f->mask_host, LAUNCHED_N, 1,
                                     LAUNCHED_ROWS, LAUNCHED_N, want, statuses);
     } else if (s == SCENARIO_BATCHED) {
@@ -370,6 +373,59 @@ static sb_status reduce_many(const fixture *f, scenario s, sb_context *ctx,
     return st;
 }
 
+/* sb_reduce_batched_enqueue() of SCENARIO_BATCHED_ENQUEUE into a buffer
+ * of sentinels, after f->complete: on SB_OK every record equals the
+ * host's answer; on an error the buffer is untouched (no row that was
+ * enqueued before the failure wrote it) and *done was not written. */
+static sb_status enqueue_many(const fixture *f, sb_context *ctx,
+                              const unsigned char *want, unsigned long k)
+{
+    const sb_reduction r = reduction_of(SCENARIO_BATCHED_ENQUEUE);
+    enum { BYTES = RECORD_OFFSET + LAUNCHED_ROWS * 16 };
+    unsigned char fill[BYTES];
+    memset(fill, RESULT_SENTINEL, sizeof fill);
+    cl_mem records = buffer_of(f, BYTES, fill);
+    cl_event const sentinel = (cl_event)(uintptr_t)0x5b5b5b5b;
+    cl_event done = sentinel;
+    const sb_status st = sb_reduce_batched_enqueue(
+            ctx, f->queue, r, f->x_f64, 0, f->mask, 0, LAUNCHED_N, 1,
+            LAUNCHED_ROWS, LAUNCHED_N, records, RECORD_OFFSET, 1,
+            &f->complete, &done);
+    run_deferred();
+    if (st == SB_OK) {
+        assert_int_equal(clWaitForEvents(1, &done), CL_SUCCESS);
+        release_done(done);
+    } else if (done != sentinel) {
+        fail_msg("call %lu: status %s but *done was written", k,
+                 status_name(st));
+    }
+    /* clFinish: the rows enqueued before a failure run to their end
+     * before the buffer is read (they must not write it). */
+    assert_int_equal(clFinish(f->queue), CL_SUCCESS);
+    unsigned char back[BYTES];
+    assert_int_equal(clEnqueueReadBuffer(f->queue, records, CL_TRUE, 0, BYTES,
+                                         back, 0, NULL, NULL), CL_SUCCESS);
+    clReleaseMemObject(records);
+    if (st != SB_OK) {
+        all_sentinel_or_fail(back, sizeof back, "the records buffer", k);
+        return st;
+    }
+    all_sentinel_or_fail(back, RECORD_OFFSET, "the bytes before the records",
+                         k);
+    const sb_status *statuses = (const sb_status *)(const void *)(want + MANY * 8);
+    const size_t rs = sb_result_size(r);
+    for (size_t b = 0; b < LAUNCHED_ROWS; b++) {
+        const unsigned char *rec = back + RECORD_OFFSET + b * 16;
+        int32_t status;
+        memcpy(&status, rec + 8, sizeof status);
+        if (status != (int32_t)statuses[b] ||
+            (status == SB_OK && memcmp(rec, want + b * rs, rs) != 0))
+            fail_msg("call %lu: record %zu (status %s) differs from the "
+                     "host's", k, b, status_name((sb_status)status));
+    }
+    return st;
+}
+
 /* One reduction of scenario `s` on ctx. @return its status; on SB_OK the
  * result equals `want` (checked here); on an error the outputs are
  * untouched (checked here). */
@@ -380,6 +436,8 @@ static sb_status reduce_once(const fixture *f, scenario s, sb_context *ctx,
     if (s == SCENARIO_BATCHED || s == SCENARIO_SEGMENTS ||
         s == SCENARIO_LAUNCHED)
         return reduce_many(f, s, ctx, want, k);
+    if (s == SCENARIO_BATCHED_ENQUEUE)
+        return enqueue_many(f, ctx, want, k);
     unsigned char got[RESULT_BUFFER];
     memset(got, RESULT_SENTINEL, sizeof got);
     if (s != SCENARIO_ENQUEUE) {
@@ -611,6 +669,11 @@ static void every_call_of_a_batch_of_launched_rows_can_fail(void **state)
     sweep(*state, SCENARIO_LAUNCHED);
 }
 
+static void every_call_of_an_enqueued_batch_can_fail(void **state)
+{
+    sweep(*state, SCENARIO_BATCHED_ENQUEUE);
+}
+
 /* sb_context_create_default() picks a device by asking every platform: a
  * failed query there may only change which device it finds. So any failure
  * gives SB_OK (another device, or the same one), SB_UNSUPPORTED (no device
@@ -665,7 +728,7 @@ static void every_call_of_sb_context_create_default_can_fail(void **state)
 static void every_allocation_can_fail(void **state)
 {
     const fixture *f = *state;
-    for (scenario s = SCENARIO_DEVICE; s <= SCENARIO_LAUNCHED; s++) {
+    for (scenario s = SCENARIO_DEVICE; s <= SCENARIO_BATCHED_ENQUEUE; s++) {
         unsigned char want[WANT_BYTES];
         want_of(f, s, want);
         /* Count. */
@@ -925,6 +988,7 @@ int main(void)
         cmocka_unit_test(every_call_of_a_batch_of_short_rows_can_fail),
         cmocka_unit_test(every_call_of_short_segments_can_fail),
         cmocka_unit_test(every_call_of_a_batch_of_launched_rows_can_fail),
+        cmocka_unit_test(every_call_of_an_enqueued_batch_can_fail),
         cmocka_unit_test(every_call_of_sb_context_create_default_can_fail),
         cmocka_unit_test(every_allocation_can_fail),
         cmocka_unit_test(
