@@ -170,5 +170,11 @@ void sb__program_release(cl_program p);
 sb_status sb__scratch_take(sb_context *ctx, size_t size, cl_uint num_wait,
                            const cl_event *wait, int *slot);
 void sb__scratch_give(sb_context *ctx, int slot, cl_event last_use);
+/* Every idle scratch buffer whose last use is `from` gets `to`, which
+ * completes after it, as its last use instead: a call whose last command
+ * (and so the event it hands its caller) follows its launches lets a
+ * later call that waits for that event reuse the buffers at once. Takes
+ * ctx->lock. */
+void sb__scratch_pass_on(sb_context *ctx, cl_event from, cl_event to);
 
 #endif /* SB_DEVICE_H */

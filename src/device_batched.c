@@ -502,6 +502,17 @@ sb_status sb_reduce_batched_enqueue(sb_context *ctx, cl_command_queue queue,
     SB_RETURN_IF(records == NULL,
                  sb__cl_fail(ctx, err, "clCreateBuffer (the records of a "
                              "batch)"));
+    /* The first row waits for the caller's wait list as well as for the
+     * first copy (which waits for it): a scratch buffer whose last use is
+     * in that list is then free for it (sb__scratch_take()). */
+    cl_event *first_wait = sb__mem.malloc((num_wait + 1) * sizeof *first_wait);
+    if (first_wait == NULL) {
+        SB_CL(clReleaseMemObject)(records);
+        return sb__fail(SB_OUT_OF_MEMORY, "cannot allocate a wait list of "
+                        "%u events", (unsigned)num_wait + 1);
+    }
+    if (num_wait > 0)
+        memcpy(first_wait, wait, num_wait * sizeof *first_wait);
     cl_event prev = NULL;
     err = SB_CL(clEnqueueCopyBuffer)(cb.c.queue, results, records,
                                      results_offset, 0, bytes, num_wait, wait,
@@ -513,14 +524,17 @@ sb_status sb_reduce_batched_enqueue(sb_context *ctx, cl_command_queue queue,
     }
     for (size_t b = 0; b < count && s == SB_OK; b++) {
         cl_event ev = NULL;
+        first_wait[num_wait] = prev;
         s = sb_reduce_enqueue(ctx, cb.c.queue, r, x,
                               row_offset(x_offset, b, batch_stride, n), mask,
                               row_offset(mask_offset, b, batch_stride, n), n,
-                              records, b * sizeof(sb_device_result), 1, &prev,
-                              &ev);
+                              records, b * sizeof(sb_device_result),
+                              b == 0 ? num_wait + 1 : 1,
+                              b == 0 ? first_wait : &prev, &ev);
         SB_CL(clReleaseEvent)(prev);
         prev = s == SB_OK ? ev : NULL;
     }
+    free(first_wait);
     cl_event copied = NULL;
     if (s == SB_OK) {
         err = SB_CL(clEnqueueCopyBuffer)(cb.c.queue, records, results, 0,
@@ -529,6 +543,16 @@ sb_status sb_reduce_batched_enqueue(sb_context *ctx, cl_command_queue queue,
         if (err != CL_SUCCESS)
             s = sb__cl_fail(ctx, err, "clEnqueueCopyBuffer (the records of "
                             "a batch, out)");
+    }
+    if (s == SB_OK) {
+        /* The rows' scratch buffers hold the last row's event as their
+         * last use; `done` is the copy's: a later call that waits for
+         * `done` may then reuse them at once. */
+        sb__scratch_pass_on(ctx, prev, copied);
+        /* As sb_reduce_enqueue() flushes its launches: a caller may poll
+         * `done` or wait for it on another queue. A failed flush changes
+         * nothing that a wait on `done` (which flushes) will not do. */
+        (void)SB_CL(clFlush)(cb.c.queue);
     }
     if (prev != NULL)
         SB_CL(clReleaseEvent)(prev);

@@ -90,3 +90,20 @@ void sb__scratch_give(sb_context *ctx, int slot, cl_event last_use)
     s->last_use = last_use;
     s->busy = 0;
 }
+
+void sb__scratch_pass_on(sb_context *ctx, cl_event from, cl_event to)
+{
+    pthread_mutex_lock(&ctx->lock);
+    for (int i = 0; i < SB_SCRATCH_SLOTS; i++) {
+        sb__scratch *s = &ctx->scratch[i];
+        if (s->buf == NULL || s->busy || s->last_use != from)
+            continue;
+        /* Without a reference to `to` the old last use stays: the buffer
+         * is then only free once `from` completes, as before. */
+        if (SB_CL(clRetainEvent)(to) != CL_SUCCESS)
+            break;
+        SB_CL(clReleaseEvent)(from);
+        s->last_use = to;
+    }
+    pthread_mutex_unlock(&ctx->lock);
+}

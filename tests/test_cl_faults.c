@@ -416,6 +416,11 @@ static sb_status enqueue_many(const fixture *f, sb_context *ctx,
     const size_t rs = sb_result_size(r);
     for (size_t b = 0; b < LAUNCHED_ROWS; b++) {
         const unsigned char *rec = back + RECORD_OFFSET + b * 16;
+        /* Bytes the kernels never write keep what the caller had there:
+         * the call's records start as a copy of the caller's. */
+        all_sentinel_or_fail(rec + 12, 4, "a record's reserved bytes", k);
+        if (rs < 8)
+            all_sentinel_or_fail(rec + rs, 8 - rs, "bytes after a value", k);
         int32_t status;
         memcpy(&status, rec + 8, sizeof status);
         if (status != (int32_t)statuses[b] ||

@@ -384,6 +384,45 @@ static void enqueued_rows_take_turns_with_scratch(void **state)
                                  rec[b].value);
         clReleaseEvent(done);
         clReleaseEvent(gate);
+        /* The same rows as ROWS calls of one row each, each call waiting
+         * for the `done` of the one before, all held back by a gate: a
+         * call's `done` (the copy of its records) is the last use of its
+         * scratch buffers, so the next call reuses them (sb_reduce_
+         * batched_enqueue() once left them to the last row's event, and
+         * the calls ran out of buffers after 64). */
+        memset(rec, RESULT_SENTINEL, sizeof rec);   /* no record left */
+        assert_int_equal(clEnqueueWriteBuffer(d->queue, rb, CL_TRUE, 0,
+                                              sizeof rec, rec, 0, NULL, NULL),
+                         CL_SUCCESS);
+        cl_event gate2 = clCreateUserEvent(d->cl_ctx, &err);
+        assert_int_equal(err, CL_SUCCESS);
+        cl_event prev = gate2;
+        sb_status chained = SB_OK;
+        size_t calls = 0;
+        for (; calls < ROWS && chained == SB_OK; calls++) {
+            cl_event ev = NULL;
+            chained = sb_reduce_batched_enqueue(dc->ctx, d->queue, r, xb,
+                                                calls * N, NULL, 0, N, 1, 1,
+                                                N, rb, calls * 16, 1, &prev,
+                                                &ev);
+            if (prev != gate2)
+                clReleaseEvent(prev);
+            prev = chained == SB_OK ? ev : NULL;
+        }
+        assert_int_equal(clSetUserEventStatus(gate2, CL_COMPLETE),
+                         CL_SUCCESS);
+        clReleaseEvent(gate2);
+        if (chained != SB_OK)
+            fail_msg("%s: chained call %zu: %s (%s)", d->name, calls - 1,
+                     status_name(chained), sb_error_detail());
+        assert_int_equal(clWaitForEvents(1, &prev), CL_SUCCESS);
+        clReleaseEvent(prev);
+        read_buffer(d, rb, 0, sizeof rec, rec);
+        for (size_t b = 0; b < ROWS; b++)
+            wrong += compare_row(d->name, r, b,
+                                 (const unsigned char *)(x + (size_t)b * N),
+                                 NULL, N, (sb_status)rec[b].status,
+                                 rec[b].value);
         clReleaseMemObject(xb);
         clReleaseMemObject(rb);
     }
