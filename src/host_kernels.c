@@ -927,18 +927,12 @@ DEFINE_BLOCK_MAP(f64, max,  double, F64_LANES, 0.0,  TREE_V_F64_MAX)
  * converted per block into a buffer and folded from there, at 2.6-3
  * Gelem/s in cache against 7-8 for f32 input: the buffer's round trip
  * cost as much as the fold. The conversion is a few vector operations
- * per W elements. f16: the bits moved into
- * binary32's place (h << 13) are the value times 2^-112, a binary32
- * subnormal for an f16 subnormal, and times 2^112 is exact (the host path
- * keeps subnormals: fpenv.c); inf and NaN get the all-ones exponent.
- * bf16: the upper half of the binary32. */
+ * per W elements: f16, SB_VEC_F16_TO_F32 (host_half.h); bf16, the upper
+ * half of the binary32. */
 typedef uint16_t sb_vh_in __attribute__((vector_size(SB_VEC_BYTES / 2),
                                          aligned(2), may_alias));
 typedef uint32_t sb_vu32 __attribute__((vector_size(SB_VEC_BYTES)));
-#define HALF_TO_F32_f16(h)                                                  \
-    ((sb_vf)(((h) & 0x8000u) << 16 |                                        \
-             (sb_vu32)((sb_vf)(((h) & 0x7FFFu) << 13) * 0x1p112f) |         \
-             ((sb_vu32)(((h) & 0x7FFFu) >= 0x7C00u) & 0x7F800000u)))
+#define HALF_TO_F32_f16(h) SB_VEC_F16_TO_F32((h), sb_vu32, sb_vf)
 #define HALF_TO_F32_bf16(h) ((sb_vf)((h) << 16))
 /* W halves at p as W floats. AVX-512F has the conversion itself
  * (vcvtph2ps): exact like the bit operations (every f16 value is a float;

@@ -160,13 +160,9 @@ SB_WIDENING_LIST(SB_PREPARE_FN_)
 #define SB_NO_ROUND(v) (v)
 
 /* x[0..count) of f16 bits into floats, four at a time in vector
- * registers: GCC did not vectorise the scalar decode's selects (f16 -> f32
- * sums at 2.2 GB/s, AMD EPYC). The bits moved into binary32's place
- * (h << 13) are a binary32 of value h's value times 2^-112, subnormal
- * for h's subnormals; times 2^112 is exact (the host path keeps
- * subnormals: fpenv.c). inf and NaN get the all-ones exponent. Full
- * unmasked blocks take the per-instruction-set copy of this in
- * host_kernels.c, fused with the fold. */
+ * registers (SB_VEC_F16_TO_F32, host_half.h). Full unmasked blocks take
+ * the per-instruction-set copy of it in host_kernels.c, fused with the
+ * fold. */
 #if defined(__GNUC__)
 typedef uint32_t sb_u32x4 __attribute__((vector_size(16)));
 typedef uint16_t sb_u16x4 __attribute__((vector_size(8)));
@@ -178,11 +174,8 @@ static void f16_block_to_float(const uint16_t *x, float *out, size_t count)
         sb_u16x4 halves;
         memcpy(&halves, x + i, sizeof halves);
         const sb_u32x4 h = __builtin_convertvector(halves, sb_u32x4);
-        const sb_u32x4 magnitude = h & 0x7FFFu;
-        const sb_f32x4 scaled = (sb_f32x4)(magnitude << 13) * 0x1p112f;
-        const sb_u32x4 special = (sb_u32x4)(magnitude >= 0x7C00u) & 0x7F800000u;
-        const sb_u32x4 bits = ((h & 0x8000u) << 16) | (sb_u32x4)scaled | special;
-        memcpy(out + i, &bits, sizeof bits);
+        const sb_f32x4 f = SB_VEC_F16_TO_F32(h, sb_u32x4, sb_f32x4);
+        memcpy(out + i, &f, sizeof f);
     }
     for (; i < count; i++)
         out[i] = sb__f16_to_float(x[i]);
