@@ -4,7 +4,8 @@
 # -DSAMEBITS_PORTABLE_TESTS=ON; .ci/run does, then runs ctest -L portable).
 # Behind an option, not in the README's test command: these rebuild every
 # float kernel in other modes (39 min on a 2-vCPU Zen 3 VM from cold
-# POCL and Mesa caches before the rusticl_full split, about 25 after).
+# POCL and Mesa caches with the first half of test_device_reduce on
+# rusticl, which is now rusticl_full; about 25 min without it).
 #
 #   check_rusticl_quick_*    the --quick corpus on Mesa's rusticl (llvmpipe:
 #                            f32 subnormals not reported, no fp64: f32
