@@ -373,6 +373,20 @@ static sb_status reduce_many(const fixture *f, scenario s, sb_context *ctx,
     return st;
 }
 
+/* After an enqueue form returned st with *done (first set to sentinel):
+ * on SB_OK wait for done and let it go; else done must be untouched. */
+static void settle_done(sb_status st, cl_event done, cl_event sentinel,
+                        unsigned long k)
+{
+    if (st == SB_OK) {
+        assert_int_equal(clWaitForEvents(1, &done), CL_SUCCESS);
+        release_done(done);
+    } else if (done != sentinel) {
+        fail_msg("call %lu: status %s but *done was written", k,
+                 status_name(st));
+    }
+}
+
 /* sb_reduce_batched_enqueue() of SCENARIO_BATCHED_ENQUEUE into a buffer
  * of sentinels, after f->complete: on SB_OK every record equals the
  * host's answer; on an error the buffer is untouched (no row that was
@@ -392,13 +406,7 @@ static sb_status enqueue_many(const fixture *f, sb_context *ctx,
             LAUNCHED_ROWS, LAUNCHED_N, records, RECORD_OFFSET, 1,
             &f->complete, &done);
     run_deferred();
-    if (st == SB_OK) {
-        assert_int_equal(clWaitForEvents(1, &done), CL_SUCCESS);
-        release_done(done);
-    } else if (done != sentinel) {
-        fail_msg("call %lu: status %s but *done was written", k,
-                 status_name(st));
-    }
+    settle_done(st, done, sentinel, k);
     /* clFinish: the rows enqueued before a failure run to their end
      * before the buffer is read (they must not write it). */
     assert_int_equal(clFinish(f->queue), CL_SUCCESS);
@@ -474,13 +482,7 @@ static sb_status reduce_once(const fixture *f, scenario s, sb_context *ctx,
                                            RECORD_OFFSET, 1, &f->complete,
                                            &done);
     run_deferred();
-    if (st == SB_OK) {
-        assert_int_equal(clWaitForEvents(1, &done), CL_SUCCESS);
-        release_done(done);
-    } else if (done != sentinel) {
-        fail_msg("call %lu: status %s but *done was written", k,
-                 status_name(st));
-    }
+    settle_done(st, done, sentinel, k);
     unsigned char back[RECORD_BYTES];
     assert_int_equal(clEnqueueReadBuffer(f->queue, record, CL_TRUE, 0,
                                          RECORD_BYTES, back, 0, NULL, NULL),
