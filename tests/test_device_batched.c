@@ -340,6 +340,24 @@ static void many_long_rows_match(void **state)
     assert_int_equal(wrong, 0);
 }
 
+/* The `rows` records in rb, record b being row b of the f32 matrix x
+ * (rows of n), against sb_reduce_host() and the oracle (compare_row()).
+ * @return mismatches. */
+static unsigned long compare_records(const test_device *d, sb_reduction r,
+                                     cl_mem rb, const float *x, size_t n,
+                                     size_t rows)
+{
+    sb_device_result *rec = checked_malloc(rows * sizeof *rec);
+    read_buffer(d, rb, 0, rows * sizeof *rec, rec);
+    unsigned long wrong = 0;
+    for (size_t b = 0; b < rows; b++)
+        wrong += compare_row(d->name, r, b,
+                             (const unsigned char *)(x + b * n), NULL, n,
+                             (sb_status)rec[b].status, rec[b].value);
+    free(rec);
+    return wrong;
+}
+
 /* The enqueue form with every row held back by a user event until the
  * call has returned: 100 rows in flight at once, more than the context's
  * 64 scratch buffers could hold one to a row (each row of 40000 needs one
@@ -375,13 +393,7 @@ static void enqueued_rows_take_turns_with_scratch(void **state)
             fail_msg("%s: %s (%s)", d->name, status_name(st),
                      sb_error_detail());
         assert_int_equal(clWaitForEvents(1, &done), CL_SUCCESS);
-        sb_device_result rec[ROWS];
-        read_buffer(d, rb, 0, sizeof rec, rec);
-        for (size_t b = 0; b < ROWS; b++)   /* sb_reduce_host and the oracle */
-            wrong += compare_row(d->name, r, b,
-                                 (const unsigned char *)(x + (size_t)b * N),
-                                 NULL, N, (sb_status)rec[b].status,
-                                 rec[b].value);
+        wrong += compare_records(d, r, rb, x, N, ROWS);
         clReleaseEvent(done);
         clReleaseEvent(gate);
         /* The same rows as ROWS calls of one row each, each call waiting
@@ -390,9 +402,11 @@ static void enqueued_rows_take_turns_with_scratch(void **state)
          * scratch buffers, so the next call reuses them (sb_reduce_
          * batched_enqueue() once left them to the last row's event, and
          * the calls ran out of buffers after 64). */
-        memset(rec, RESULT_SENTINEL, sizeof rec);   /* no record left */
+        sb_device_result fill[ROWS];
+        memset(fill, RESULT_SENTINEL, sizeof fill);   /* no record left */
         assert_int_equal(clEnqueueWriteBuffer(d->queue, rb, CL_TRUE, 0,
-                                              sizeof rec, rec, 0, NULL, NULL),
+                                              sizeof fill, fill, 0, NULL,
+                                              NULL),
                          CL_SUCCESS);
         cl_event gate2 = clCreateUserEvent(d->cl_ctx, &err);
         assert_int_equal(err, CL_SUCCESS);
@@ -417,12 +431,7 @@ static void enqueued_rows_take_turns_with_scratch(void **state)
                      status_name(chained), sb_error_detail());
         assert_int_equal(clWaitForEvents(1, &prev), CL_SUCCESS);
         clReleaseEvent(prev);
-        read_buffer(d, rb, 0, sizeof rec, rec);
-        for (size_t b = 0; b < ROWS; b++)
-            wrong += compare_row(d->name, r, b,
-                                 (const unsigned char *)(x + (size_t)b * N),
-                                 NULL, N, (sb_status)rec[b].status,
-                                 rec[b].value);
+        wrong += compare_records(d, r, rb, x, N, ROWS);
         clReleaseMemObject(xb);
         clReleaseMemObject(rb);
     }
