@@ -222,6 +222,25 @@ SB_FN_INLINE acc_t sb_step(acc_t a, acc_t b, uint *f)
 #endif
 }
 
+/* Whether sb_step(a, b) of min / max takes its right side: where
+ * argmin / argmax move the position with the value (the right side only
+ * when strictly less / greater: a tie keeps the left, lower position, and
+ * a NaN never replaces nor is replaced). */
+inline int sb_step_takes_right(acc_t a, acc_t b)
+{
+#if SB_OP == SB_OP_MIN && SB_ACC_KIND == SB_KIND_INT
+    return b < a;
+#elif SB_OP == SB_OP_MAX && SB_ACC_KIND == SB_KIND_INT
+    return b > a;
+#elif SB_OP == SB_OP_MIN
+    return sb_acc_less(b, a);
+#elif SB_OP == SB_OP_MAX
+    return sb_acc_less(a, b);
+#else
+    return 0;
+#endif
+}
+
 #if SB_OP == SB_OP_SUM || SB_OP == SB_OP_PROD || SB_IS_BOOLEAN
 #define SB_HAS_START 1
 #else

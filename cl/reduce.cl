@@ -38,35 +38,52 @@
  * (SB_MAX_LPI_LOG2, from the host, bounds leaves or nodes per item). */
 #define SB_STACK (SB_MAX_LPI_LOG2 + 2)
 
+/* argmin / argmax (SB_ARG): a node also carries a position, the index
+ * from the reduction's first element of the element whose value the node
+ * holds, and moves it with the value: where sb_step() takes its right
+ * side (sb_step_takes_right), or where none takes the other side. Every
+ * function below carries one; other programs never read it, and the
+ * compiler drops it. Such programs fold leaf by leaf (the wide folds keep
+ * no positions) and combine a work-group's nodes through local memory
+ * only (sb_leaves, sb_nodes). */
+
 /* ---- nodes ----------------------------------------------------------------- */
 
 /* combine(l, r) of docs/order.md: none takes the other side. */
-inline void sb_combine(acc_t *v, uint *f, acc_t rv, uint rf)
+inline void sb_combine(acc_t *v, uint *f, ulong *i, acc_t rv, uint rf,
+                       ulong ri)
 {
-    if ((rf & SB_HAS) && (*f & SB_HAS))
+    if ((rf & SB_HAS) && (*f & SB_HAS)) {
+        if (SB_ARG && sb_step_takes_right(*v, rv))
+            *i = ri;
         *v = sb_step(*v, rv, f);
-    else if (rf & SB_HAS)
+    } else if (rf & SB_HAS) {
         *v = rv;
+        *i = ri;
+    }
     *f |= rf;
 }
 
 /* The binary counter over a work-item's consecutive nodes (see
  * src/host_reduce.c): a node enters at its level and combines with its
  * left neighbour of the same level, upwards. */
-inline void sb_push(acc_t *sv, uint *sf, uint *sl, uint *top, acc_t v,
-                    uint f, uint level)
+inline void sb_push(acc_t *sv, uint *sf, ulong *si, uint *sl, uint *top,
+                    acc_t v, uint f, ulong i, uint level)
 {
     while (*top > 0 && sl[*top - 1] == level) {
         acc_t l = sv[*top - 1];
         uint lf = sf[*top - 1];
-        sb_combine(&l, &lf, v, f);
+        ulong li = si[*top - 1];
+        sb_combine(&l, &lf, &li, v, f, i);
         v = l;
         f = lf;
+        i = li;
         (*top)--;
         level++;
     }
     sv[*top] = v;
     sf[*top] = f;
+    si[*top] = i;
     sl[*top] = level;
     (*top)++;
 }
@@ -74,20 +91,25 @@ inline void sb_push(acc_t *sv, uint *sf, uint *sl, uint *top, acc_t v,
 /* What is left on the counter combines from the right: a lower node is a
  * subtree padded with none, which moves up until it meets its left
  * sibling. */
-inline void sb_pop_all(acc_t *sv, uint *sf, uint top, acc_t *v, uint *f)
+inline void sb_pop_all(acc_t *sv, uint *sf, ulong *si, uint top, acc_t *v,
+                       uint *f, ulong *at)
 {
     *v = sb_start();
     *f = 0;
+    *at = 0;
     if (top == 0)
         return;
     *v = sv[top - 1];
     *f = sf[top - 1];
+    *at = si[top - 1];
     for (int i = (int)top - 2; i >= 0; i--) {
         acc_t l = sv[i];
         uint lf = sf[i];
-        sb_combine(&l, &lf, *v, *f);
+        ulong li = si[i];
+        sb_combine(&l, &lf, &li, *v, *f, *at);
         *v = l;
         *f = lf;
+        *at = li;
     }
 }
 
@@ -96,10 +118,11 @@ inline void sb_pop_all(acc_t *sv, uint *sf, uint top, acc_t *v, uint *f)
 /* One leaf of any shape: bounds and mask checked per element. */
 inline void sb_leaf(const global in_t *x, const global in_t *y,
                     const global uchar *mask, ulong first, ulong n, acc_t *v,
-                    uint *f)
+                    uint *f, ulong *at)
 {
     acc_t a = sb_start();
     uint fl = 0;
+    *at = first;
     const ulong end = min(first + SB_LEAF_SIZE, n);
     for (ulong i = first; i < end; i++) {
         if (mask && !mask[i])
@@ -109,6 +132,8 @@ inline void sb_leaf(const global in_t *x, const global in_t *y,
         if (SB_SKIP_NAN && (sb_in_is_nan(xi) || (SB_DOT && sb_in_is_nan(yi))))
             continue;                 /* as if masked out: no map, no flag */
         const acc_t e = sb_term(xi, yi, &fl);
+        if (SB_ARG && (!(fl & SB_HAS) || sb_step_takes_right(a, e)))
+            *at = i;
         a = (fl & SB_HAS) ? sb_step(a, e, &fl) : sb_first(e);
         fl |= SB_HAS;
     }
@@ -694,8 +719,11 @@ SB_FN_INLINE acc_t sb_lane_leaves(const global in_t *x, const global in_t *y,
 /* ---- 3. the work-group ------------------------------------------------------- */
 
 /* The work-group tree over one node per work-item; see the file comment. */
-inline void sb_group_tree(acc_t *v, uint *f, uint pos, uint wg, uint sg,
-                          uint hw, local acc_t *lv, local uint *lf)
+/* An argmin / argmax program has sg = 1 (no shuffle carries positions)
+ * and positions in li. */
+inline void sb_group_tree(acc_t *v, uint *f, ulong *i, uint pos, uint wg,
+                          uint sg, uint hw, local acc_t *lv, local uint *lf,
+                          local ulong *li)
 {
     const uint lane = pos % sg, sgid = pos / sg, nsg = wg / sg;
     for (uint off = 1; off < sg; off <<= 1) {
@@ -703,30 +731,45 @@ inline void sb_group_tree(acc_t *v, uint *f, uint pos, uint wg, uint sg,
         uint of;
         sb_shuffle_down_node(*v, *f, off, pos, lane, sg, hw, lv, lf, &ov, &of);
         if ((lane & (2 * off - 1)) == 0)
-            sb_combine(v, f, ov, of);
+            sb_combine(v, f, i, ov, of, 0);
     }
     if (lane == 0) {
         lv[sgid] = *v;
         lf[sgid] = *f;
+        if (SB_ARG)
+            li[sgid] = *i;
     }
     barrier(CLK_LOCAL_MEM_FENCE);
     for (uint s = 1; s < nsg; s <<= 1) {
         if (pos < nsg && (pos & (2 * s - 1)) == 0) {
             acc_t a = lv[pos];
             uint fa = lf[pos];
-            sb_combine(&a, &fa, lv[pos + s], lf[pos + s]);
+            ulong ia = SB_ARG ? li[pos] : 0;
+            sb_combine(&a, &fa, &ia, lv[pos + s], lf[pos + s],
+                       SB_ARG ? li[pos + s] : 0);
             lv[pos] = a;
             lf[pos] = fa;
+            if (SB_ARG)
+                li[pos] = ia;
         }
         barrier(CLK_LOCAL_MEM_FENCE);
     }
     *v = lv[0];
     *f = lf[0];
+    *i = SB_ARG ? li[0] : 0;
 }
 
 /* ---- 4. the work-group's node, or the result ------------------------------------ */
 
-inline void sb_emit(acc_t v, uint f, uint pos, global acc_t *out_v,
+/* Between passes an argmin / argmax node's position follows the flags:
+ * `cap` values, `cap` flags, `cap` positions (the host makes cap a
+ * multiple of 8, so they are aligned). */
+inline global ulong *sb_node_positions(global acc_t *v, ulong cap)
+{
+    return (global ulong *)((global uchar *)v + cap * (sizeof(acc_t) + 4));
+}
+
+inline void sb_emit(acc_t v, uint f, ulong at, uint pos, global acc_t *out_v,
                     ulong out_cap, uint final, global uchar *res)
 {
     if (pos != 0)
@@ -734,6 +777,8 @@ inline void sb_emit(acc_t v, uint f, uint pos, global acc_t *out_v,
     if (!final) {
         out_v[get_group_id(0)] = v;
         ((global uint *)(out_v + out_cap))[get_group_id(0)] = f;
+        if (SB_ARG)
+            sb_node_positions(out_v, out_cap)[get_group_id(0)] = at;
         return;
     }
     global int *status = (global int *)(res + SB_RESULT_STATUS_OFFSET);
@@ -749,6 +794,8 @@ inline void sb_emit(acc_t v, uint f, uint pos, global acc_t *out_v,
         v = sb_start();
     }
     sb_write(v, res);
+    if (SB_ARG)
+        *(global ulong *)(res + SB_RESULT_INDEX_OFFSET) = at;
     *status = SB_STATUS_OK;
 }
 
@@ -759,19 +806,19 @@ kernel void sb_leaves(const global in_t *x, ulong x_off,
                       const global uchar *mask, ulong mask_off, ulong n,
                       uint lpi, uint sg, local acc_t *lv, local uint *lf,
                       global acc_t *out_v, ulong out_cap, uint final,
-                      global uchar *res, ulong res_off)
+                      global uchar *res, ulong res_off, local ulong *li)
 {
     const uint wg = (uint)get_local_size(0);
     uint pos, hw;
-    sg = sb_choose_subgroup(sg, wg, &pos, &hw);
+    sg = sb_choose_subgroup(SB_ARG ? 1u : sg, wg, &pos, &hw);
     x += x_off;
     if (SB_DOT)
         y += y_off;                  /* NULL unless a dot product */
     if (mask)
         mask += mask_off;
     /* Full leaves may take the fast folds only when every element takes
-     * part: no mask, and no NaN to skip. */
-    const int whole = !mask && !SB_SKIP_NAN;
+     * part (no mask, and no NaN to skip) and no position is kept. */
+    const int whole = !mask && !SB_SKIP_NAN && !SB_ARG;
 
     /* 1. and 2.: this work-item's leaves, into its binary counter. */
     const ulong item = (ulong)get_group_id(0) * wg + pos;
@@ -779,6 +826,7 @@ kernel void sb_leaves(const global in_t *x, ulong x_off,
     const ulong leaves = (n + SB_LEAF_SIZE - 1) / SB_LEAF_SIZE;
     acc_t sv[SB_STACK];
     uint sf[SB_STACK], sl[SB_STACK], top = 0;
+    ulong si[SB_STACK];
 #if SB_PLAIN_ITEMS
     /* An item of full, unmasked leaves all allowing the plain fold (the
      * common case) takes it for every eight; any other takes the test per
@@ -796,7 +844,7 @@ kernel void sb_leaves(const global in_t *x, ulong x_off,
         acc_t node;
         if (whole && (first_leaf + lpi) * SB_LEAF_SIZE <= n &&
             sb_order_free_item(x, y, first_leaf * SB_LEAF_SIZE, lpi, &node)) {
-            sb_push(sv, sf, sl, &top, node, SB_HAS, 0);
+            sb_push(sv, sf, si, sl, &top, node, SB_HAS, 0, 0);
             l = lpi;   /* the item is one node: its leaves are done */
         }
     }
@@ -808,8 +856,8 @@ kernel void sb_leaves(const global in_t *x, ulong x_off,
 #if SB_LANE_LEAVES
         if (whole && l % SB_LANES == 0 && lpi - l >= SB_LANES &&
             first + SB_LANES * SB_LEAF_SIZE <= n) {
-            sb_push(sv, sf, sl, &top, sb_lane_leaves(x, y, first), SB_HAS,
-                    SB_LANES_LOG2);
+            sb_push(sv, sf, si, sl, &top, sb_lane_leaves(x, y, first),
+                    SB_HAS, 0, SB_LANES_LOG2);
             l += SB_LANES;
             continue;
         }
@@ -821,48 +869,55 @@ kernel void sb_leaves(const global in_t *x, ulong x_off,
             else
 #endif
                 sb_eight_leaves(x, y, first, &v, &f);
-            sb_push(sv, sf, sl, &top, v, f, 3);
+            sb_push(sv, sf, si, sl, &top, v, f, 0, 3);
             l += 8;
         } else if (whole && l % 4 == 0 && lpi - l >= 4 && first + 64 <= n) {
             sb_four_leaves(x, y, first, &v, &f);
-            sb_push(sv, sf, sl, &top, v, f, 2);
+            sb_push(sv, sf, si, sl, &top, v, f, 0, 2);
             l += 4;
         } else {
-            sb_leaf(x, y, mask, first, n, &v, &f);
-            sb_push(sv, sf, sl, &top, v, f, 0);
+            ulong at;
+            sb_leaf(x, y, mask, first, n, &v, &f, &at);
+            sb_push(sv, sf, si, sl, &top, v, f, at, 0);
             l += 1;
         }
     }
     acc_t v;
     uint f;
-    sb_pop_all(sv, sf, top, &v, &f);
+    ulong at;
+    sb_pop_all(sv, sf, si, top, &v, &f, &at);
 
     /* 3. and 4. */
-    sb_group_tree(&v, &f, pos, wg, sg, hw, lv, lf);
-    sb_emit(v, f, pos, out_v, out_cap, final, res + res_off);
+    sb_group_tree(&v, &f, &at, pos, wg, sg, hw, lv, lf, li);
+    sb_emit(v, f, at, pos, out_v, out_cap, final, res + res_off);
 }
 
 kernel void sb_nodes(const global acc_t *in_v, ulong in_cap, ulong count,
                      uint npi, uint sg, local acc_t *lv, local uint *lf,
                      global acc_t *out_v, ulong out_cap, uint final,
-                     global uchar *res, ulong res_off)
+                     global uchar *res, ulong res_off, local ulong *li)
 {
     const global uint *in_f = (const global uint *)(in_v + in_cap);
+    const global ulong *in_i = (const global ulong *)
+        ((const global uchar *)in_v + in_cap * (sizeof(acc_t) + 4));
     const uint wg = (uint)get_local_size(0);
     uint pos, hw;
-    sg = sb_choose_subgroup(sg, wg, &pos, &hw);
+    sg = sb_choose_subgroup(SB_ARG ? 1u : sg, wg, &pos, &hw);
 
     /* 1. and 2.: this work-item's nodes of the previous pass. */
     const ulong first = ((ulong)get_group_id(0) * wg + pos) * npi;
     acc_t sv[SB_STACK];
     uint sf[SB_STACK], sl[SB_STACK], top = 0;
+    ulong si[SB_STACK];
     for (uint k = 0; k < npi && first + k < count; k++)
-        sb_push(sv, sf, sl, &top, in_v[first + k], in_f[first + k], 0);
+        sb_push(sv, sf, si, sl, &top, in_v[first + k], in_f[first + k],
+                SB_ARG ? in_i[first + k] : 0, 0);
     acc_t v;
     uint f;
-    sb_pop_all(sv, sf, top, &v, &f);
+    ulong at;
+    sb_pop_all(sv, sf, si, top, &v, &f, &at);
 
     /* 3. and 4. */
-    sb_group_tree(&v, &f, pos, wg, sg, hw, lv, lf);
-    sb_emit(v, f, pos, out_v, out_cap, final, res + res_off);
+    sb_group_tree(&v, &f, &at, pos, wg, sg, hw, lv, lf, li);
+    sb_emit(v, f, at, pos, out_v, out_cap, final, res + res_off);
 }

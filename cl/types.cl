@@ -31,6 +31,11 @@
  *   SB_COUNT              a count: the accumulator is ulong, the operation
  *                         a wrapping sum, and every taking-part element
  *                         reads as 1 (ops.cl, sb_load)
+ *   SB_ARG                argmin / argmax (SB_OP is min / max): every
+ *                         node carries the position of the element whose
+ *                         value it holds, and the record is an
+ *                         sb_device_arg_result (index at
+ *                         SB_RESULT_INDEX_OFFSET)
  *   SB_NEED_FP64          the program uses the device's doubles
  *   SB_LEAF_SIZE, SB_MAX_LPI_LOG2, SB_STATUS_*, SB_RESULT_STATUS_OFFSET,
  *   SB_SG_BACKEND         the order's leaf, the per-item limit, the status
@@ -50,7 +55,8 @@
     !defined(SB_MAP_NONE) || !defined(SB_MAP_ABS) || \
     !defined(SB_MAP_SQUARE) || !defined(SB_SKIP_NAN) || !defined(SB_DOT) || \
     !defined(SB_ACC_HALF) || !defined(SB_KIND_F16) || \
-    !defined(SB_KIND_BF16) || !defined(SB_COUNT)
+    !defined(SB_KIND_BF16) || !defined(SB_COUNT) || !defined(SB_ARG) || \
+    !defined(SB_RESULT_INDEX_OFFSET)
 #error "build with the host's -D options (src/device_programs.c)"
 #endif
 #if SB_LEAF_SIZE != 16

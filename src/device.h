@@ -22,10 +22,12 @@
  * name). Each family is a program of its own (cl/ops.cl takes its
  * operation from -DSB_OP), with the kernels sb_leaves and sb_nodes. A
  * count is a wrapping u64 sum whose term is 1 per taking-part element
- * (-DSB_COUNT=1: cl/ops.cl). */
+ * (-DSB_COUNT=1: cl/ops.cl). argmin / argmax are min / max whose nodes
+ * carry positions (-DSB_ARG=1: cl/reduce.cl). */
 #define SB_KERNEL_FAMILY_LIST(X)                                          \
     X(SUM, sum) X(PROD, prod) X(SUMWRAP, sumwrap) X(PRODWRAP, prodwrap)   \
-    X(MIN, min) X(MAX, max) X(ANY, any) X(ALL, all) X(CNT, count)
+    X(MIN, min) X(MAX, max) X(ANY, any) X(ALL, all) X(CNT, count)      \
+    X(ARGMIN, argmin) X(ARGMAX, argmax)
 
 typedef enum {
 #define SB_FAMILY_ENUM_(e, name) SB_FAMILY_##e,
@@ -96,24 +98,29 @@ sb_status sb__check_call(sb_context *ctx, cl_command_queue queue,
                          cl_mem mask, size_t mask_offset, size_t n,
                          sb__checked_call *out);
 
-/* SB_UNSUPPORTED, with a detail naming `form`, for argmin / argmax: only
- * the blocking forms compute them (device_arg.c); else SB_OK. */
-sb_status sb__refuse_arg(const sb_context *ctx, const sb__plan *plan,
-                         const char *form);
+/* The record a launch chain writes: an sb_device_result, or for argmin /
+ * argmax an sb_device_arg_result. Its size; the unit check_buffer's
+ * message names; its status; its value as a result (an sb_arg_result for
+ * argmin / argmax); a record made of a status and (if SB_OK) a result;
+ * and sb__record_read(), a blocking call's reading: SB_OK and the result,
+ * or SB_EMPTY / SB_OVERFLOW with their detail, or SB_OPENCL_ERROR for a
+ * status that is none. */
+size_t sb__record_size(const sb__plan *plan);
+const char *sb__record_unit(const sb__plan *plan);
+sb_status sb__record_status(const sb__plan *plan, const unsigned char *record);
+void sb__record_value(const sb__plan *plan, const unsigned char *record,
+                      void *result);
+void sb__record_write(const sb__plan *plan, sb_status status,
+                      const void *result, unsigned char *record);
+sb_status sb__record_read(const sb__plan *plan, const unsigned char *record,
+                          void *result);
 
-/* sb_reduce() after sb__check_call(), argmin / argmax left out: the
- * min / max kernels' answer, or SB_EMPTY / SB_OVERFLOW with its detail. */
+/* sb_reduce() after sb__check_call(): the kernels' answer, or SB_EMPTY /
+ * SB_OVERFLOW with its detail. */
 sb_status sb__reduce_checked(sb_context *ctx, const sb__checked_call *c,
                              sb_reduction r, cl_mem x, size_t x_offset,
                              cl_mem mask, size_t mask_offset, size_t n,
                              void *result);
-
-/* sb_reduce() of SB_ARGMIN / SB_ARGMAX after sb__check_call()
- * (device_arg.c). */
-sb_status sb__device_arg(sb_context *ctx, const sb__checked_call *c,
-                         sb_reduction r, cl_mem x, size_t x_offset,
-                         cl_mem mask, size_t mask_offset, size_t n,
-                         void *result);
 
 /* `buf` belongs to ctx and holds elements [offset, offset + n) of `elem`
  * bytes each (`unit` names them in the detail), overflow-safe. */

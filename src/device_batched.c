@@ -8,8 +8,7 @@
  *     in the buffer, on the caller's queue, each waiting for the one
  *     before, into records of a buffer of the call's own, which the
  *     blocking forms read back once and the enqueue form copies into the
- *     caller's buffer with one copy (reduce_rows_launched(); argmin and
- *     argmax, which the enqueue form refuses, one sb_reduce() per row);
+ *     caller's buffer with one copy (reduce_rows_launched());
  *   - short rows that lie close together (rows_take_the_shortcut()), and
  *     runs of short segments, which one sb_reduce() each would take to
  *     the host: read back by chunks and reduced by the host forms; short
@@ -166,10 +165,9 @@ typedef struct {
  * with the same scratch buffers), then one blocking read of every
  * record. One sb_reduce() per row waited for each row's record instead:
  * a command round trip per row, which made 1000 POCL rows of 10^5 f32
- * run at 4.0 GB/s against 8.8-9.2 this way (README: Performance). argmin and
- * argmax, which the enqueue form refuses, still take sb_reduce() per
- * row. If anything fails, the chains already enqueued only write into
- * the records, which nobody reads. */
+ * run at 4.0 GB/s against 8.8-9.2 this way (README: Performance). If
+ * anything fails, the chains already enqueued only write into the
+ * records, which nobody reads. */
 static sb_status reduce_rows_launched(sb_context *ctx,
                                       const sb__checked_call *c,
                                       sb_reduction r, cl_mem x, cl_mem mask,
@@ -178,18 +176,11 @@ static sb_status reduce_rows_launched(sb_context *ctx,
 {
     if (k == 0)
         return SB_OK;
-    if (c->plan.arg) {
-        sb_status s = SB_OK;
-        for (size_t i = 0; i < k && s == SB_OK; i++)
-            s = reduce_row(ctx, c, r, x, rows[i].x_at, mask, rows[i].mask_at,
-                           rows[i].n, a, rows[i].b);
-        return s;
-    }
-    const size_t rs = c->plan.result_size;
-    SB_FAIL_IF(k > SIZE_MAX / sizeof(sb_device_result), SB_INVALID_ARGUMENT,
+    const size_t rs = c->plan.result_size, rec_size = sb__record_size(&c->plan);
+    SB_FAIL_IF(k > SIZE_MAX / rec_size, SB_INVALID_ARGUMENT,
                "%zu records exceed the address space", k);
-    const size_t bytes = k * sizeof(sb_device_result);
-    sb_device_result *rec = sb__mem.malloc(bytes);
+    const size_t bytes = k * rec_size;
+    unsigned char *rec = sb__mem.malloc(bytes);
     SB_FAIL_IF(rec == NULL, SB_OUT_OF_MEMORY, "cannot allocate %zu records",
                k);
     cl_int err = CL_SUCCESS;
@@ -206,7 +197,7 @@ static sb_status reduce_rows_launched(sb_context *ctx,
         cl_event ev = NULL;
         s = sb_reduce_enqueue(ctx, c->queue, r, x, rows[i].x_at, mask,
                               rows[i].mask_at, rows[i].n, buf,
-                              i * sizeof(sb_device_result), prev ? 1 : 0,
+                              i * rec_size, prev ? 1 : 0,
                               prev ? &prev : NULL, &ev);
         if (prev != NULL)
             SB_CL(clReleaseEvent)(prev);
@@ -224,9 +215,10 @@ static sb_status reduce_rows_launched(sb_context *ctx,
     SB_CL(clReleaseMemObject)(buf);
     for (size_t i = 0; i < k && s == SB_OK; i++) {
         const size_t b = rows[i].b;
-        a->statuses[b] = (sb_status)rec[i].status;
+        a->statuses[b] = sb__record_status(&c->plan, rec + i * rec_size);
         if (a->statuses[b] == SB_OK)
-            memcpy(a->results + b * rs, rec[i].value, rs);
+            sb__record_value(&c->plan, rec + i * rec_size,
+                             a->results + b * rs);
     }
     free(rec);
     return s;
@@ -395,14 +387,15 @@ static sb_status enqueue_strided(sb_context *ctx, const checked_batch *cb,
                                  const cl_event *wait, cl_event *done)
 {
     const size_t rs = cb->c.plan.result_size;
-    const size_t record_bytes = count * sizeof(sb_device_result);
+    const size_t rec_size = sb__record_size(&cb->c.plan);
+    const size_t record_bytes = count * rec_size;
     unsigned char *copy;
     const unsigned char *xs, *ms;
     sb_status s = read_batch(ctx, cb, x, x_offset, mask, mask_offset,
                              num_wait, wait, &copy, &xs, &ms);
     SB_RETURN_IF(s != SB_OK, s);
     answers a = { NULL, NULL };
-    sb_device_result *rec = sb__mem.malloc(record_bytes);
+    unsigned char *rec = sb__mem.malloc(record_bytes);
     s = rec != NULL ? answers_new(&a, count, rs)
                     : sb__fail(SB_OUT_OF_MEMORY, "cannot allocate %zu "
                                "records", count);
@@ -424,11 +417,9 @@ static sb_status enqueue_strided(sb_context *ctx, const checked_batch *cb,
                                          &ctx->opts.host);
     cl_event ev = NULL;
     if (s == SB_OK) {
-        for (size_t b = 0; b < count; b++) {
-            rec[b].status = (int32_t)a.statuses[b];
-            if (a.statuses[b] == SB_OK)
-                memcpy(rec[b].value, a.results + b * rs, rs);
-        }
+        for (size_t b = 0; b < count; b++)
+            sb__record_write(&cb->c.plan, a.statuses[b], a.results + b * rs,
+                             rec + b * rec_size);
         err = SB_CL(clEnqueueWriteBuffer)(cb->c.queue, records, CL_TRUE,
                                           records_offset, record_bytes, rec,
                                           0, NULL, &ev);
@@ -460,17 +451,16 @@ sb_status sb_reduce_batched_enqueue(sb_context *ctx, cl_command_queue queue,
     sb_status s = check_batch(ctx, queue, r, x, x_offset, mask, mask_offset,
                               n, elem_stride, count, batch_stride, &cb);
     SB_RETURN_IF(s != SB_OK, s);
-    s = sb__refuse_arg(ctx, &cb.c.plan, "sb_reduce_batched_enqueue()");
-    SB_RETURN_IF(s != SB_OK, s);
+    const size_t rec_size = sb__record_size(&cb.c.plan);
     SB_FAIL_IF(results == NULL, SB_INVALID_ARGUMENT, "results is NULL");
     SB_FAIL_IF(results_offset % 8 != 0, SB_INVALID_ARGUMENT,
                "results_offset = %zu is not a multiple of 8", results_offset);
-    SB_FAIL_IF(count > SIZE_MAX / sizeof(sb_device_result),
+    SB_FAIL_IF(count > SIZE_MAX / rec_size,
                SB_INVALID_ARGUMENT, "count = %zu records exceed the address "
                "space", count);
     s = sb__check_buffer(ctx, "results", results, results_offset / 8,
-                         count * (sizeof(sb_device_result) / 8), 8,
-                         "8-byte words; an sb_device_result is 2");
+                         count * (rec_size / 8), 8,
+                         sb__record_unit(&cb.c.plan));
     SB_RETURN_IF(s != SB_OK, s);
     SB_FAIL_IF(num_wait > 0 && wait == NULL, SB_INVALID_ARGUMENT,
                "wait is NULL while num_wait = %u", (unsigned)num_wait);
@@ -495,7 +485,7 @@ sb_status sb_reduce_batched_enqueue(sb_context *ctx, cl_command_queue queue,
      * enqueued write only the call's buffer, which OpenCL frees when they
      * are done), and `done`, the last copy's event, completes after every
      * row on out-of-order queues too. */
-    const size_t bytes = count * sizeof(sb_device_result);
+    const size_t bytes = count * rec_size;
     cl_int err = CL_SUCCESS;
     cl_mem records = SB_CL(clCreateBuffer)(ctx->cl_ctx, CL_MEM_READ_WRITE,
                                            bytes, NULL, &err);
@@ -528,7 +518,7 @@ sb_status sb_reduce_batched_enqueue(sb_context *ctx, cl_command_queue queue,
         s = sb_reduce_enqueue(ctx, cb.c.queue, r, x,
                               row_offset(x_offset, b, batch_stride, n), mask,
                               row_offset(mask_offset, b, batch_stride, n), n,
-                              records, b * sizeof(sb_device_result),
+                              records, b * rec_size,
                               b == 0 ? num_wait + 1 : 1,
                               b == 0 ? first_wait : &prev, &ev);
         SB_CL(clReleaseEvent)(prev);

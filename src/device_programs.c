@@ -24,6 +24,11 @@ _Static_assert(offsetof(sb_device_result, value) == 0,
                "sb_device_result.value is at byte 0");
 _Static_assert(offsetof(sb_device_result, status) == 8,
                "sb_device_result.status is at byte 8");
+_Static_assert(sizeof(sb_device_arg_result) == 24,
+               "sb_device_arg_result is 24 bytes");
+_Static_assert(offsetof(sb_device_arg_result, index) == 8 &&
+               offsetof(sb_device_arg_result, status) == 16,
+               "sb_device_arg_result: index at byte 8, status at 16");
 
 sb__kernel_family sb__kernel_family_of(const sb__plan *p)
 {
@@ -35,16 +40,15 @@ sb__kernel_family sb__kernel_family_of(const sb__plan *p)
     case SB_ANY:  return SB_FAMILY_ANY;
     case SB_ALL:  return SB_FAMILY_ALL;
     case SB_COUNT: return SB_FAMILY_CNT;
-    case SB_ARGMIN:
-    case SB_ARGMAX:
-        break;   /* no kernels: device_arg.c walks the min/max ones */
+    case SB_ARGMIN: return SB_FAMILY_ARGMIN;
+    case SB_ARGMAX: return SB_FAMILY_ARGMAX;
     }
     return SB_FAMILY_SUM;
 }
 
 unsigned sb__kernel_variant_of(const sb__plan *p)
 {
-    const bool ordered = p->op == SB_MIN || p->op == SB_MAX;
+    const bool ordered = p->op == SB_MIN || p->op == SB_MAX || p->arg;
     return (p->dot ? 3u : (unsigned)p->map) + (p->skip_nan ? 4u : 0u)
          + (ordered && p->wrap ? 8u : 0u);
 }
@@ -156,6 +160,10 @@ static void build_options(const sb_context *ctx, const sb__plan *plan,
     const char *opt = int_abs && abs_by_select(c) ? "-cl-opt-disable " : "";
     const int acc_half = !boolean && !count && sb__type_is_half(plan->acc);
     const sb_type acc_store = count ? SB_U64 : acc_half ? SB_F32 : plan->acc;
+    /* The kernels' operation: argmin / argmax are min / max with
+     * positions (SB_ARG), a count a sum. */
+    const sb_op op = count ? SB_SUM : plan->op == SB_ARGMIN ? SB_MIN
+                   : plan->op == SB_ARGMAX ? SB_MAX : plan->op;
     snprintf(buf, size,
              "%s%s%s-DSB_IN_T=%s -DSB_ACC_T=%s -DSB_IN_KIND=%d -DSB_ACC_KIND=%d "
              "-DSB_ACC_SIGNED=%d -DSB_ACC_BITS=%d -DSB_KIND_INT=%d "
@@ -170,7 +178,8 @@ static void build_options(const sb_context *ctx, const sb__plan *plan,
              "-DSB_MAP=%d -DSB_MAP_NONE=%d -DSB_MAP_ABS=%d -DSB_MAP_SQUARE=%d "
              "-DSB_SKIP_NAN=%d -DSB_DOT=%d -DSB_ABS_BY_SELECT=%d "
              "-DSB_KIND_F16=%d -DSB_KIND_BF16=%d -DSB_ACC_HALF=%d "
-             "-DSB_PREFETCH=%zu -DSB_COUNT=%d",
+             "-DSB_PREFETCH=%zu -DSB_COUNT=%d -DSB_ARG=%d "
+             "-DSB_RESULT_INDEX_OFFSET=%d",
              opt, std, (ctx->opts.flags & SB_OPT_FLUSH_SUBNORMALS)
                   ? "-cl-denorms-are-zero " : "",
              storage_name(c, plan->input),
@@ -180,15 +189,17 @@ static void build_options(const sb_context *ctx, const sb__plan *plan,
              boolean ? 32 : (int)sb_type_size(acc_store) * 8,
              KIND_INT, KIND_F32, KIND_F64, c->type_mode[SB_F32],
              c->type_mode[SB_F64], SB_MODE_NATIVE, SB_MODE_GUARDED,
-             SB_MODE_SOFTWARE, count ? (int)SB_SUM : (int)plan->op, SB_SUM,
+             SB_MODE_SOFTWARE, (int)op, SB_SUM,
              SB_PROD, SB_MIN, SB_MAX, SB_ANY, SB_ALL, count || plan->wrap,
              f64_hw, backend, SB_LEAF_SIZE, SB_MAX_PER_ITEM_LOG2, SB_OK,
              SB_EMPTY, SB_OVERFLOW,
-             (int)offsetof(sb_device_result, status), wide_folds_ok(c),
+             plan->arg ? (int)offsetof(sb_device_arg_result, status)
+                       : (int)offsetof(sb_device_result, status),
+             wide_folds_ok(c),
              (int)plan->map, SB_MAP_NONE, SB_MAP_ABS, SB_MAP_SQUARE,
              plan->skip_nan, plan->dot, abs_by_select(c), KIND_F16,
              KIND_BF16, acc_half ? kind_of(plan->acc) : 0, prefetch_bytes(c),
-             count);
+             count, (int)plan->arg, (int)offsetof(sb_device_arg_result, index));
 }
 
 /* ---- programs shared between contexts ---------------------------------------

@@ -124,17 +124,84 @@ static sb_status check_rest(sb_context *ctx, cl_command_queue queue,
     return SB_OK;
 }
 
-sb_status sb__refuse_arg(const sb_context *ctx, const sb__plan *plan,
-                         const char *form)
+size_t sb__record_size(const sb__plan *plan)
 {
-    SB_FAIL_IF(plan->arg, SB_UNSUPPORTED,
-               "%s of %s on a device is computed by sb_reduce(), "
-               "sb_reduce_batched() and sb_reduce_segments() (by walking "
-               "the tree of min/max reductions down, which needs their "
-               "answers on the host); %s does not compute it yet (%s; "
-               "sb_reduce_host() and host partials do)",
-               sb_op_name(plan->op), sb_type_name(plan->input), form,
-               ctx->caps.name);
+    return plan->arg ? sizeof(sb_device_arg_result) : sizeof(sb_device_result);
+}
+
+const char *sb__record_unit(const sb__plan *plan)
+{
+    return plan->arg ? "8-byte words; an sb_device_arg_result is 3"
+                     : "8-byte words; an sb_device_result is 2";
+}
+
+/* The offsets of the record's status and (argmin / argmax) index. */
+static size_t status_at(const sb__plan *plan)
+{
+    return plan->arg ? offsetof(sb_device_arg_result, status)
+                     : offsetof(sb_device_result, status);
+}
+
+sb_status sb__record_status(const sb__plan *plan, const unsigned char *record)
+{
+    int32_t status;
+    memcpy(&status, record + status_at(plan), sizeof status);
+    return (sb_status)status;
+}
+
+void sb__record_value(const sb__plan *plan, const unsigned char *record,
+                      void *result)
+{
+    if (!plan->arg) {
+        memcpy(result, record, plan->result_size);
+        return;
+    }
+    /* value and index where sb_arg_result has them; after the value's
+     * bytes zeros, as the host forms write them */
+    sb_arg_result a;
+    memset(a.value, 0, sizeof a.value);
+    memcpy(a.value, record, sb_type_size(plan->acc));
+    memcpy(&a.index, record + offsetof(sb_device_arg_result, index),
+           sizeof a.index);
+    memcpy(result, &a, sizeof a);
+}
+
+void sb__record_write(const sb__plan *plan, sb_status status,
+                      const void *result, unsigned char *record)
+{
+    const int32_t word = (int32_t)status;
+    memcpy(record + status_at(plan), &word, sizeof word);
+    if (status != SB_OK)
+        return;
+    if (!plan->arg) {
+        memcpy(record, result, plan->result_size);
+        return;
+    }
+    sb_arg_result a;           /* the value's bytes only, as the kernels */
+    memcpy(&a, result, sizeof a);
+    memcpy(record, a.value, sb_type_size(plan->acc));
+    memcpy(record + offsetof(sb_device_arg_result, index), &a.index,
+           sizeof a.index);
+}
+
+sb_status sb__record_read(const sb__plan *plan, const unsigned char *record,
+                          void *result)
+{
+    const sb_status status = sb__record_status(plan, record);
+    SB_FAIL_IF(status == SB_EMPTY, SB_EMPTY,
+               "%s over no element: nothing takes part, so there is no value",
+               sb_op_name(plan->op));
+    SB_FAIL_IF(status == SB_OVERFLOW, SB_OVERFLOW,
+               "the checked %s %s%s%s overflows in tree order on the device "
+               "(it reports no position; %s on the same data names the node "
+               "or element)", sb_type_name(plan->acc),
+               plan->dot ? "dot product" : sb_op_name(plan->op),
+               plan->map != SB_MAP_NONE ? " of " : "",
+               plan->map != SB_MAP_NONE ? sb_map_name(plan->map) : "",
+               plan->dot ? "sb_dot_host()" : "sb_reduce_host()");
+    SB_FAIL_IF(status != SB_OK, SB_OPENCL_ERROR,
+               "the device wrote status %d, which is no status", (int)status);
+    sb__record_value(plan, record, result);
     return SB_OK;
 }
 
@@ -187,7 +254,10 @@ static sb_status enqueue_chain(sb_context *ctx, const sb__checked_call *c,
                                const cl_event *wait, cl_event *done)
 {
     const sb_options *o = &ctx->opts;
-    const size_t acc = sb__kernel_acc_size(&c->plan);   /* bytes per node */
+    const size_t acc = sb__kernel_acc_size(&c->plan);   /* bytes per value */
+    /* A node between passes: value, flags and (argmin / argmax) position. */
+    const size_t node_bytes = acc + 4 + (c->plan.arg ? 8 : 0);
+    const size_t local_positions = c->plan.arg ? 8 : 1;
     const cl_uint sg = o->subgroups == SB_SUBGROUPS_AUTO ? 0u
                      : o->subgroups == SB_SUBGROUPS_OFF ? 1u
                      : (cl_uint)o->emulated_subgroup_size;
@@ -202,14 +272,15 @@ static sb_status enqueue_chain(sb_context *ctx, const sb__checked_call *c,
     SB_RETURN_IF(s != SB_OK, s);
 
     /* Two scratch buffers, ping and pong, for the partials of alternate
-     * passes: `cap` values then `cap` flags (cap a multiple of 4, so the
-     * flags are aligned). */
+     * passes: `cap` values, `cap` flags, and for argmin / argmax `cap`
+     * positions (cap a multiple of 8, so the flags and the positions are
+     * aligned). */
     int slot[2] = { -1, -1 };
     size_t cap[2] = { 0, 0 };
     {
         size_t count = groups, pass = 0;
         while (count > 1) {
-            const size_t need = (count + 3) & ~(size_t)3;
+            const size_t need = (count + 7) & ~(size_t)7;
             if (need > cap[pass & 1])
                 cap[pass & 1] = need;
             count = div_up(count, o->tree_work_group_size * o->nodes_per_item);
@@ -217,7 +288,7 @@ static sb_status enqueue_chain(sb_context *ctx, const sb__checked_call *c,
         }
     }
     for (int i = 0; i < 2; i++)
-        if (cap[i] > 0 && (s = sb__scratch_take(ctx, cap[i] * (acc + 4),
+        if (cap[i] > 0 && (s = sb__scratch_take(ctx, cap[i] * node_bytes,
                                                 num_wait, wait,
                                                 &slot[i])) != SB_OK) {
             if (i == 1)
@@ -252,6 +323,8 @@ static sb_status enqueue_chain(sb_context *ctx, const sb__checked_call *c,
         if (err == CL_SUCCESS) err = ARG(13, final);
         if (err == CL_SUCCESS) err = ARG(14, res);
         if (err == CL_SUCCESS) err = ARG(15, ro);
+        if (err == CL_SUCCESS)   /* positions: one unused word unless arg */
+            err = SB_CL(clSetKernelArg)(k, 16, wg * local_positions, NULL);
         if (err == CL_SUCCESS)
             err = launch(c->queue, k, groups, wg, num_wait, wait, &ev);
     }
@@ -278,6 +351,8 @@ static sb_status enqueue_chain(sb_context *ctx, const sb__checked_call *c,
         if (err == CL_SUCCESS) err = ARG(9, final);
         if (err == CL_SUCCESS) err = ARG(10, res);
         if (err == CL_SUCCESS) err = ARG(11, ro);
+        if (err == CL_SUCCESS)
+            err = SB_CL(clSetKernelArg)(k, 12, twg * local_positions, NULL);
         if (err == CL_SUCCESS) {
             cl_event next = NULL;
             err = launch(c->queue, k, groups, twg, 1, &ev, &next);
@@ -320,8 +395,7 @@ static sb_status enqueue_checked(sb_context *ctx, const sb__checked_call *cc,
     SB_FAIL_IF(result_offset % 8 != 0, SB_INVALID_ARGUMENT,
                "result_offset = %zu is not a multiple of 8", result_offset);
     s = check_buffer(ctx, "result", result, result_offset / 8,
-                     sizeof(sb_device_result) / 8, 8,
-                     "8-byte words; an sb_device_result is 2");
+                     sb__record_size(&c.plan) / 8, 8, sb__record_unit(&c.plan));
     SB_RETURN_IF(s != SB_OK, s);
     SB_FAIL_IF(num_wait > 0 && wait == NULL, SB_INVALID_ARGUMENT,
                "wait is NULL while num_wait = %u", (unsigned)num_wait);
@@ -354,8 +428,6 @@ sb_status sb_reduce_enqueue(sb_context *ctx, cl_command_queue queue,
     sb__checked_call c;
     sb_status s = sb__check_call(ctx, queue, r, x, x_offset, mask,
                                  mask_offset, n, &c);
-    SB_RETURN_IF(s != SB_OK, s);
-    s = sb__refuse_arg(ctx, &c.plan, "sb_reduce_enqueue()");
     SB_RETURN_IF(s != SB_OK, s);
     return enqueue_checked(ctx, &c, x, x_offset, NULL, 0, mask, mask_offset,
                            n, result, result_offset, num_wait, wait, done);
@@ -430,8 +502,7 @@ static sb_status reduce_on_host(sb_context *ctx, const sb__checked_call *c,
     return s;
 }
 
-/* sb_reduce() and sb_dot() after the checks of x, y and the mask (not
- * argmin / argmax: device_arg.c). */
+/* sb_reduce() and sb_dot() after the checks of x, y and the mask. */
 static sb_status reduce_checked(sb_context *ctx, const sb__checked_call *cc,
                                 sb_reduction r, cl_mem x, size_t x_offset,
                                 cl_mem y, size_t y_offset, cl_mem mask,
@@ -446,8 +517,9 @@ static sb_status reduce_checked(sb_context *ctx, const sb__checked_call *cc,
 
     int slot = -1;
     cl_event ev = NULL;
+    const size_t record_size = sb__record_size(&c.plan);
     pthread_mutex_lock(&ctx->lock);
-    s = sb__scratch_take(ctx, sizeof(sb_device_result), 0, NULL, &slot);
+    s = sb__scratch_take(ctx, record_size, 0, NULL, &slot);
     if (s == SB_OK) {
         s = enqueue_chain(ctx, &c, x, x_offset, y, y_offset, mask,
                           mask_offset, n, ctx->scratch[slot].buf, 0, 0, NULL,
@@ -460,9 +532,9 @@ static sb_status reduce_checked(sb_context *ctx, const sb__checked_call *cc,
     SB_RETURN_IF(s != SB_OK, s);
 
     /* The slot stays busy (ours) until the record is read back. */
-    sb_device_result record;
+    _Alignas(8) unsigned char record[sizeof(sb_device_arg_result)];
     const cl_int err = SB_CL(clEnqueueReadBuffer)(c.queue, record_buf, CL_TRUE,
-                                                  0, sizeof record, &record,
+                                                  0, record_size, record,
                                                   1, &ev, NULL);
     /* If the read was not enqueued, the chain may still be writing the
      * record: the slot is free only once it is done. */
@@ -472,22 +544,7 @@ static sb_status reduce_checked(sb_context *ctx, const sb__checked_call *cc,
     SB_CL(clReleaseEvent)(ev);
     SB_RETURN_IF(err != CL_SUCCESS,
                  sb__cl_fail(ctx, err, "clEnqueueReadBuffer (the result)"));
-    SB_FAIL_IF(record.status == SB_EMPTY, SB_EMPTY,
-               "%s over no element: nothing takes part, so there is no value",
-               sb_op_name(c.plan.op));
-    SB_FAIL_IF(record.status == SB_OVERFLOW, SB_OVERFLOW,
-               "the checked %s %s%s%s overflows in tree order on the device "
-               "(it reports no position; %s on the same data names the node "
-               "or element)", sb_type_name(c.plan.acc),
-               c.plan.dot ? "dot product" : sb_op_name(c.plan.op),
-               c.plan.map != SB_MAP_NONE ? " of " : "",
-               c.plan.map != SB_MAP_NONE ? sb_map_name(c.plan.map) : "",
-               c.plan.dot ? "sb_dot_host()" : "sb_reduce_host()");
-    SB_FAIL_IF(record.status != SB_OK, SB_OPENCL_ERROR,
-               "the device wrote status %d, which is no status",
-               (int)record.status);
-    memcpy(result, record.value, c.plan.result_size);
-    return SB_OK;
+    return sb__record_read(&c.plan, record, result);
 }
 
 sb_status sb__reduce_checked(sb_context *ctx, const sb__checked_call *c,
@@ -508,9 +565,6 @@ sb_status sb_reduce(sb_context *ctx, cl_command_queue queue, sb_reduction r,
     const sb_status s = sb__check_call(ctx, queue, r, x, x_offset, mask,
                                        mask_offset, n, &c);
     SB_RETURN_IF(s != SB_OK, s);
-    if (c.plan.arg)
-        return sb__device_arg(ctx, &c, r, x, x_offset, mask, mask_offset, n,
-                              result);
     return reduce_checked(ctx, &c, r, x, x_offset, NULL, 0, mask, mask_offset,
                           n, result);
 }

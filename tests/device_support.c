@@ -453,6 +453,28 @@ static bool untouched(const unsigned char *p, size_t size)
  * (`expected`, `want`), or, where `refused`, if the call returned
  * SB_UNSUPPORTED and touched nothing. Fills `got` (RESULT_BUFFER bytes:
  * the value, then the status word) for the report. */
+/* The record sb_reduce_enqueue() writes: status word 8 bytes before its
+ * end (after the value, or the value and the index). */
+static size_t record_size(sb_reduction r)
+{
+    return r.op == SB_ARGMIN || r.op == SB_ARGMAX
+           ? sizeof(sb_device_arg_result) : sizeof(sb_device_result);
+}
+
+/* A record's value against the oracle's result. An argmin / argmax
+ * record has the value's bytes, then the bytes after them in `value`
+ * untouched (the oracle's are zero), then the index, where the oracle's
+ * sb_arg_result has it. */
+static bool record_value_equal(sb_reduction r, const unsigned char *record,
+                               const unsigned char *want)
+{
+    if (r.op != SB_ARGMIN && r.op != SB_ARGMAX)
+        return bits_equal(record, want, oracle_result_size(r));
+    const size_t v = type_size(r.accumulator ? r.accumulator : r.input);
+    return bits_equal(record, want, v) && untouched(record + v, 8 - v) &&
+           bits_equal(record + 8, want + 8, 8);
+}
+
 static bool enqueue_run(const device_context *dc, const test_case *c,
                         const device_layout *l, cl_mem x, size_t x_offset,
                         cl_mem mask, size_t mask_offset, bool refused,
@@ -462,7 +484,8 @@ static bool enqueue_run(const device_context *dc, const test_case *c,
 {
     const test_device *d = dc->dev;
     const size_t tail = 24;
-    const size_t total = l->result_offset + sizeof(sb_device_result) + tail;
+    const size_t rec_size = record_size(c->r);
+    const size_t total = l->result_offset + rec_size + tail;
     unsigned char *before = checked_malloc(total);
     unsigned char *after = checked_malloc(total);
     memset(before, RESULT_SENTINEL, total);
@@ -491,10 +514,12 @@ static bool enqueue_run(const device_context *dc, const test_case *c,
     release_buffer(result);
 
     const unsigned char *record = after + l->result_offset;
-    memset(got, RESULT_SENTINEL, RESULT_BUFFER);
-    memcpy(got, record, 12);   /* value, then the status word */
+    memset(got, RESULT_SENTINEL, sizeof(sb_device_arg_result));
+    memcpy(got, record, rec_size);
     int32_t status;
-    memcpy(&status, record + 8, sizeof status);
+    memcpy(&status, record + rec_size - 8, sizeof status);
+    /* An sb_device_arg_result's value and index are where an
+     * sb_arg_result has them: the oracle's bytes compare as they are. */
     const size_t rsize = oracle_result_size(c->r);
 
     if (refused) {
@@ -515,13 +540,13 @@ static bool enqueue_run(const device_context *dc, const test_case *c,
         ok = false;
         *why = "*done was not set";
     } else if (!untouched(after, l->result_offset) ||
-               !untouched(record + sizeof(sb_device_result), tail)) {
+               !untouched(record + rec_size, tail)) {
         ok = false;
         *why = "bytes outside the record were written";
     } else if (status != (int32_t)expected) {
         ok = false;
         *why = "the status word differs from the oracle's status";
-    } else if (expected == SB_OK ? !bits_equal(record, want, rsize)
+    } else if (expected == SB_OK ? !record_value_equal(c->r, record, want)
                                  : !untouched(record, rsize)) {
         ok = false;
         *why = expected == SB_OK ? "the value differs from the oracle's"
@@ -596,7 +621,7 @@ bool check_data_on_device(const device_context *dc, const test_case *c,
         }
     }
 
-    unsigned char record[RESULT_BUFFER];
+    unsigned char record[sizeof(sb_device_arg_result)];
     sb_status enqueue_status = SB_OK;
     if (runs & RUN_ENQUEUE) {
         const char *enqueue_why = "";
@@ -627,7 +652,7 @@ bool check_data_on_device(const device_context *dc, const test_case *c,
                        got_status[k], got[k]);
         if (runs & RUN_ENQUEUE) {
             int32_t status;
-            memcpy(&status, record + 8, sizeof status);
+            memcpy(&status, record + record_size(c->r) - 8, sizeof status);
             fprintf(stderr, "  %-10s %-22s record status %d, value ",
                     "enqueue", status_name(enqueue_status), (int)status);
             print_result(stderr, c->r, record);

@@ -227,20 +227,22 @@ static const bad_input rows[] = {
       .expect = EXPECT_HOST },
     { "f16 any of n = 0 on a device", API_DEVICE, R(SB_ANY, SB_F16, 0, 0), 0,
       .expect = EXPECT_HOST },
-    /* argmin / argmax: sb_reduce() walks the min/max tree (the host's
-     * bits); the enqueue form refuses, writing nothing. */
+    /* argmin / argmax: the host's bits (tests/test_device_arg.c checks
+     * the enqueue form's records); the enqueue form's record is an
+     * sb_device_arg_result, 24 bytes. */
     { "f32 argmin on a device", API_REDUCE | API_REDUCE_NO_HOST,
       R(SB_ARGMIN, SB_F32, 0, 0), 16, .expect = EXPECT_HOST },
     { "i32 argmax with a mask on a device", API_REDUCE | API_REDUCE_NO_HOST,
       R(SB_ARGMAX, SB_I32, 0, 0), 16, .mask = MASK_VALID,
       .expect = EXPECT_HOST },
-    { "f32 argmin enqueued", API_ENQUEUE, R(SB_ARGMIN, SB_F32, 0, 0), 16,
-      .detail = "sb_reduce_enqueue() does not compute it yet",
-      .expect = SB_UNSUPPORTED },
-    { "i32 argmax with a mask enqueued", API_ENQUEUE,
+    { "f32 argmin enqueued into 16 bytes", API_ENQUEUE,
+      R(SB_ARGMIN, SB_F32, 0, 0), 16, .result_bytes = 16,
+      .detail = "an sb_device_arg_result is 3",
+      .expect = SB_INVALID_ARGUMENT },
+    { "i32 argmax with a mask enqueued at byte 16 of 32", API_ENQUEUE,
       R(SB_ARGMAX, SB_I32, 0, 0), 16, .mask = MASK_VALID,
-      .detail = "sb_reduce_enqueue() does not compute it yet",
-      .expect = SB_UNSUPPORTED },
+      .result_offset = 16, .detail = "go past its end",
+      .expect = SB_INVALID_ARGUMENT },
     /* count is computed on every device: the host's 8 bytes. */
     { "u8 count of n = 0 on a device", API_DEVICE,
       R(SB_COUNT, SB_U8, 0, 0), 0, .expect = EXPECT_HOST },

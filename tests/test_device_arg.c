@@ -14,7 +14,10 @@
  *   - the float modes (guarded, software f64, a flushing device);
  *   - sb_reduce_batched() rows and sb_reduce_segments() against the host
  *     forms; sb_partial_add() pieces merged with host pieces;
- *   - the enqueue form refuses them (SB_UNSUPPORTED, the record untouched).
+ *   - sb_reduce_enqueue() beside every sb_reduce() (its sb_device_arg_result
+ *     record, the bytes around it untouched), and
+ *     sb_reduce_batched_enqueue() of rows and of strided columns against
+ *     sb_reduce_batched_host().
  *
  * Seeded (printed at start; SAMEBITS_TEST_SEED replays a run). */
 #include <stdarg.h>              /* cmocka's four required headers */
@@ -80,7 +83,7 @@ static bool check_arg(const device_context *dc, sb_reduction r, size_t n,
                                   FAMILY_SPECIALS);
     void *x = make_x(r.input, n, c.case_seed);
     unsigned char *mask = make_mask(mk, n, mix_seed(c.case_seed, 2));
-    const bool ok = check_data_on_device(dc, &c, x, mask, RUN_REDUCE, os);
+    const bool ok = check_data_on_device(dc, &c, x, mask, RUN_BOTH, os);
     free(mask);
     free(x);
     return ok;
@@ -198,7 +201,7 @@ static void nan_led_leaves_hide_their_subtrees(void **state)
                                                   FAMILY_SPECIALS);
                     sb_status os;
                     const bool ok = check_data_on_device(&dc, &c, x, mask,
-                                                         RUN_REDUCE, &os);
+                                                         RUN_BOTH, &os);
                     assert_int_equal(os, SB_OK);
                     failures += !ok;
                     free(mask);
@@ -360,36 +363,112 @@ static void batches_segments_and_partials(void **state)
     assert_int_equal(failures, 0);
 }
 
-/* The enqueue forms cannot walk the tree without the answers: they
- * refuse, with a detail, and write nothing. */
-static void enqueue_forms_refuse(void **state)
+/* Rows (launched, one chain each) and strided columns (read back) of a
+ * matrix by sb_reduce_batched_enqueue(): each record against
+ * sb_reduce_batched_host(), the value and position where SB_OK, the
+ * sentinel bytes elsewhere, nothing past the last record written. */
+static int batched_records_match(const device_context *dc, sb_reduction r,
+                                 const void *x, const unsigned char *mask,
+                                 cl_mem xb, cl_mem mb, size_t n,
+                                 ptrdiff_t elem_stride, size_t count,
+                                 ptrdiff_t batch_stride, const char *what)
+{
+    const test_device *dev = dc->dev;
+    enum { MAX_ROWS = 8, REC = sizeof(sb_device_arg_result) };
+    assert_true(count <= MAX_ROWS);
+    sb_arg_result want[MAX_ROWS];
+    sb_status ws[MAX_ROWS];
+    memset(want, RESULT_SENTINEL, sizeof want);
+    assert_int_equal(sb_reduce_batched_host(r, x, mask, n, elem_stride, count,
+                                            batch_stride, want, ws), SB_OK);
+    unsigned char init[(MAX_ROWS + 1) * REC], back[sizeof init];
+    memset(init, RESULT_SENTINEL, sizeof init);
+    cl_mem rb = make_buffer(dev, sizeof init, init);
+    cl_event done = NULL;
+    assert_int_equal(sb_reduce_batched_enqueue(dc->ctx, NULL, r, xb, X_PAD,
+                                               mb, M_PAD, n, elem_stride,
+                                               count, batch_stride, rb, 0, 0,
+                                               NULL, &done), SB_OK);
+    assert_non_null(done);
+    assert_int_equal(clWaitForEvents(1, &done), CL_SUCCESS);
+    clReleaseEvent(done);
+    read_buffer(dev, rb, 0, sizeof back, back);
+    clReleaseMemObject(rb);
+    int failures = 0;
+    for (size_t b = 0; b < count; b++) {
+        const unsigned char *rec = back + b * REC;
+        int32_t status;
+        memcpy(&status, rec + offsetof(sb_device_arg_result, status),
+               sizeof status);
+        /* Where SB_OK: the value's bytes, the rest of `value` as it was
+         * (the host's sb_arg_result has zeros there), the index. */
+        const size_t v = type_size(r.accumulator ? r.accumulator : r.input);
+        const bool ok = status == (int32_t)ws[b] &&
+            (ws[b] == SB_OK
+                 ? memcmp(rec, want[b].value, v) == 0 &&
+                   memcmp(rec + v, init, 8 - v) == 0 &&
+                   memcmp(rec + 8, &want[b].index, 8) == 0
+                 : memcmp(rec, init, sizeof want[b]) == 0);
+        if (!ok) {
+            fprintf(stderr, "BATCHED ENQUEUE MISMATCH %s: %s, %s of %s, row "
+                    "%zu: status %d, host %s\n", dev->name, what,
+                    r.op == SB_ARGMIN ? "argmin" : "argmax",
+                    type_name(r.input), b, (int)status, status_name(ws[b]));
+            failures++;
+        }
+    }
+    if (memcmp(back + count * REC, init, REC) != 0) {
+        fprintf(stderr, "BATCHED ENQUEUE %s: %s wrote past its records\n",
+                dev->name, what);
+        failures++;
+    }
+    return failures;
+}
+
+static void batched_enqueue_matches_host(void **state)
 {
     const device_list *list = *state;
+    static const sb_reduction rs[] = {
+        R(ARGMIN, F32, 0, 0, NONE), R(ARGMAX, I32, 0, 0, ABS),
+        R(ARGMIN, BF16, SB_F32, 0, NONE), R(ARGMAX, F64, 0, SB_SKIP_NAN, NONE),
+        R(ARGMIN, U8, SB_U32, 0, NONE),
+    };
+    int failures = 0;
     for (size_t d = 0; d < list->count; d++) {
         const test_device *dev = &list->devices[d];
+        const sb_options o = { .flags = SB_OPT_NO_HOST };
         device_context dc;
-        assert_int_equal(device_context_open(&dc, dev, NULL), SB_OK);
-        float x[40] = { 1 };
-        cl_mem xb = make_buffer(dev, sizeof x, x);
-        unsigned char init[64];
-        memset(init, RESULT_SENTINEL, sizeof init);
-        cl_mem rb = make_buffer(dev, sizeof init, init);
-        const sb_reduction r = { .op = SB_ARGMIN, .input = SB_F32 };
-        assert_int_equal(sb_reduce_enqueue(dc.ctx, NULL, r, xb, 0, NULL, 0,
-                                           40, rb, 0, 0, NULL, NULL),
-                         SB_UNSUPPORTED);
-        assert_non_null(strstr(sb_error_detail(), "sb_reduce_enqueue()"));
-        assert_int_equal(sb_reduce_batched_enqueue(dc.ctx, NULL, r, xb, 0,
-                                                   NULL, 0, 20, 1, 2, 20, rb,
-                                                   0, 0, NULL, NULL),
-                         SB_UNSUPPORTED);
-        unsigned char back[64];
-        read_buffer(dev, rb, 0, sizeof back, back);
-        assert_memory_equal(back, init, sizeof back);
-        clReleaseMemObject(rb);
-        clReleaseMemObject(xb);
+        assert_int_equal(device_context_open(&dc, dev, &o), SB_OK);
+        if (dev->oclgrind)
+            keep_buffers();
+        for (size_t k = 0; k < COUNT(rs); k++) {
+            const sb_reduction r = rs[k];
+            uint64_t st = mix_seed(seed, 800 + d * 10 + k);
+            const size_t rows = 5, cols = dev->oclgrind ? 70 : 999;
+            const size_t n = rows * cols, es = type_size(r.input);
+            void *x = make_x(r.input, n, st);
+            unsigned char *mask = make_mask(k % 2 ? MASK_EMPTY_LEAVES
+                                                  : MASK_NONE, n,
+                                            mix_seed(st, 2));
+            cl_mem xb = padded_copy(dev, x, n * es, X_PAD * es);
+            cl_mem mb = mask ? padded_copy(dev, mask, n, M_PAD) : NULL;
+            failures += batched_records_match(&dc, r, x, mask, xb, mb, cols,
+                                              1, rows, (ptrdiff_t)cols,
+                                              "rows");
+            failures += batched_records_match(&dc, r, x, mask, xb, mb, rows,
+                                              (ptrdiff_t)cols, 7, 1,
+                                              "columns");
+            clReleaseMemObject(xb);
+            if (mb)
+                clReleaseMemObject(mb);
+            free(mask);
+            free(x);
+        }
+        if (dev->oclgrind)
+            release_kept_buffers();
         device_context_close(&dc);
     }
+    assert_int_equal(failures, 0);
 }
 
 int main(void)
@@ -400,7 +479,7 @@ int main(void)
         cmocka_unit_test(nan_led_leaves_hide_their_subtrees),
         cmocka_unit_test(args_match_in_every_float_mode),
         cmocka_unit_test(batches_segments_and_partials),
-        cmocka_unit_test(enqueue_forms_refuse),
+        cmocka_unit_test(batched_enqueue_matches_host),
     };
     return cmocka_run_group_tests_name("device_arg", tests,
                                        device_list_setup,
