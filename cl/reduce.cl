@@ -236,6 +236,53 @@ inline void sb_eight_leaves(const global in_t *x, const global in_t *y,
     *f = fl;
 }
 
+#if SB_ARG
+/* Four full, unmasked leaves of argmin / argmax: sb_leaf()'s steps, with
+ * positions, on four chains in turn (one chain per leaf is a chain of
+ * dependent compares: on POCL a third of this speed), then their
+ * subtree. i0..i3 are positions inside each leaf. */
+#define SB_ARG_STEP(A, I, E, k, p)                                    \
+    {                                                                 \
+        const acc_t t_ = SB_TERM(E, k);                               \
+        if (sb_step_takes_right(A, t_))                               \
+            I = (p);                                                  \
+        A = sb_step(A, t_, &fl);                                      \
+    }
+#define SB_ARG_STEP4(k, p)                                            \
+    SB_ARG_STEP(a0, i0, e0, k, p) SB_ARG_STEP(a1, i1, e1, k, p)       \
+    SB_ARG_STEP(a2, i2, e2, k, p) SB_ARG_STEP(a3, i3, e3, k, p)
+inline void sb_four_arg_leaves(const global in_t *x, const global in_t *y,
+                               ulong first, acc_t *v, uint *f, ulong *at)
+{
+    const in16_t e0 = vload16(0, x + first);
+    const in16_t e1 = vload16(0, x + first + 16);
+    const in16_t e2 = vload16(0, x + first + 32);
+    const in16_t e3 = vload16(0, x + first + 48);
+    SB_LOAD_Y(e0, first) SB_LOAD_Y(e1, first + 16)
+    SB_LOAD_Y(e2, first + 32) SB_LOAD_Y(e3, first + 48)
+    uint fl = 0;
+    acc_t a0 = sb_first(SB_TERM(e0, s0)), a1 = sb_first(SB_TERM(e1, s0));
+    acc_t a2 = sb_first(SB_TERM(e2, s0)), a3 = sb_first(SB_TERM(e3, s0));
+    uint i0 = 0, i1 = 0, i2 = 0, i3 = 0;
+    SB_ARG_STEP4(s1, 1) SB_ARG_STEP4(s2, 2) SB_ARG_STEP4(s3, 3)
+    SB_ARG_STEP4(s4, 4) SB_ARG_STEP4(s5, 5) SB_ARG_STEP4(s6, 6)
+    SB_ARG_STEP4(s7, 7) SB_ARG_STEP4(s8, 8) SB_ARG_STEP4(s9, 9)
+    SB_ARG_STEP4(sa, 10) SB_ARG_STEP4(sb, 11) SB_ARG_STEP4(sc, 12)
+    SB_ARG_STEP4(sd, 13) SB_ARG_STEP4(se, 14) SB_ARG_STEP4(sf, 15)
+    ulong p0 = first + i0, p1 = first + 16 + i1;
+    ulong p2 = first + 32 + i2, p3 = first + 48 + i3;
+    uint f0 = fl | SB_HAS, f1 = SB_HAS, f2 = fl | SB_HAS, f3 = SB_HAS;
+    sb_combine(&a0, &f0, &p0, a1, f1, p1);
+    sb_combine(&a2, &f2, &p2, a3, f3, p3);
+    sb_combine(&a0, &f0, &p0, a2, f2, p2);
+    *v = a0;
+    *f = f0;
+    *at = p0;
+}
+#undef SB_ARG_STEP4
+#undef SB_ARG_STEP
+#endif
+
 /* Whole items tested once for the plain fold: the guarded floats. The
  * checked integer sum keeps its test per four leaves: it is as fast
  * either way on POCL, and Oclgrind 21.10's uninitialised-memory checker
@@ -859,6 +906,16 @@ kernel void sb_leaves(const global in_t *x, ulong x_off,
             sb_push(sv, sf, si, sl, &top, sb_lane_leaves(x, y, first),
                     SB_HAS, 0, SB_LANES_LOG2);
             l += SB_LANES;
+            continue;
+        }
+#endif
+#if SB_ARG
+        if (!mask && !SB_SKIP_NAN && l % 4 == 0 && lpi - l >= 4 &&
+            first + 64 <= n) {
+            ulong at;
+            sb_four_arg_leaves(x, y, first, &v, &f, &at);
+            sb_push(sv, sf, si, sl, &top, v, f, at, 2);
+            l += 4;
             continue;
         }
 #endif
