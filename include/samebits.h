@@ -139,16 +139,10 @@ SB_API unsigned sb_version_number(void);
  *      part), never SB_OVERFLOW.
  *  The OpenCL device functions compute SB_COUNT (every input type, masks,
  *  SB_SKIP_NAN; sb_reduce(), sb_reduce_enqueue(), the batched, segment
- *  and partial forms), with the host's bits. SB_ARGMIN and SB_ARGMAX they
- *  compute with the host's bits in sb_reduce(), sb_reduce_batched(),
- *  sb_reduce_segments() and sb_partial_add(), from the SB_MIN / SB_MAX
- *  kernels: the min / max of the whole range, then the tree walked down
- *  (at each node the min / max of its two children says which one the
- *  combination took) to one leaf, which is read back and folded on the
- *  host. About three passes over the data and 2 log2(n / 16) + 1
- *  reductions, against one pass for SB_MIN. The enqueue forms
- *  (sb_reduce_enqueue(), sb_reduce_batched_enqueue()) refuse them
- *  (SB_UNSUPPORTED): the walk needs each answer on the host. */
+ *  and partial forms), with the host's bits, and SB_ARGMIN and SB_ARGMAX
+ *  too, in every device form: kernels of their own whose tree nodes carry
+ *  the position with the value, one pass over the data. The enqueue
+ *  forms write them as sb_device_arg_result records (24 bytes). */
 typedef enum {
     SB_SUM, SB_PROD, SB_MIN, SB_MAX, SB_ANY, SB_ALL,
     SB_ARGMIN, SB_ARGMAX, SB_COUNT
@@ -930,12 +924,12 @@ typedef struct {
     uint32_t      reserved;
 } sb_device_result;
 
-/*! sb_device_arg_result : the record for SB_ARGMIN / SB_ARGMAX (24 bytes,
+/*! sb_device_arg_result : the record sb_reduce_enqueue() and
+ *  sb_reduce_batched_enqueue() write for SB_ARGMIN / SB_ARGMAX (24 bytes,
  *  at offsets that are multiples of 8): `value` and `index` as in
- *  sb_arg_result, `status` at byte 16 as in sb_device_result. Declared for
- *  the enqueue forms to come: they refuse argmin and argmax for now
- *  (SB_UNSUPPORTED; sb_reduce() computes them), so nothing writes it yet.
- *  (A count's record is an sb_device_result.) */
+ *  sb_arg_result, written only when the status is SB_OK (and of `value`
+ *  only the accumulator's bytes, as in sb_device_result); `status` at
+ *  byte 16. (A count's record is an sb_device_result.) */
 typedef struct {
     unsigned char value[8];
     uint64_t      index;
@@ -946,8 +940,9 @@ typedef struct {
 /*! sb_reduce_enqueue() :
  *  Enqueues the reduction of sb_reduce() on `queue` (NULL: the context's
  *  own) and returns at once.
- *  When the commands complete, an sb_device_result is at byte
- *  `result_offset` (a multiple of 8) of the buffer `result`. The commands
+ *  When the commands complete, an sb_device_result (for argmin / argmax
+ *  an sb_device_arg_result) is at byte `result_offset` (a multiple of 8)
+ *  of the buffer `result`. The commands
  *  wait for the `num_wait` events in `wait` (OpenCL wait-list rules); if
  *  `done` is not NULL it receives an event, to release with
  *  clReleaseEvent(), that completes with them. Never uses the host path.
@@ -1012,7 +1007,7 @@ SB_API SB_NODISCARD sb_status sb_partial_add_dot(sb_context *ctx,
  *  0) that sb_reduce() would launch (n > host_max_n, or SB_OPT_NO_HOST) are
  *  launched one after the other, each its own sb_reduce_enqueue() chain
  *  into a record of a buffer of the call's own, and every record is read
- *  back once at the end (argmin and argmax: one sb_reduce() per row);
+ *  back once at the end;
  *  rows that sb_reduce() would reduce on the host (n <= host_max_n)
  *  lying close together (|batch_stride| <= 2n + 1) are read back about
  *  2^18 elements at a time (a row at least) and reduced by
@@ -1038,7 +1033,8 @@ SB_API SB_NODISCARD sb_status sb_reduce_batched(sb_context *ctx,
  *  sb_reduce_batched() writing `count` sb_device_result records into the
  *  buffer `results`, record b at byte results_offset + 16 * b
  *  (results_offset a multiple of 8), each as sb_reduce_enqueue() writes
- *  one. Wait list and `done` as sb_reduce_enqueue(); `done` completes
+ *  one; for argmin / argmax sb_device_arg_result records, at
+ *  results_offset + 24 * b. Wait list and `done` as sb_reduce_enqueue(); `done` completes
  *  when every record is written. count == 0 enqueues nothing and sets
  *  *done (if not NULL) to NULL.
  *  For now: contiguous rows (elem_stride 1) are one sb_reduce_enqueue()
