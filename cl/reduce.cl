@@ -20,6 +20,9 @@
  *   sb_nodes   the same over the nodes of the previous pass (npi
  *              consecutive nodes per work-item), until one work-group is
  *              left.
+ *   sb_rows    many reductions of one length (a batch's rows), one
+ *              work-item each: steps 1 and 2 over the whole row, then
+ *              its record.
  * Maps and dot products change only what a leaf reads (ops.cl, sb_term):
  * every fold applies them to the elements it loads, y read beside x at the
  * same positions; SB_SKIP_NAN takes the leaf-by-leaf fold, which tests
@@ -28,24 +31,33 @@
  * sum's window, the order-free items of a checked map) are left out of
  * such programs.
  * Nodes between passes live in one buffer: `cap` values, then `cap` uint
- * flags. The record: the value (canonical NaN) at byte 0, written only when
- * the status is ok, and the status word at byte SB_RESULT_STATUS_OFFSET.
+ * flags, then for argmin / argmax `cap` ulong positions. The record: the
+ * value (canonical NaN) at byte 0 and for argmin / argmax the position at
+ * byte SB_RESULT_INDEX_OFFSET, written only when the status is ok, and
+ * the status word at byte SB_RESULT_STATUS_OFFSET.
  * The order's "pad with none to a power of two" makes each of these blocks
  * an aligned subtree, so work-group size, leaves per item and sub-group
  * size change speed, never bits. */
 
 /* A work-item's binary counter holds one node per level of its subtree
- * (SB_MAX_LPI_LOG2, from the host, bounds leaves or nodes per item). */
+ * (SB_MAX_LPI_LOG2, from the host, bounds leaves or nodes per item of
+ * sb_leaves and sb_nodes, SB_ROWS_MAX_LPI_LOG2 leaves per row of
+ * sb_rows). */
+#if SB_ROWS_MAX_LPI_LOG2 > SB_MAX_LPI_LOG2
+#define SB_STACK (SB_ROWS_MAX_LPI_LOG2 + 2)   /* sb_rows: one item per row */
+#else
 #define SB_STACK (SB_MAX_LPI_LOG2 + 2)
+#endif
 
 /* argmin / argmax (SB_ARG): a node also carries a position, the index
  * from the reduction's first element of the element whose value the node
  * holds, and moves it with the value: where sb_step() takes its right
  * side (sb_step_takes_right), or where none takes the other side. Every
- * function below carries one; other programs never read it, and the
- * compiler drops it. Such programs fold leaf by leaf (the wide folds keep
- * no positions) and combine a work-group's nodes through local memory
- * only (sb_leaves, sb_nodes). */
+ * function below carries one; other programs never store or load it (each
+ * use is under `if (SB_ARG)`), so it is dead code there. Such programs
+ * fold four full leaves at a time or leaf by leaf (the wide folds keep no
+ * positions) and combine a work-group's nodes through local memory only
+ * (sb_leaves, sb_nodes). */
 
 /* ---- nodes ----------------------------------------------------------------- */
 
@@ -59,7 +71,8 @@ inline void sb_combine(acc_t *v, uint *f, ulong *i, acc_t rv, uint rf,
         *v = sb_step(*v, rv, f);
     } else if (rf & SB_HAS) {
         *v = rv;
-        *i = ri;
+        if (SB_ARG)
+            *i = ri;
     }
     *f |= rf;
 }
@@ -73,7 +86,7 @@ inline void sb_push(acc_t *sv, uint *sf, ulong *si, uint *sl, uint *top,
     while (*top > 0 && sl[*top - 1] == level) {
         acc_t l = sv[*top - 1];
         uint lf = sf[*top - 1];
-        ulong li = si[*top - 1];
+        ulong li = SB_ARG ? si[*top - 1] : 0;
         sb_combine(&l, &lf, &li, v, f, i);
         v = l;
         f = lf;
@@ -83,7 +96,8 @@ inline void sb_push(acc_t *sv, uint *sf, ulong *si, uint *sl, uint *top,
     }
     sv[*top] = v;
     sf[*top] = f;
-    si[*top] = i;
+    if (SB_ARG)
+        si[*top] = i;
     sl[*top] = level;
     (*top)++;
 }
@@ -101,11 +115,11 @@ inline void sb_pop_all(acc_t *sv, uint *sf, ulong *si, uint top, acc_t *v,
         return;
     *v = sv[top - 1];
     *f = sf[top - 1];
-    *at = si[top - 1];
+    *at = SB_ARG ? si[top - 1] : 0;
     for (int i = (int)top - 2; i >= 0; i--) {
         acc_t l = sv[i];
         uint lf = sf[i];
-        ulong li = si[i];
+        ulong li = SB_ARG ? si[i] : 0;
         sb_combine(&l, &lf, &li, *v, *f, *at);
         *v = l;
         *f = lf;
@@ -816,18 +830,9 @@ inline global ulong *sb_node_positions(global acc_t *v, ulong cap)
     return (global ulong *)((global uchar *)v + cap * (sizeof(acc_t) + 4));
 }
 
-inline void sb_emit(acc_t v, uint f, ulong at, uint pos, global acc_t *out_v,
-                    ulong out_cap, uint final, global uchar *res)
+/* The result record of a root node (v, f, at). */
+inline void sb_record(acc_t v, uint f, ulong at, global uchar *res)
 {
-    if (pos != 0)
-        return;
-    if (!final) {
-        out_v[get_group_id(0)] = v;
-        ((global uint *)(out_v + out_cap))[get_group_id(0)] = f;
-        if (SB_ARG)
-            sb_node_positions(out_v, out_cap)[get_group_id(0)] = at;
-        return;
-    }
     global int *status = (global int *)(res + SB_RESULT_STATUS_OFFSET);
     if (SB_CHECKED && (f & SB_OVERFLOW)) {
         *status = SB_STATUS_OVERFLOW;
@@ -846,30 +851,33 @@ inline void sb_emit(acc_t v, uint f, ulong at, uint pos, global acc_t *out_v,
     *status = SB_STATUS_OK;
 }
 
+inline void sb_emit(acc_t v, uint f, ulong at, uint pos, global acc_t *out_v,
+                    ulong out_cap, uint final, global uchar *res)
+{
+    if (pos != 0)
+        return;
+    if (!final) {
+        out_v[get_group_id(0)] = v;
+        ((global uint *)(out_v + out_cap))[get_group_id(0)] = f;
+        if (SB_ARG)
+            sb_node_positions(out_v, out_cap)[get_group_id(0)] = at;
+        return;
+    }
+    sb_record(v, f, at, res);
+}
+
 /* ---- the kernels ----------------------------------------------------------------- */
 
-kernel void sb_leaves(const global in_t *x, ulong x_off,
-                      const global in_t *y, ulong y_off,
-                      const global uchar *mask, ulong mask_off, ulong n,
-                      uint lpi, uint sg, local acc_t *lv, local uint *lf,
-                      global acc_t *out_v, ulong out_cap, uint final,
-                      global uchar *res, ulong res_off, local ulong *li)
+/* 1. and 2. for one work-item: its `lpi` leaves from leaf `first_leaf`
+ * (lpi a power of two), folded and combined into its binary counter, as
+ * the node (v, f, at) of that aligned subtree. */
+inline void sb_item_node(const global in_t *x, const global in_t *y,
+                         const global uchar *mask, ulong n, ulong first_leaf,
+                         uint lpi, acc_t *v_out, uint *f_out, ulong *at_out)
 {
-    const uint wg = (uint)get_local_size(0);
-    uint pos, hw;
-    sg = sb_choose_subgroup(SB_ARG ? 1u : sg, wg, &pos, &hw);
-    x += x_off;
-    if (SB_DOT)
-        y += y_off;                  /* NULL unless a dot product */
-    if (mask)
-        mask += mask_off;
     /* Full leaves may take the fast folds only when every element takes
      * part (no mask, and no NaN to skip) and no position is kept. */
     const int whole = !mask && !SB_SKIP_NAN && !SB_ARG;
-
-    /* 1. and 2.: this work-item's leaves, into its binary counter. */
-    const ulong item = (ulong)get_group_id(0) * wg + pos;
-    const ulong first_leaf = item * lpi;
     const ulong leaves = (n + SB_LEAF_SIZE - 1) / SB_LEAF_SIZE;
     acc_t sv[SB_STACK];
     uint sf[SB_STACK], sl[SB_STACK], top = 0;
@@ -939,14 +947,61 @@ kernel void sb_leaves(const global in_t *x, ulong x_off,
             l += 1;
         }
     }
+    sb_pop_all(sv, sf, si, top, v_out, f_out, at_out);
+}
+
+kernel void sb_leaves(const global in_t *x, ulong x_off,
+                      const global in_t *y, ulong y_off,
+                      const global uchar *mask, ulong mask_off, ulong n,
+                      uint lpi, uint sg, local acc_t *lv, local uint *lf,
+                      global acc_t *out_v, ulong out_cap, uint final,
+                      global uchar *res, ulong res_off, local ulong *li)
+{
+    const uint wg = (uint)get_local_size(0);
+    uint pos, hw;
+    sg = sb_choose_subgroup(SB_ARG ? 1u : sg, wg, &pos, &hw);
+    x += x_off;
+    if (SB_DOT)
+        y += y_off;                  /* NULL unless a dot product */
+    if (mask)
+        mask += mask_off;
+
+    /* 1. and 2.: this work-item's leaves, into its binary counter. */
+    const ulong item = (ulong)get_group_id(0) * wg + pos;
     acc_t v;
     uint f;
     ulong at;
-    sb_pop_all(sv, sf, si, top, &v, &f, &at);
+    sb_item_node(x, y, mask, n, item * lpi, lpi, &v, &f, &at);
 
     /* 3. and 4. */
     sb_group_tree(&v, &f, &at, pos, wg, sg, hw, lv, lf, li);
     sb_emit(v, f, at, pos, out_v, out_cap, final, res + res_off);
+}
+
+/* Many reductions of n elements each, one work-item each (sb_rows): row r
+ * starts at element x_off + r * x_row of x (x_row may be negative; the
+ * host checked every address), its mask at mask_off + r * mask_row, and
+ * its record goes to byte res_off + r * res_row of res. The item folds
+ * the row's `lpi` leaves (the power of two that covers them) into its
+ * binary counter: the row's root, with no work-group tree, since no other
+ * item holds part of it. For rows of up to 2^SB_ROWS_MAX_LPI_LOG2 leaves;
+ * on a CPU device each item streams its own row. Never a dot product. */
+kernel void sb_rows(const global in_t *x, ulong x_off, long x_row,
+                    const global uchar *mask, ulong mask_off, long mask_row,
+                    ulong n, ulong rows, uint lpi, global uchar *res,
+                    ulong res_off, ulong res_row)
+{
+    const ulong r = get_global_id(0);
+    if (r >= rows)
+        return;
+    x += (long)x_off + (long)r * x_row;
+    if (mask)
+        mask += (long)mask_off + (long)r * mask_row;
+    acc_t v;
+    uint f;
+    ulong at;
+    sb_item_node(x, x, mask, n, 0, lpi, &v, &f, &at);
+    sb_record(v, f, at, res + res_off + r * res_row);
 }
 
 kernel void sb_nodes(const global acc_t *in_v, ulong in_cap, ulong count,

@@ -56,7 +56,7 @@
     !defined(SB_MAP_SQUARE) || !defined(SB_SKIP_NAN) || !defined(SB_DOT) || \
     !defined(SB_ACC_HALF) || !defined(SB_KIND_F16) || \
     !defined(SB_KIND_BF16) || !defined(SB_COUNT) || !defined(SB_ARG) || \
-    !defined(SB_RESULT_INDEX_OFFSET)
+    !defined(SB_RESULT_INDEX_OFFSET) || !defined(SB_ROWS_MAX_LPI_LOG2)
 #error "build with the host's -D options (src/device_programs.c)"
 #endif
 #if SB_LEAF_SIZE != 16

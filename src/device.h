@@ -16,6 +16,9 @@
 #define SB_DEFAULT_NODES_PER_ITEM 16u
 #define SB_MAX_PER_ITEM_LOG2      7     /* up to 128 leaves or nodes per item */
 #define SB_MAX_PER_ITEM           (1u << SB_MAX_PER_ITEM_LOG2)
+/* sb_rows (cl/reduce.cl): one work-item per row, rows of up to
+ * 2^SB_ROWS_MAX_LEAVES_LOG2 leaves (2^18 elements). */
+#define SB_ROWS_MAX_LEAVES_LOG2   14
 #define SB_SCRATCH_SLOTS          64
 
 /* The kernel families, one per (operation, integer mode): X(enum suffix,
@@ -36,7 +39,8 @@ typedef enum {
     SB_FAMILY_COUNT
 } sb__kernel_family;
 
-typedef enum { SB_PASS_LEAVES, SB_PASS_NODES, SB_PASS_COUNT } sb__kernel_pass;
+typedef enum { SB_PASS_LEAVES, SB_PASS_NODES, SB_PASS_ROWS,
+               SB_PASS_COUNT } sb__kernel_pass;
 
 /* What else tells a family's programs apart (cl/types.cl): the map, or a
  * dot product (0 plain, 1 abs, 2 square, 3 dot), whether NaNs are skipped
@@ -114,6 +118,24 @@ void sb__record_write(const sb__plan *plan, sb_status status,
                       const void *result, unsigned char *record);
 sb_status sb__record_read(const sb__plan *plan, const unsigned char *record,
                           void *result);
+
+/* Whether sb__enqueue_rows() takes rows of n elements on this device:
+ * n > 0, and a CPU device's rows of up to 2^SB_ROWS_MAX_LEAVES_LOG2
+ * leaves, a GPU's of up to SB_MAX_PER_ITEM. */
+bool sb__rows_kernel_takes(const sb_context *ctx, size_t n);
+
+/* Enqueues `rows` reductions of n elements (n > 0, checked, and taken by
+ * sb__rows_kernel_takes()), row b at elements x_offset + b * row_stride
+ * of x (and of the mask), as one launch of sb_rows (cl/reduce.cl), whose
+ * event is *done: record b (sb__record_size() bytes) at byte res_offset +
+ * b * sb__record_size() of res. Takes ctx->lock. Nothing is enqueued on
+ * an error. */
+sb_status sb__enqueue_rows(sb_context *ctx, const sb__checked_call *c,
+                           cl_mem x, size_t x_offset, cl_mem mask,
+                           size_t mask_offset, size_t n, size_t rows,
+                           ptrdiff_t row_stride, cl_mem res, size_t res_offset,
+                           cl_uint num_wait, const cl_event *wait,
+                           cl_event *done);
 
 /* sb_reduce() after sb__check_call(): the kernels' answer, or SB_EMPTY /
  * SB_OVERFLOW with its detail. */

@@ -224,6 +224,61 @@ static sb_status reduce_rows_launched(sb_context *ctx,
     return s;
 }
 
+/* Rows [0, count) of n elements (taken by sb__rows_kernel_takes()) by
+ * one launch of the rows kernel into records of a buffer of the call's
+ * own, read back with one blocking read, into a. */
+static sb_status reduce_rows_kernel(sb_context *ctx, const checked_batch *cb,
+                                    cl_mem x, size_t x_offset, cl_mem mask,
+                                    size_t mask_offset, size_t n,
+                                    size_t count, ptrdiff_t batch_stride,
+                                    answers *a)
+{
+    const sb__plan *plan = &cb->c.plan;
+    const size_t rs = plan->result_size, rec_size = sb__record_size(plan);
+    SB_FAIL_IF(count > SIZE_MAX / rec_size, SB_INVALID_ARGUMENT,
+               "%zu records exceed the address space", count);
+    const size_t bytes = count * rec_size;
+    unsigned char *rec = sb__mem.malloc(bytes);
+    SB_FAIL_IF(rec == NULL, SB_OUT_OF_MEMORY, "cannot allocate %zu records",
+               count);
+    cl_int err = CL_SUCCESS;
+    cl_mem buf = SB_CL(clCreateBuffer)(ctx->cl_ctx, CL_MEM_READ_WRITE, bytes,
+                                       NULL, &err);
+    if (buf == NULL) {
+        free(rec);
+        return sb__cl_fail(ctx, err, "clCreateBuffer (the records of a "
+                           "batch)");
+    }
+    cl_event ev = NULL;
+    sb_status s = sb__enqueue_rows(ctx, &cb->c, x, x_offset, mask,
+                                   mask_offset, n, count, batch_stride, buf,
+                                   0, 0, NULL, &ev);
+    if (s == SB_OK) {
+        err = SB_CL(clEnqueueReadBuffer)(cb->c.queue, buf, CL_TRUE, 0, bytes,
+                                         rec, 1, &ev, NULL);
+        if (err != CL_SUCCESS)
+            s = sb__cl_fail(ctx, err, "clEnqueueReadBuffer (the records of "
+                            "a batch)");
+        SB_CL(clReleaseEvent)(ev);
+    }
+    SB_CL(clReleaseMemObject)(buf);
+    for (size_t b = 0; b < count && s == SB_OK; b++) {
+        a->statuses[b] = sb__record_status(plan, rec + b * rec_size);
+        if (a->statuses[b] == SB_OK)
+            sb__record_value(plan, rec + b * rec_size, a->results + b * rs);
+    }
+    free(rec);
+    return s;
+}
+
+/* Whether a batch of count rows of n elements is small enough for the
+ * host shortcut as a whole (the context's host_max_n for one call, on
+ * all its elements): then one read beats a launch. */
+static bool batch_is_small(const sb_context *ctx, size_t n, size_t count)
+{
+    return count <= SIZE_MAX / n && sb__host_takes(ctx, count * n);
+}
+
 /* Copies every answer out, as the host forms write them. */
 static sb_status answers_deliver(const answers *a, size_t count,
                                  size_t result_size, void *results,
@@ -344,7 +399,10 @@ sb_status sb_reduce_batched(sb_context *ctx, cl_command_queue queue,
     answers a;
     s = answers_new(&a, count, rs);
     SB_RETURN_IF(s != SB_OK, s);
-    if (rows_take_the_shortcut(ctx, n, batch_stride)) {
+    if (sb__rows_kernel_takes(ctx, n) && !batch_is_small(ctx, n, count)) {
+        s = reduce_rows_kernel(ctx, &cb, x, x_offset, mask, mask_offset, n,
+                               count, batch_stride, &a);
+    } else if (rows_take_the_shortcut(ctx, n, batch_stride)) {
         s = reduce_rows_on_host(ctx, &cb, r, x, x_offset, mask, mask_offset,
                                 n, count, batch_stride, &a);
     } else if (n > 0 && !sb__host_takes(ctx, n)) {
@@ -476,6 +534,20 @@ sb_status sb_reduce_batched_enqueue(sb_context *ctx, cl_command_queue queue,
         return enqueue_strided(ctx, &cb, r, x, x_offset, mask, mask_offset,
                                n, elem_stride, count, batch_stride, results,
                                results_offset, num_wait, wait, done);
+    if (sb__rows_kernel_takes(ctx, n)) {
+        /* One launch writes every record: enqueued whole or not at all. */
+        cl_event ev = NULL;
+        s = sb__enqueue_rows(ctx, &cb.c, x, x_offset, mask, mask_offset, n,
+                             count, batch_stride, results, results_offset,
+                             num_wait, wait, &ev);
+        SB_RETURN_IF(s != SB_OK, s);
+        (void)SB_CL(clFlush)(cb.c.queue);
+        if (done != NULL)
+            *done = ev;
+        else
+            SB_CL(clReleaseEvent)(ev);
+        return SB_OK;
+    }
     /* The records go to a buffer of the call's own, which starts as a copy
      * of the caller's (a record's value bytes are left as they were where
      * its status is not SB_OK); one chain per row, each waiting for the

@@ -90,8 +90,9 @@ static sb_status resolve_options(const sb_options *in, const sb_device_caps *cap
                    "is larger than a work-group (%zu, tree %zu)", sg,
                    o.work_group_size, o.tree_work_group_size);
     }
-    /* Local memory holds one node (value and flags) per work-item. */
-    const size_t node = sizeof(double) + sizeof(cl_uint);
+    /* Local memory holds one node per work-item: value, flags and (argmin
+     * / argmax; one byte otherwise) a position (cl/reduce.cl). */
+    const size_t node = sizeof(double) + sizeof(cl_uint) + sizeof(cl_ulong);
     SB_FAIL_IF(o.work_group_size * node > caps->local_mem_size
                || o.tree_work_group_size * node > caps->local_mem_size,
                SB_INVALID_ARGUMENT, "work-groups of %zu (tree %zu) items need "

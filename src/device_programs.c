@@ -55,6 +55,7 @@ unsigned sb__kernel_variant_of(const sb__plan *p)
 
 static const char *const pass_names[SB_PASS_COUNT] = {
     [SB_PASS_LEAVES] = "sb_leaves", [SB_PASS_NODES] = "sb_nodes",
+    [SB_PASS_ROWS] = "sb_rows",
 };
 
 /* A half accumulator's nodes are binary32 values (cl/arith_half.cl). */
@@ -179,7 +180,7 @@ static void build_options(const sb_context *ctx, const sb__plan *plan,
              "-DSB_SKIP_NAN=%d -DSB_DOT=%d -DSB_ABS_BY_SELECT=%d "
              "-DSB_KIND_F16=%d -DSB_KIND_BF16=%d -DSB_ACC_HALF=%d "
              "-DSB_PREFETCH=%zu -DSB_COUNT=%d -DSB_ARG=%d "
-             "-DSB_RESULT_INDEX_OFFSET=%d",
+             "-DSB_RESULT_INDEX_OFFSET=%d -DSB_ROWS_MAX_LPI_LOG2=%d",
              opt, std, (ctx->opts.flags & SB_OPT_FLUSH_SUBNORMALS)
                   ? "-cl-denorms-are-zero " : "",
              storage_name(c, plan->input),
@@ -199,7 +200,8 @@ static void build_options(const sb_context *ctx, const sb__plan *plan,
              (int)plan->map, SB_MAP_NONE, SB_MAP_ABS, SB_MAP_SQUARE,
              plan->skip_nan, plan->dot, abs_by_select(c), KIND_F16,
              KIND_BF16, acc_half ? kind_of(plan->acc) : 0, prefetch_bytes(c),
-             count, (int)plan->arg, (int)offsetof(sb_device_arg_result, index));
+             count, (int)plan->arg, (int)offsetof(sb_device_arg_result, index),
+             SB_ROWS_MAX_LEAVES_LOG2);
 }
 
 /* ---- programs shared between contexts ---------------------------------------

@@ -323,7 +323,7 @@ static sb_status enqueue_chain(sb_context *ctx, const sb__checked_call *c,
         if (err == CL_SUCCESS) err = ARG(13, final);
         if (err == CL_SUCCESS) err = ARG(14, res);
         if (err == CL_SUCCESS) err = ARG(15, ro);
-        if (err == CL_SUCCESS)   /* positions: one unused word unless arg */
+        if (err == CL_SUCCESS)   /* positions: wg unused bytes unless arg */
             err = SB_CL(clSetKernelArg)(k, 16, wg * local_positions, NULL);
         if (err == CL_SUCCESS)
             err = launch(c->queue, k, groups, wg, num_wait, wait, &ev);
@@ -377,6 +377,67 @@ static sb_status enqueue_chain(sb_context *ctx, const sb__checked_call *c,
                            "(clSetKernelArg, clEnqueueNDRangeKernel)");
     }
     *done = ev;
+    return SB_OK;
+}
+
+bool sb__rows_kernel_takes(const sb_context *ctx, size_t n)
+{
+    const size_t leaves = div_up(n, SB_LEAF_SIZE);
+    /* A GPU wants its threads side by side in memory: one thread per long
+     * row would read it alone. Its long rows take a launch chain each. */
+    const size_t most = ctx->caps.is_gpu ? SB_MAX_PER_ITEM
+                                         : (size_t)1 << SB_ROWS_MAX_LEAVES_LOG2;
+    return n > 0 && leaves <= most;
+}
+
+sb_status sb__enqueue_rows(sb_context *ctx, const sb__checked_call *c,
+                           cl_mem x, size_t x_offset, cl_mem mask,
+                           size_t mask_offset, size_t n, size_t rows,
+                           ptrdiff_t row_stride, cl_mem res, size_t res_offset,
+                           cl_uint num_wait, const cl_event *wait,
+                           cl_event *done)
+{
+    cl_kernel k;
+    pthread_mutex_lock(&ctx->lock);
+    sb_status s = sb__kernel_get(ctx, &c->plan, SB_PASS_ROWS, &k);
+    if (s != SB_OK) {
+        pthread_mutex_unlock(&ctx->lock);
+        return s;
+    }
+    /* The row's leaves padded to a power of two: one item's subtree. */
+    cl_uint lpi = 1;
+    while (lpi < div_up(n, SB_LEAF_SIZE))
+        lpi *= 2;
+    /* Work-groups of up to work_group_size rows, but at least eight of
+     * them where there are rows enough: a CPU device runs a group's items
+     * one after another on one core. A power of two, so that a device
+     * that compiles per work-group size sees few. */
+    size_t wg = ctx->opts.work_group_size;
+    while (wg > 1 && rows / wg < 8)
+        wg /= 2;
+    const size_t groups = div_up(rows, wg);
+    const cl_ulong xo = x_offset, mo = mask_offset, n64 = n, r64 = rows;
+    const cl_ulong ro = res_offset, rr = sb__record_size(&c->plan);
+    const cl_long xr = (cl_long)row_stride, mr = (cl_long)row_stride;
+    cl_int err = ARG(0, x);
+    if (err == CL_SUCCESS) err = ARG(1, xo);
+    if (err == CL_SUCCESS) err = ARG(2, xr);
+    if (err == CL_SUCCESS) err = ARG(3, mask);
+    if (err == CL_SUCCESS) err = ARG(4, mo);
+    if (err == CL_SUCCESS) err = ARG(5, mr);
+    if (err == CL_SUCCESS) err = ARG(6, n64);
+    if (err == CL_SUCCESS) err = ARG(7, r64);
+    if (err == CL_SUCCESS) err = ARG(8, lpi);
+    if (err == CL_SUCCESS) err = ARG(9, res);
+    if (err == CL_SUCCESS) err = ARG(10, ro);
+    if (err == CL_SUCCESS) err = ARG(11, rr);
+    if (err == CL_SUCCESS)
+        err = launch(c->queue, k, groups, wg, num_wait, wait, done);
+    pthread_mutex_unlock(&ctx->lock);
+    SB_RETURN_IF(err != CL_SUCCESS,
+                 sb__cl_fail(ctx, err, "setting up or enqueueing the rows "
+                             "kernel (clSetKernelArg, "
+                             "clEnqueueNDRangeKernel)"));
     return SB_OK;
 }
 

@@ -448,11 +448,6 @@ static bool untouched(const unsigned char *p, size_t size)
     return true;
 }
 
-/* The enqueue run: the record at layout->result_offset of a buffer whose
- * other bytes are sentinels. @return true if it agrees with the oracle
- * (`expected`, `want`), or, where `refused`, if the call returned
- * SB_UNSUPPORTED and touched nothing. Fills `got` (RESULT_BUFFER bytes:
- * the value, then the status word) for the report. */
 /* The record sb_reduce_enqueue() writes: status word 8 bytes before its
  * end (after the value, or the value and the index). */
 static size_t record_size(sb_reduction r)
@@ -475,6 +470,11 @@ static bool record_value_equal(sb_reduction r, const unsigned char *record,
            bits_equal(record + 8, want + 8, 8);
 }
 
+/* The enqueue run: the record at layout->result_offset of a buffer whose
+ * other bytes are sentinels. @return true if it agrees with the oracle
+ * (`expected`, `want`), or, where `refused`, if the call returned
+ * SB_UNSUPPORTED and touched nothing. Fills `got` (the record's bytes, up
+ * to sizeof(sb_device_arg_result)) for the report. */
 static bool enqueue_run(const device_context *dc, const test_case *c,
                         const device_layout *l, cl_mem x, size_t x_offset,
                         cl_mem mask, size_t mask_offset, bool refused,

@@ -325,24 +325,34 @@ static void many_short_rows_match_by_chunks(void **state)
     assert_int_equal(wrong, 0);
 }
 
-/* Many rows past host_max_n (2^15), which both contexts launch, each
- * row several work-groups so that its node passes need scratch buffers.
- * Both forms launch every row before reading any record back. Not on
- * Oclgrind (too slow for 3 * 10^6 elements). */
+/* Many rows past host_max_n (2^15), which both contexts launch (the
+ * rows kernel, one work-item per row); and a few rows past 2^18
+ * elements, a launch chain each, several work-groups per row so that its
+ * node passes need scratch buffers; both forms launch every row before
+ * reading any record back. Not on Oclgrind (too slow for 3 * 10^6
+ * elements). */
 static void many_long_rows_match(void **state)
 {
     suite *s = *state;
     unsigned long wrong = 0;
     enum { N = 40000, COUNT_ROWS = 80 };
+    /* Rows past the rows kernel's 2^18 elements: a launch chain each. */
+    enum { LONG_N = (1 << 18) + 35, LONG_ROWS = 3 };
     for (size_t ci = 0; ci < s->context_count; ci++) {
         const device_context *dc = &s->contexts[ci];
         if (dc->dev->oclgrind)
             continue;
-        for (size_t ri = 0; ri < 2; ri++)
+        for (size_t ri = 0; ri < 2; ri++) {
             wrong += check_batch_on(dc, reductions[ri].r,
                                     reductions[ri].family, ri == 1, N, 1,
                                     COUNT_ROWS, ri == 0 ? N : -(N + 9),
                                     mix_seed(seed, 7500000 + ci * 100 + ri));
+            wrong += check_batch_on(dc, reductions[ri].r,
+                                    reductions[ri].family, ri == 0, LONG_N,
+                                    1, LONG_ROWS,
+                                    ri == 0 ? LONG_N : -(LONG_N + 3),
+                                    mix_seed(seed, 7510000 + ci * 100 + ri));
+        }
     }
     assert_int_equal(wrong, 0);
 }
@@ -366,15 +376,16 @@ static unsigned long compare_records(const test_device *d, sb_reduction r,
 }
 
 /* The enqueue form with every row held back by a user event until the
- * call has returned: 100 rows in flight at once, more than the context's
- * 64 scratch buffers could hold one to a row (each row of 40000 needs one
+ * call has returned: 70 rows in flight at once, more than the context's
+ * 64 scratch buffers could hold one to a row (each row, too long for the
+ * rows kernel's one work-item per row, is a launch chain that needs one
  * for its node pass; the form once failed with SB_OUT_OF_MEMORY at row
  * 65, however fast the device). The rows take turns with the same
  * buffers, each waiting for the one before. */
 static void enqueued_rows_take_turns_with_scratch(void **state)
 {
     suite *s = *state;
-    enum { N = 40000, ROWS = 100 };
+    enum { N = (1 << 18) + 16, ROWS = 70 };
     const sb_reduction r = reductions[0].r;
     float *x = checked_malloc((size_t)N * ROWS * sizeof *x);
     fill_data(FAMILY_UNIFORM, SB_F32, 0, x, (size_t)N * ROWS,

@@ -3,7 +3,8 @@
  * simulator sees them.
  *
  * A representative set of reductions (float and checked integer sums,
- * products, min/max with NaNs and masks, widening, any, counts) runs on
+ * products, min/max with NaNs and masks, widening, any, counts, argmin
+ * and argmax, whose nodes carry positions) runs on
  * Oclgrind over launch shapes that take every code path of the kernels:
  * the default shape, several passes over partials, emulated sub-groups
  * (wider than one and equal to the work-group), sub-groups off with the
@@ -91,6 +92,8 @@ static const struct {
     { { SB_COUNT, SB_F32, 0, SB_SKIP_NAN, 0 }, FAMILY_SPECIALS,
       MASK_EMPTY_LEAVES },
     { { SB_COUNT, SB_U8, 0, 0, 0 }, FAMILY_UNIFORM, MASK_NONE },
+    { { SB_ARGMIN, SB_F32, 0, 0, 0 }, FAMILY_SPECIALS, MASK_EMPTY_LEAVES },
+    { { SB_ARGMAX, SB_I32, 0, 0, SB_MAP_ABS }, FAMILY_LIMITS, MASK_NONE },
 };
 
 static void representative_reductions_run_clean(void **state)
@@ -140,6 +143,82 @@ static void representative_reductions_run_clean(void **state)
     assert_int_equal(wrong, 0);
 }
 
+/* The rows kernel (one work-item per row) through both batched forms:
+ * rows with a negative stride and a mask, an argmin's positions. Every
+ * buffer is made before the calls and released after them (see the file
+ * comment); the blocking form, whose records buffer is its own, last. */
+static void batched_rows_run_clean(void **state)
+{
+    const suite *s = *state;
+    keep_buffers();
+    enum { N = 37, ROWS = 6, PAD = 3 };
+    static const sb_reduction rs[] = {
+        { SB_SUM, SB_F32, 0, 0, 0 }, { SB_ARGMIN, SB_I32, 0, 0, 0 },
+    };
+    unsigned long wrong = 0;
+    for (size_t i = 0; i < s->count; i++) {
+        const test_device *d = &s->devices[i];
+        device_context dc;
+        assert_int_equal(device_context_open(&dc, d, &shapes[0]), SB_OK);
+        for (size_t k = 0; k < COUNT(rs); k++) {
+            const sb_reduction r = rs[k];
+            const size_t es = type_size(r.input);
+            unsigned char x[N * ROWS * 8], mask[N * ROWS];
+            fill_data(FAMILY_SPECIALS, r.input, 0, x, N * ROWS,
+                      mix_seed(seed, 60 + k));
+            for (size_t j = 0; j < N * ROWS; j++)
+                mask[j] = (unsigned char)((j * 7 + k) % 5 != 0);
+            /* Row b at element (ROWS - 1 - b) * N: a negative stride. */
+            const ptrdiff_t stride = -(ptrdiff_t)N;
+            const size_t first = (ROWS - 1) * N;
+            unsigned char want[ROWS * 16], got[ROWS * 16];
+            sb_status ws[ROWS], gs[ROWS];
+            memset(want, RESULT_SENTINEL, sizeof want);
+            memset(got, RESULT_SENTINEL, sizeof got);
+            assert_int_equal(sb_reduce_batched_host(r, x + first * es,
+                                                    mask + first, N, 1, ROWS,
+                                                    stride, want, ws), SB_OK);
+            cl_mem xb = padded_copy(d, x, N * ROWS * es, PAD * es);
+            cl_mem mb = padded_copy(d, mask, N * ROWS, PAD);
+            unsigned char init[ROWS * 24];
+            memset(init, RESULT_SENTINEL, sizeof init);
+            cl_mem rb = make_buffer(d, sizeof init, init);
+            cl_event done = NULL;
+            assert_int_equal(sb_reduce_batched_enqueue(
+                                 dc.ctx, NULL, r, xb, PAD + first, mb,
+                                 PAD + first, N, 1, ROWS, stride, rb, 0, 0,
+                                 NULL, &done), SB_OK);
+            assert_int_equal(clWaitForEvents(1, &done), CL_SUCCESS);
+            clReleaseEvent(done);
+            unsigned char back[sizeof init];
+            read_buffer(d, rb, 0, sizeof back, back);
+            assert_int_equal(sb_reduce_batched(dc.ctx, NULL, r, xb,
+                                               PAD + first, mb, PAD + first,
+                                               N, 1, ROWS, stride, got, gs),
+                             SB_OK);
+            const size_t rsz = sb_result_size(r);
+            const size_t rec = r.op == SB_ARGMIN ? 24 : 16;
+            for (size_t b = 0; b < ROWS; b++) {
+                int32_t status;
+                memcpy(&status, back + b * rec + rec - 8, sizeof status);
+                wrong += gs[b] != ws[b] || status != (int32_t)ws[b]
+                         || memcmp(got + b * rsz, want + b * rsz, rsz) != 0;
+                if (ws[b] == SB_OK)   /* the value's 4 bytes, the index */
+                    wrong += memcmp(back + b * rec, want + b * rsz, 4) != 0
+                             || (rec == 24 && memcmp(back + b * rec + 8,
+                                                     want + b * rsz + 8,
+                                                     8) != 0);
+            }
+            clReleaseMemObject(rb);
+            clReleaseMemObject(mb);
+            clReleaseMemObject(xb);
+        }
+        device_context_close(&dc);
+    }
+    release_kept_buffers();
+    assert_int_equal(wrong, 0);
+}
+
 /* Runs after the group above has released the cl_context, so that Oclgrind
  * has written (and closed) everything. */
 static void oclgrind_logged_nothing(void **state)
@@ -176,6 +255,7 @@ int main(void)
     const struct CMUnitTest run[] = {
         cmocka_unit_test(the_device_is_oclgrind),
         cmocka_unit_test(representative_reductions_run_clean),
+        cmocka_unit_test(batched_rows_run_clean),
     };
     const struct CMUnitTest check[] = {
         cmocka_unit_test(oclgrind_logged_nothing),

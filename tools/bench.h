@@ -66,6 +66,10 @@ typedef enum {
 int bench_device_open(bench_device *b, const cli_device *d, bench_mode mode);
 void bench_device_close(bench_device *b);
 
+/* One run of b's read kernel over the first `bytes` (a multiple of 8) of
+ * `data`, waited for. Returns 0, or -1 if a call failed. */
+int bench_device_read(bench_device *b, cl_mem data, size_t bytes);
+
 /* A buffer of `bytes` for the data, as numpy gives a large array: on
  * Linux, 2 MiB-aligned and marked for transparent huge pages
  * (MADV_HUGEPAGE), so that neither the host path nor the read baseline
@@ -163,8 +167,11 @@ int bench_maps(int json, int log2_n, unsigned repeat, bench_device *devs,
 
 /* ---- 6. many reductions in one call (tools/bench_batched.c) ---------------------- */
 
-/* Row and column f32 sums of a matrix of about 2^log2_n elements, host
- * only, then 1000 reductions of 16. Returns 0, or -1 after a message. */
-int bench_batched(int json, int log2_n, unsigned repeat);
+/* Row and column f32 sums of a matrix of about 2^log2_n elements on the
+ * host, then 1000 reductions of 16; then on each device, the matrix in a
+ * cl_mem, next to the device's read kernel on the same buffer. Returns 0,
+ * or -1 after a message. */
+int bench_batched(int json, int log2_n, unsigned repeat, bench_device *devs,
+                  size_t dev_count);
 
 #endif /* SAMEBITS_BENCH_H */

@@ -1,6 +1,6 @@
 /* bench_batched.c: part 6 of `samebits bench` (--batched): many
- * reductions in one call (sb_reduce_batched_host) against the read of the
- * same bytes.
+ * reductions in one call (sb_reduce_batched_host, and sb_reduce_batched on
+ * each device) against the read of the same bytes.
  *
  * One f32 matrix of about 2^S elements (S: the largest of --sizes), in
  * two shapes: rows of 1000 (about 2^S / 1000 of them) and 1000 rows of
@@ -10,7 +10,10 @@
  * (SAMEBITS_THREADS=1) and on every thread, next to the fastest 1-thread
  * read of the matrix; methods take turns, best of --repeat. Then 1000
  * rows of 16 (and 1000 columns of 16) in one call, per reduction, against
- * one sb_reduce_host() call of 16 elements. */
+ * one sb_reduce_host() call of 16 elements. Last, on each device (its
+ * default float mode, SB_OPT_NO_HOST), the same matrix in a cl_mem: row
+ * and column sums by sb_reduce_batched, next to the device's read kernel
+ * over the same buffer. */
 #include "bench.h"
 
 #include <stdio.h>
@@ -182,7 +185,93 @@ static void short_reductions(int json, unsigned repeat,
     }
 }
 
-int bench_batched(int json, int log2_n, unsigned repeat)
+/* A rows x cols row-major matrix in a cl_mem: its row or column sums on
+ * the device. */
+static sb_status run_device_shape(bench_device *b, cl_mem x, size_t rows,
+                                  size_t cols, int m, float *results,
+                                  sb_status *statuses)
+{
+    const sb_reduction r = { .op = SB_SUM, .input = SB_F32 };
+    if (m == B_ROWS)
+        return sb_reduce_batched(b->sb, b->queue, r, x, 0, NULL, 0, cols, 1,
+                                 rows, (ptrdiff_t)cols, results, statuses);
+    return sb_reduce_batched(b->sb, b->queue, r, x, 0, NULL, 0, rows,
+                             (ptrdiff_t)cols, cols, 1, results, statuses);
+}
+
+/* Both shapes on one device: the read kernel, rows, columns, taking
+ * turns, best of `repeat`. Returns 0, or -1 after a message. */
+static int device_shapes(int json, bench_device *b, const float *x,
+                         size_t other, size_t length, unsigned repeat,
+                         float *results, sb_status *statuses)
+{
+    const size_t bytes = other * length * sizeof(float);
+    cl_int err = CL_SUCCESS;
+    cl_mem xb = clCreateBuffer(b->cl_ctx, CL_MEM_READ_ONLY
+                               | CL_MEM_COPY_HOST_PTR, bytes, (void *)x,
+                               &err);
+    if (xb == NULL) {
+        cli_error("bench", "%s: batched: clCreateBuffer of %zu bytes: %s",
+                  b->label, bytes, cli_cl_error_name(err));
+        return -1;
+    }
+    int rc = 0;
+    for (int shape = 0; shape < 2 && rc == 0; shape++) {
+        const size_t rows = shape == 0 ? other : length;
+        const size_t cols = shape == 0 ? length : other;
+        fprintf(stderr, "bench: batched %zu x %zu on %s\n", rows, cols,
+                b->label);
+        double read = 0, best[B_COUNT] = { 0 };
+        for (unsigned i = 0; i <= repeat && rc == 0; i++) {
+            /* Sample 0 warms up (kernel builds) and is not counted. */
+            double t0 = cli_now();
+            if (bench_device_read(b, xb, bytes) != 0) {
+                cli_error("bench", "%s: the read kernel failed", b->label);
+                rc = -1;
+                break;
+            }
+            double t = cli_now() - t0;
+            if (i == 1 || (i > 1 && t < read))
+                read = t;
+            for (int m = 0; m < B_COUNT; m++) {
+                t0 = cli_now();
+                const sb_status s = run_device_shape(b, xb, rows, cols, m,
+                                                     results, statuses);
+                t = cli_now() - t0;
+                if (s != SB_OK) {
+                    cli_error("bench", "%s: sb_reduce_batched %s: %s",
+                              b->label, method_names[m], sb_error_detail());
+                    rc = -1;
+                    break;
+                }
+                if (i == 1 || (i > 1 && t < best[m]))
+                    best[m] = t;
+            }
+        }
+        bench_sink_f32 = results[0];
+        const double read_gbs = read > 0 ? (double)bytes / read * 1e-9 : 0;
+        for (int m = 0; m < B_COUNT && rc == 0; m++) {
+            const double gbs = best[m] > 0 ? (double)bytes / best[m] * 1e-9
+                                           : 0;
+            const double ratio = read_gbs > 0 ? gbs / read_gbs : 0;
+            if (json)
+                printf("{\"part\":\"batched\",\"rows\":%zu,\"cols\":%zu,"
+                       "\"sums\":\"%s\",\"where\":\"%s\",\"ms\":%.3f,"
+                       "\"gbs\":%.3f,\"read_gbs\":%.3f,\"over_read\":%.3f}\n",
+                       rows, cols, method_names[m], b->label, best[m] * 1e3,
+                       gbs, read_gbs, ratio);
+            else
+                printf("%7zu x %-7zu  %-7s  %-5s  %8.2f  %6.1f  %6.1f  %6.2f\n",
+                       rows, cols, method_names[m], b->label, best[m] * 1e3,
+                       gbs, read_gbs, ratio);
+        }
+    }
+    clReleaseMemObject(xb);
+    return rc;
+}
+
+int bench_batched(int json, int log2_n, unsigned repeat, bench_device *devs,
+                  size_t dev_count)
 {
     const size_t total = (size_t)1 << log2_n;
     const size_t length = 1000;
@@ -213,8 +302,19 @@ int bench_batched(int json, int log2_n, unsigned repeat)
     if (!json)
         printf("\n");
     short_reductions(json, repeat, &env, results, statuses);
+    int rc = 0;
+    if (dev_count > 0 && !json)
+        printf("\n   rows x cols     sums     where        ms    GB/s    read"
+               "  /read   (sb_reduce_batched on the device; read: its read "
+               "kernel over the same cl_mem)\n");
+    for (size_t d = 0; d < dev_count && rc == 0; d++) {
+        if (devs[d].mode_flags != 0 || devs[d].float_mode != 0)
+            continue;                /* the default float mode only */
+        rc = device_shapes(json, &devs[d], x, other, length, repeat, results,
+                           statuses);
+    }
     bench_free_data(x, bytes);
     free(results);
     free(statuses);
-    return 0;
+    return rc;
 }

@@ -57,6 +57,31 @@ static const char *read_kernel_source =
     "}\n"
     "__kernel void bench_nothing(void) {}\n";
 
+int bench_device_read(bench_device *b, cl_mem data, size_t bytes)
+{
+    const cl_ulong words = bytes / 8;
+    size_t global = b->read_global;
+    /* On a CPU device one work-group runs on one thread: one item per
+     * group spreads the chunks over every core (left to the runtime,
+     * POCL put all 32 items in one group and read at one core's speed). */
+    size_t one = 1;
+    cl_int err = clSetKernelArg(b->read_kernel, 0, sizeof(cl_mem), &data);
+    if (err == CL_SUCCESS)
+        err = clSetKernelArg(b->read_kernel, 1, sizeof words, &words);
+    if (err == CL_SUCCESS)
+        err = clSetKernelArg(b->read_kernel, 2, sizeof(cl_mem), &b->read_out);
+    const cl_uint chunked = !b->caps.is_gpu;
+    if (err == CL_SUCCESS)
+        err = clSetKernelArg(b->read_kernel, 3, sizeof chunked, &chunked);
+    if (err == CL_SUCCESS)
+        err = clEnqueueNDRangeKernel(b->queue, b->read_kernel, 1, NULL,
+                                     &global, b->caps.is_gpu ? NULL : &one,
+                                     0, NULL, NULL);
+    if (err == CL_SUCCESS)
+        err = clFinish(b->queue);
+    return err == CL_SUCCESS ? 0 : -1;
+}
+
 int bench_device_open(bench_device *b, const cli_device *d, bench_mode mode)
 {
     static const char suffix[BENCH_MODE_COUNT] = { 0, 'g', 's', 'f' };

@@ -231,30 +231,9 @@ static int device_reduce(const bench_input *in, const bench_method *m)
 
 static int device_read(const bench_input *in, const bench_method *m)
 {
-    bench_device *b = m->device;
-    const cl_ulong words = in->bytes / 8;
-    size_t global = b->read_global;
-    /* On a CPU device one work-group runs on one thread: one item per
-     * group spreads the chunks over every core (left to the runtime,
-     * POCL put all 32 items in one group and read at one core's speed). */
-    size_t one = 1;
-    cl_int err = clSetKernelArg(b->read_kernel, 0, sizeof(cl_mem),
-                                &in->dev_data[m->device_slot]);
-    if (err == CL_SUCCESS)
-        err = clSetKernelArg(b->read_kernel, 1, sizeof words, &words);
-    if (err == CL_SUCCESS)
-        err = clSetKernelArg(b->read_kernel, 2, sizeof(cl_mem), &b->read_out);
-    const cl_uint chunked = !b->caps.is_gpu;
-    if (err == CL_SUCCESS)
-        err = clSetKernelArg(b->read_kernel, 3, sizeof chunked, &chunked);
-    if (err == CL_SUCCESS)
-        err = clEnqueueNDRangeKernel(b->queue, b->read_kernel, 1, NULL,
-                                     &global, b->caps.is_gpu ? NULL : &one,
-                                     0, NULL, NULL);
-    if (err == CL_SUCCESS)
-        err = clFinish(b->queue);
-    if (err != CL_SUCCESS) {
-        cli_error("bench", "%s: %s", m->name, cli_cl_error_name(err));
+    if (bench_device_read(m->device, in->dev_data[m->device_slot],
+                          in->bytes) != 0) {
+        cli_error("bench", "%s: the read kernel failed", m->name);
         return -1;
     }
     return 0;

@@ -102,11 +102,12 @@ static void print_usage(FILE *out)
             "                SB_MAP_SQUARE and as a dot product, next to the plain\n"
             "                sum and the 1-thread read, host and devices: f32, f64,\n"
             "                f16 and bf16 into f32, and f16, bf16 into themselves\n"
-            "  --batched     part 6 (host): f32 row and column sums of a matrix\n"
-            "                of about 2^S elements, rows of 1000 and 1000 rows, by\n"
+            "  --batched     part 6: f32 row and column sums of a matrix of\n"
+            "                about 2^S elements, rows of 1000 and 1000 rows, by\n"
             "                sb_reduce_batched_host on 1 and every thread, next to\n"
             "                the 1-thread read; 1000 sums of 16 in one call against\n"
-            "                one sb_reduce_host call of 16\n"
+            "                one sb_reduce_host call of 16; by sb_reduce_batched on\n"
+            "                each device, next to its read kernel on the same cl_mem\n"
             "\n"
             "Exit status: 0 measured; 2 a bad command line; 4 no such device, or\n"
             "a device failed (with --json, a last {\"kind\":\"error\"} record).\n",
@@ -416,7 +417,8 @@ static int run_bench(int argc, char **argv)
         goto done;
     if (maps && bench_maps(json, largest, plan.repeat, devs, dev_count) != 0)
         goto done;
-    if (batched && bench_batched(json, largest, plan.repeat) != 0)
+    if (batched && bench_batched(json, largest, plan.repeat, devs,
+                                 dev_count) != 0)
         goto done;
     rc = CLI_EXIT_OK;
 done:

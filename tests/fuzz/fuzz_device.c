@@ -208,35 +208,46 @@ static void check_enqueue(const fuzz_case *c, unsigned which,
     if (err != CL_SUCCESS)
         die("clEnqueueReadBuffer", err);
 
-    sb_device_result record;
-    memcpy(&record, back + offset, sizeof record);
-    const bool answered = host == SB_OK || host == SB_EMPTY
-                          || host == SB_OVERFLOW;
-    /* argmin / argmax: computed by sb_reduce(), refused when enqueued. */
+    /* The record: an sb_device_result, or for argmin / argmax an
+     * sb_device_arg_result (the value's bytes, the index at 8, the status
+     * 8 bytes before the end). */
     const bool arg = sb_reduction_check(c->r) == SB_OK
                      && (c->r.op == SB_ARGMIN || c->r.op == SB_ARGMAX);
+    const size_t rec_size = arg ? sizeof(sb_device_arg_result)
+                                : sizeof(sb_device_result);
+    const unsigned char *record = back + offset;
+    int32_t status;
+    memcpy(&status, record + rec_size - 8, sizeof status);
+    const bool answered = host == SB_OK || host == SB_EMPTY
+                          || host == SB_OVERFLOW;
     bool agree;
-    if (refused(c->r) || arg) {
+    if (refused(c->r)) {
         agree = s == SB_UNSUPPORTED && memcmp(back, init, sizeof back) == 0;
     } else if (answered) {
-        unsigned char value[8];
+        /* What the record's first rec_size - 8 bytes must be: written
+         * only where SB_OK, and of `value` only the accumulator's bytes. */
+        unsigned char value[16];
         memset(value, RESULT_SENTINEL, sizeof value);
-        if (host == SB_OK)
+        if (host == SB_OK && arg) {
+            const sb_type acc = c->r.accumulator ? c->r.accumulator
+                                                 : c->r.input;
+            memcpy(value, want, sb_type_size(acc));
+            memcpy(value + 8, want + 8, 8);           /* the index */
+        } else if (host == SB_OK) {
             memcpy(value, want, sb_result_size(c->r));
-        agree = s == SB_OK && record.status == (int32_t)host
-                && memcmp(record.value, value, sizeof value) == 0
+        }
+        agree = s == SB_OK && status == (int32_t)host
+                && memcmp(record, value, rec_size - 8) == 0
                 && memcmp(back, init, offset) == 0
-                && memcmp(back + offset + sizeof record, init + offset
-                          + sizeof record, sizeof back - offset
-                          - sizeof record) == 0;
+                && memcmp(back + offset + rec_size, init + offset + rec_size,
+                          sizeof back - offset - rec_size) == 0;
     } else {
         agree = s == host && memcmp(back, init, sizeof back) == 0;
     }
     if (!agree) {
         fprintf(stderr, "\nsb_reduce_enqueue() returned %s; record at %zu: "
-                "status %d value ", status_name(s), offset,
-                (int)record.status);
-        fuzz_print_bytes(stderr, record.value, sizeof record.value);
+                "status %d, bytes ", status_name(s), offset, (int)status);
+        fuzz_print_bytes(stderr, record, rec_size - 8);
         fputc('\n', stderr);
         report("host", c->r, host, want);
         fail(c, which, "sb_reduce_enqueue() and the host path differ");
