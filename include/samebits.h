@@ -1003,19 +1003,23 @@ SB_API SB_NODISCARD sb_status sb_partial_add_dot(sb_context *ctx,
  *  sb_reduce_batched_host(): statuses[b] SB_OK, SB_EMPTY or SB_OVERFLOW,
  *  results[b] (host memory, at byte b * sb_result_size(r)) written only
  *  when SB_OK, with the bits of sb_reduce_host().
- *  For now there is no batch kernel. Contiguous rows (elem_stride 1, n >
- *  0) that sb_reduce() would launch (n > host_max_n, or SB_OPT_NO_HOST) are
+ *  How: contiguous rows (elem_stride 1, n > 0) of up to 2^18 elements
+ *  (on a GPU 2^11) are one launch of a rows kernel, one work-item per
+ *  row folding its whole row (the same folds and binary counter as
+ *  sb_reduce()'s work-items), records read back once, unless the whole
+ *  batch is small enough for the host shortcut (count * n <= host_max_n
+ *  and no SB_OPT_NO_HOST); longer rows that sb_reduce() would launch are
  *  launched one after the other, each its own sb_reduce_enqueue() chain
- *  into a record of a buffer of the call's own, and every record is read
- *  back once at the end;
- *  rows that sb_reduce() would reduce on the host (n <= host_max_n)
- *  lying close together (|batch_stride| <= 2n + 1) are read back about
- *  2^18 elements at a time (a row at least) and reduced by
- *  sb_reduce_batched_host(), one read per chunk instead of one per row
- *  (far apart: one sb_reduce() each); strided rows are read back, the whole range the batch
- *  covers, with one blocking read (and one for the mask), and reduced by
- *  sb_reduce_batched_host(). Both run with the context's
- *  sb_options.host (threads, isa), as sb_reduce()'s host reductions do.
+ *  into a record of a buffer of the call's own, every record read back
+ *  once at the end; other rows that sb_reduce() would reduce on the host
+ *  (n <= host_max_n) lying close together (|batch_stride| <= 2n + 1) are
+ *  read back about 2^18 elements at a time (a row at least) and reduced
+ *  by sb_reduce_batched_host(), one read per chunk instead of one per row
+ *  (far apart: one sb_reduce() each); strided rows are read back, the
+ *  whole range the batch covers, with one blocking read (and one for the
+ *  mask), and reduced by sb_reduce_batched_host(). The read-back ones run
+ *  with the context's sb_options.host (threads, isa), as sb_reduce()'s
+ *  host reductions do.
  *  @return SB_OK when every reduction got its answer; otherwise the
  *          statuses of sb_reduce() (SB_INVALID_ARGUMENT also for NULL
  *          `results` or `statuses` with count > 0 and for strides whose
@@ -1034,15 +1038,17 @@ SB_API SB_NODISCARD sb_status sb_reduce_batched(sb_context *ctx,
  *  buffer `results`, record b at byte results_offset + 16 * b
  *  (results_offset a multiple of 8), each as sb_reduce_enqueue() writes
  *  one; for argmin / argmax sb_device_arg_result records, at
- *  results_offset + 24 * b. Wait list and `done` as sb_reduce_enqueue(); `done` completes
- *  when every record is written. count == 0 enqueues nothing and sets
- *  *done (if not NULL) to NULL.
- *  For now: contiguous rows (elem_stride 1) are one sb_reduce_enqueue()
- *  each, each waiting for the one before (so that they take turns with
- *  one pair of the context's scratch buffers, however many rows), into
- *  a copy of the records in a buffer of the call's own, and one copy
- *  after the last row writes them all back into `results` (its event is
- *  *done); the call returns at once;
+ *  results_offset + 24 * b. Wait list and `done` as sb_reduce_enqueue();
+ *  `done` completes when every record is written. count == 0 enqueues
+ *  nothing and sets *done (if not NULL) to NULL.
+ *  How: contiguous rows (elem_stride 1, n > 0) that the rows kernel takes
+ *  (sb_reduce_batched()) are its one launch, which writes the records and
+ *  whose event is *done; longer rows (and rows of no element) are one
+ *  sb_reduce_enqueue() each, each waiting for the one before (so that
+ *  they take turns with one pair of the context's scratch buffers,
+ *  however many rows), into a copy of the records in a buffer of the
+ *  call's own, and one copy after the last row writes them all back into
+ *  `results` (its event is *done); either way the call returns at once;
  *  strided rows are computed as sb_reduce_batched() computes them, so
  *  the call BLOCKS: it waits for the wait list, reads the batch and the
  *  records back, and writes the records with one blocking write (whose

@@ -19,7 +19,8 @@
     X(clCreateKernel) X(clReleaseKernel) X(clSetKernelArg)                  \
     X(clEnqueueNDRangeKernel) X(clCreateBuffer) X(clReleaseMemObject)       \
     X(clGetMemObjectInfo) X(clEnqueueReadBuffer) X(clEnqueueWriteBuffer)   \
-    X(clEnqueueCopyBuffer) X(clRetainEvent)                                 \
+    X(clEnqueueCopyBuffer) X(clEnqueueMapBuffer)                            \
+    X(clEnqueueUnmapMemObject) X(clWaitForEvents) X(clRetainEvent)          \
     X(clReleaseEvent) X(clGetEventInfo) X(clFlush)
 
 typedef struct {

@@ -1,14 +1,18 @@
 /* device_batched.c: sb_reduce_batched(), sb_reduce_batched_enqueue() and
- * sb_reduce_segments(), many reductions of elements in a cl_mem.
- *
- * For now these use no kernel of their own, and the bits are those of
- * sb_reduce_host() by construction:
- *   - contiguous rows (elem_stride 1) and segments that sb_reduce() would
- *     launch: one sb_reduce_enqueue() chain per row, at the row's offset
- *     in the buffer, on the caller's queue, each waiting for the one
- *     before, into records of a buffer of the call's own, which the
- *     blocking forms read back once and the enqueue form copies into the
- *     caller's buffer with one copy (reduce_rows_launched());
+ * sb_reduce_segments(), many reductions of elements in a cl_mem, with the
+ * bits of sb_reduce_host() by construction:
+ *   - contiguous rows (elem_stride 1) that the rows kernel takes
+ *     (sb__rows_kernel_takes(): up to 2^18 elements on a CPU device):
+ *     one launch of sb_rows (cl/reduce.cl), one work-item per row, into
+ *     records the blocking form reads back once, or straight into the
+ *     caller's records (the enqueue form); unless the whole batch is
+ *     small enough for the host shortcut (batch_is_small());
+ *   - longer contiguous rows, and segments that sb_reduce() would launch:
+ *     one sb_reduce_enqueue() chain per row, at the row's offset in the
+ *     buffer, on the caller's queue, each waiting for the one before,
+ *     into records of a buffer of the call's own, which the blocking forms
+ *     read back once and the enqueue form copies into the caller's buffer
+ *     with one copy (reduce_rows_launched());
  *   - short rows that lie close together (rows_take_the_shortcut()), and
  *     runs of short segments, which one sb_reduce() each would take to
  *     the host: read back by chunks and reduced by the host forms; short
@@ -21,8 +25,8 @@
  * Every address is checked against the buffers, overflow-safe, before the
  * first command. The blocking forms keep the answers in memory of their
  * own until every row has its answer, so that a failure writes nothing.
- * A batch kernel (one work-group per short row, the column fold of
- * host_batched.c) is the next step. */
+ * A column kernel (the column fold of host_batched.c, lanes side by side)
+ * is the next step. */
 #include <stdlib.h>
 #include <string.h>
 #include "device.h"
@@ -71,45 +75,88 @@ static sb_status check_batch(sb_context *ctx, cl_command_queue queue,
     return SB_OK;
 }
 
-/* Reads the batch's range of x (and of the mask) back into one block of
- * host memory: *copy (to free()), the elements at *xs and the mask at
- * *ms (NULL without one) pointing at element (0, 0). The reads wait for
- * the wait list. */
-static sb_status read_batch(sb_context *ctx, const checked_batch *cb,
+/* The batch's range of x (and of the mask) as the host sees it: mapped
+ * for reading, element (0, 0) at xs (and ms; NULL without a mask), until
+ * view_release(). On a device whose buffers are host memory (a CPU
+ * device such as POCL) a map is the buffer itself: no copy and no fresh
+ * pages (a read-back of a 512 MB matrix into new memory took ten times
+ * the host's column fold on POCL, most of it the new pages); elsewhere
+ * it copies, as a read would. */
+typedef struct {
+    cl_command_queue     queue;
+    cl_mem               x, mask;
+    void                *x_map, *m_map;
+    const unsigned char *xs, *ms;
+} batch_view;
+
+/* Unmaps what is mapped and waits for the unmaps: the caller may write
+ * the buffers once the call returns. */
+static sb_status view_release(sb_context *ctx, batch_view *v)
+{
+    cl_event ev[2];
+    cl_uint k = 0;
+    cl_int err = CL_SUCCESS;
+    if (v->x_map != NULL) {
+        const cl_int e = SB_CL(clEnqueueUnmapMemObject)(v->queue, v->x,
+                                                        v->x_map, 0, NULL,
+                                                        &ev[k]);
+        k += e == CL_SUCCESS;
+        err = e;
+    }
+    if (v->m_map != NULL) {
+        const cl_int e = SB_CL(clEnqueueUnmapMemObject)(v->queue, v->mask,
+                                                        v->m_map, 0, NULL,
+                                                        &ev[k]);
+        k += e == CL_SUCCESS;
+        err = err != CL_SUCCESS ? err : e;
+    }
+    if (k > 0) {
+        const cl_int e = SB_CL(clWaitForEvents)(k, ev);
+        err = err != CL_SUCCESS ? err : e;
+        for (cl_uint i = 0; i < k; i++)
+            SB_CL(clReleaseEvent)(ev[i]);
+    }
+    v->x_map = v->m_map = NULL;
+    SB_RETURN_IF(err != CL_SUCCESS,
+                 sb__cl_fail(ctx, err, "clEnqueueUnmapMemObject, "
+                             "clWaitForEvents (the view of a batch)"));
+    return SB_OK;
+}
+
+/* Maps the batch (blocking, after the wait list) into *v. On an error
+ * nothing stays mapped. */
+static sb_status view_batch(sb_context *ctx, const checked_batch *cb,
                             cl_mem x, size_t x_offset, cl_mem mask,
                             size_t mask_offset, cl_uint num_wait,
-                            const cl_event *wait, unsigned char **copy,
-                            const unsigned char **xs,
-                            const unsigned char **ms)
+                            const cl_event *wait, batch_view *v)
 {
-    const size_t size = cb->c.plan.input_size;
-    const size_t x_bytes = cb->span * size;   /* checked: fits */
-    const size_t bytes = x_bytes + (mask ? cb->span : 0);
-    *copy = NULL;
-    *xs = NULL;
-    *ms = NULL;
+    memset(v, 0, sizeof *v);
+    v->queue = cb->c.queue;
+    v->x = x;
+    v->mask = mask;
     if (cb->span == 0)
         return SB_OK;
-    unsigned char *p = sb__mem.malloc(bytes);
-    SB_FAIL_IF(p == NULL, SB_OUT_OF_MEMORY, "cannot allocate %zu bytes for "
-               "the copy of a batch", bytes);
-    cl_int err = SB_CL(clEnqueueReadBuffer)(cb->c.queue, x, CL_TRUE,
-                                            (x_offset - cb->below) * size,
-                                            x_bytes, p, num_wait,
-                                            num_wait ? wait : NULL, NULL);
-    if (err == CL_SUCCESS && mask != NULL)
-        err = SB_CL(clEnqueueReadBuffer)(cb->c.queue, mask, CL_TRUE,
-                                         mask_offset - cb->below, cb->span,
-                                         p + x_bytes, num_wait,
-                                         num_wait ? wait : NULL, NULL);
-    if (err != CL_SUCCESS) {
-        free(p);
-        return sb__cl_fail(ctx, err, "clEnqueueReadBuffer (the copy of a "
+    const size_t size = cb->c.plan.input_size;
+    cl_int err = CL_SUCCESS;
+    v->x_map = SB_CL(clEnqueueMapBuffer)(v->queue, x, CL_TRUE, CL_MAP_READ,
+                                         (x_offset - cb->below) * size,
+                                         cb->span * size, num_wait,
+                                         num_wait ? wait : NULL, NULL, &err);
+    if (v->x_map != NULL && mask != NULL)
+        v->m_map = SB_CL(clEnqueueMapBuffer)(v->queue, mask, CL_TRUE,
+                                             CL_MAP_READ,
+                                             mask_offset - cb->below,
+                                             cb->span, num_wait,
+                                             num_wait ? wait : NULL, NULL,
+                                             &err);
+    if (v->x_map == NULL || (mask != NULL && v->m_map == NULL)) {
+        (void)view_release(ctx, v);       /* the first failure is the one */
+        return sb__cl_fail(ctx, err, "clEnqueueMapBuffer (the view of a "
                            "batch)");
     }
-    *copy = p;
-    *xs = p + cb->below * size;
-    *ms = mask != NULL ? p + x_bytes + cb->below : NULL;
+    v->xs = (const unsigned char *)v->x_map + cb->below * size;
+    v->ms = mask != NULL ? (const unsigned char *)v->m_map + cb->below
+                         : NULL;
     return SB_OK;
 }
 
@@ -345,18 +392,18 @@ static sb_status reduce_rows_on_host(sb_context *ctx, const checked_batch *cb,
         SB_RETURN_IF(s != SB_OK, s);
         part.below = below;
         part.span = below + above + 1;
-        unsigned char *copy;
-        const unsigned char *xs, *ms;
-        s = read_batch(ctx, &part, x,
+        batch_view v;
+        s = view_batch(ctx, &part, x,
                        row_offset(x_offset, b0, batch_stride, n), mask,
                        row_offset(mask_offset, b0, batch_stride, n), 0, NULL,
-                       &copy, &xs, &ms);
+                       &v);
         SB_RETURN_IF(s != SB_OK, s);
-        s = sb__reduce_batched_host_opts(r, xs, ms, n, 1, rows,
+        s = sb__reduce_batched_host_opts(r, v.xs, v.ms, n, 1, rows,
                                          batch_stride, a->results + b0 * rs,
                                          a->statuses + b0, &ctx->opts.host);
-        free(copy);
+        const sb_status released = view_release(ctx, &v);
         SB_RETURN_IF(s != SB_OK, s);
+        SB_RETURN_IF(released != SB_OK, released);
     }
     return SB_OK;
 }
@@ -384,22 +431,21 @@ sb_status sb_reduce_batched(sb_context *ctx, cl_command_queue queue,
     if (count == 0)
         return SB_OK;
 
-    if (elem_stride != 1 && n > 1) {
-        unsigned char *copy;
-        const unsigned char *xs, *ms;
-        s = read_batch(ctx, &cb, x, x_offset, mask, mask_offset, 0, NULL,
-                       &copy, &xs, &ms);
-        SB_RETURN_IF(s != SB_OK, s);
-        s = sb__reduce_batched_host_opts(r, xs, ms, n, elem_stride, count,
-                                         batch_stride, results, statuses,
-                                         &ctx->opts.host);
-        free(copy);
-        return s;
-    }
     answers a;
     s = answers_new(&a, count, rs);
     SB_RETURN_IF(s != SB_OK, s);
-    if (sb__rows_kernel_takes(ctx, n) && !batch_is_small(ctx, n, count)) {
+    if (elem_stride != 1 && n > 1) {
+        batch_view v;
+        s = view_batch(ctx, &cb, x, x_offset, mask, mask_offset, 0, NULL, &v);
+        if (s == SB_OK) {
+            s = sb__reduce_batched_host_opts(r, v.xs, v.ms, n, elem_stride,
+                                             count, batch_stride, a.results,
+                                             a.statuses, &ctx->opts.host);
+            const sb_status released = view_release(ctx, &v);
+            s = s != SB_OK ? s : released;
+        }
+    } else if (sb__rows_kernel_takes(ctx, n) &&
+               !batch_is_small(ctx, n, count)) {
         s = reduce_rows_kernel(ctx, &cb, x, x_offset, mask, mask_offset, n,
                                count, batch_stride, &a);
     } else if (rows_take_the_shortcut(ctx, n, batch_stride)) {
@@ -447,10 +493,9 @@ static sb_status enqueue_strided(sb_context *ctx, const checked_batch *cb,
     const size_t rs = cb->c.plan.result_size;
     const size_t rec_size = sb__record_size(&cb->c.plan);
     const size_t record_bytes = count * rec_size;
-    unsigned char *copy;
-    const unsigned char *xs, *ms;
-    sb_status s = read_batch(ctx, cb, x, x_offset, mask, mask_offset,
-                             num_wait, wait, &copy, &xs, &ms);
+    batch_view v;
+    sb_status s = view_batch(ctx, cb, x, x_offset, mask, mask_offset,
+                             num_wait, wait, &v);
     SB_RETURN_IF(s != SB_OK, s);
     answers a = { NULL, NULL };
     unsigned char *rec = sb__mem.malloc(record_bytes);
@@ -459,7 +504,7 @@ static sb_status enqueue_strided(sb_context *ctx, const checked_batch *cb,
                                "records", count);
     if (s != SB_OK) {
         free(rec);
-        free(copy);
+        (void)view_release(ctx, &v);
         return s;
     }
     /* The records as they are: a value is written only where SB_OK. */
@@ -470,9 +515,11 @@ static sb_status enqueue_strided(sb_context *ctx, const checked_batch *cb,
     if (err != CL_SUCCESS)
         s = sb__cl_fail(ctx, err, "clEnqueueReadBuffer (the records)");
     if (s == SB_OK)
-        s = sb__reduce_batched_host_opts(r, xs, ms, n, elem_stride, count,
+        s = sb__reduce_batched_host_opts(r, v.xs, v.ms, n, elem_stride, count,
                                          batch_stride, a.results, a.statuses,
                                          &ctx->opts.host);
+    const sb_status released = view_release(ctx, &v);
+    s = s != SB_OK ? s : released;
     cl_event ev = NULL;
     if (s == SB_OK) {
         for (size_t b = 0; b < count; b++)
@@ -486,7 +533,6 @@ static sb_status enqueue_strided(sb_context *ctx, const checked_batch *cb,
     }
     answers_free(&a);
     free(rec);
-    free(copy);
     SB_RETURN_IF(s != SB_OK, s);
     if (done != NULL)
         *done = ev;

@@ -55,7 +55,11 @@ static cl_int typical_error(fn_id fn)
     case FN_clEnqueueReadBuffer:
     case FN_clEnqueueWriteBuffer:
     case FN_clEnqueueCopyBuffer:
+    case FN_clEnqueueMapBuffer:
+    case FN_clEnqueueUnmapMemObject:
     case FN_clFlush:                 return CL_INVALID_COMMAND_QUEUE;
+    case FN_clWaitForEvents:
+        return CL_EXEC_STATUS_ERROR_FOR_EVENTS_IN_WAIT_LIST;
     case FN_clGetPlatformIDs:        return CL_PLATFORM_NOT_FOUND_KHR;
     case FN_clCreateContext:         return CL_DEVICE_NOT_AVAILABLE;
     default:                         return CL_OUT_OF_RESOURCES;
@@ -393,6 +397,56 @@ WRAP_ENQUEUE(clEnqueueCopyBuffer,
     (cl_command_queue q, cl_mem from, cl_mem to, size_t from_off,
      size_t to_off, size_t s, cl_uint nw, const cl_event *wait, cl_event *ev),
     (q, from, to, from_off, to_off, s, nw, wait, ev))
+/* A mapping is a reference of its own in the ledger: every map must be
+ * unmapped. An unmap made to fail is done for real at once (the library
+ * sees the failure; the test leaks nothing). */
+static void *CL_API_CALL w_clEnqueueMapBuffer(cl_command_queue q, cl_mem b,
+                                              cl_bool block, cl_map_flags f,
+                                              size_t off, size_t s,
+                                              cl_uint nw,
+                                              const cl_event *wait,
+                                              cl_event *ev, cl_int *errcode)
+{
+    cl_int e_;
+    if (inject(FN_clEnqueueMapBuffer, 0, &e_)) {
+        if (errcode != NULL)
+            *errcode = e_;
+        return NULL;
+    }
+    void *p = harness.real.clEnqueueMapBuffer(q, b, block, f, off, s, nw,
+                                              wait, ev, errcode);
+    if (p != NULL) {
+        ledger_add(p, "mapping");
+        if (ev != NULL)
+            ledger_add(*ev, "event");
+    }
+    return p;
+}
+static cl_int CL_API_CALL w_clEnqueueUnmapMemObject(cl_command_queue q,
+                                                    cl_mem b, void *p,
+                                                    cl_uint nw,
+                                                    const cl_event *wait,
+                                                    cl_event *ev)
+{
+    cl_int e_;
+    const bool inject_ = inject(FN_clEnqueueUnmapMemObject, 0, &e_);
+    if (!ledger_take(p, "mapping"))
+        return CL_INVALID_VALUE;
+    if (inject_) {
+        cl_event done = NULL;
+        if (harness.real.clEnqueueUnmapMemObject(q, b, p, nw, wait, &done)
+                == CL_SUCCESS) {
+            harness.real.clWaitForEvents(1, &done);
+            harness.real.clReleaseEvent(done);
+        }
+        return e_;
+    }
+    e_ = harness.real.clEnqueueUnmapMemObject(q, b, p, nw, wait, ev);
+    if (e_ == CL_SUCCESS && ev != NULL)
+        ledger_add(*ev, "event");
+    return e_;
+}
+WRAP_STATUS(clWaitForEvents, (cl_uint n, const cl_event *list), (n, list))
 WRAP_RETAIN(clRetainEvent, cl_event)
 WRAP_RELEASE(clReleaseEvent, cl_event)
 WRAP_STATUS(clGetEventInfo,

@@ -239,18 +239,63 @@ static int teardown(void **state)
 
 typedef enum {
     SCENARIO_DEVICE, SCENARIO_ENQUEUE, SCENARIO_HOST, SCENARIO_BATCHED,
-    SCENARIO_SEGMENTS, SCENARIO_LAUNCHED, SCENARIO_BATCHED_ENQUEUE
+    SCENARIO_SEGMENTS, SCENARIO_LAUNCHED, SCENARIO_BATCHED_ENQUEUE,
+    SCENARIO_LONG_ROWS, SCENARIO_LONG_ROWS_ENQUEUE, SCENARIO_COLUMNS,
+    SCENARIO_LAST = SCENARIO_COLUMNS
 } scenario;
 enum { LAUNCHED_ROWS = 4, LAUNCHED_N = N_DEVICE / LAUNCHED_ROWS };
+
+/* The batches of the batched scenarios: from x_f64 (`many` false) or
+ * x_many, n elements, element stride es, count reductions, batch stride
+ * bs. Long rows are past the rows kernel's 2^18 elements (a launch chain
+ * each); columns are strided (mapped, reduced on the host). */
+typedef struct {
+    bool      many;
+    size_t    n;
+    ptrdiff_t es;
+    size_t    count;
+    ptrdiff_t bs;
+} batch_shape;
+
+static batch_shape shape_of(scenario s)
+{
+    switch (s) {
+    case SCENARIO_BATCHED:
+        return (batch_shape){ true, ROW_N, 1, MANY, ROW_N };
+    case SCENARIO_LONG_ROWS:
+    case SCENARIO_LONG_ROWS_ENQUEUE:
+        return (batch_shape){ true, MANY_N / 2, 1, 2, MANY_N / 2 };
+    case SCENARIO_COLUMNS:
+        return (batch_shape){ true, ROW_N, MANY, MANY, 1 };
+    default:
+        return (batch_shape){ false, LAUNCHED_N, 1, LAUNCHED_ROWS,
+                              LAUNCHED_N };
+    }
+}
+
+static bool is_batched(scenario s)
+{
+    return s == SCENARIO_BATCHED || s == SCENARIO_LAUNCHED ||
+           s == SCENARIO_BATCHED_ENQUEUE || s >= SCENARIO_LONG_ROWS;
+}
+
+static bool is_batched_enqueue(scenario s)
+{
+    return s == SCENARIO_BATCHED_ENQUEUE || s == SCENARIO_LONG_ROWS_ENQUEUE;
+}
 
 static const char *const scenario_names[] = {
     "sb_reduce(SB_OPT_NO_HOST, 3 launches)",
     "sb_reduce_enqueue(wait list, done event)",
     "sb_reduce(host shortcut, read back)",
-    "sb_reduce_batched(short rows read back, 3 chunks)",
+    "sb_reduce_batched(25 short rows, the rows kernel)",
     "sb_reduce_segments(short segments read back, 2 chunks)",
-    "sb_reduce_batched(SB_OPT_NO_HOST, 4 rows launched, records read once)",
-    "sb_reduce_batched_enqueue(SB_OPT_NO_HOST, 4 rows, records copied once)",
+    "sb_reduce_batched(SB_OPT_NO_HOST, 4 rows, the rows kernel)",
+    "sb_reduce_batched_enqueue(SB_OPT_NO_HOST, 4 rows, the rows kernel)",
+    "sb_reduce_batched(2 rows of 300000, a launch chain each, records read "
+    "once)",
+    "sb_reduce_batched_enqueue(2 rows of 300000, records copied once)",
+    "sb_reduce_batched(25 columns of 24000, mapped, on the host)",
 };
 
 /* The segments of SCENARIO_SEGMENTS: 12000 to 23999 elements (below
@@ -276,7 +321,7 @@ static const sb_options narrow = {
 static const sb_options *options_of(scenario s)
 {
     return s == SCENARIO_HOST || s == SCENARIO_BATCHED ||
-           s == SCENARIO_SEGMENTS ? NULL : &narrow;
+           s == SCENARIO_SEGMENTS || s >= SCENARIO_LONG_ROWS ? NULL : &narrow;
 }
 
 static sb_reduction reduction_of(scenario s)
@@ -321,12 +366,11 @@ static void want_of(const fixture *f, scenario s, unsigned char *want)
     memset(want, RESULT_SENTINEL, WANT_BYTES);
     sb_status *statuses = (sb_status *)(void *)(want + MANY * 8);
     sb_status st;
-    if (s == SCENARIO_LAUNCHED || s == SCENARIO_BATCHED_ENQUEUE) {
-        st = sb_reduce_batched_host(r, f->f64, f->mask_host, LAUNCHED_N, 1,
-                                    LAUNCHED_ROWS, LAUNCHED_N, want, statuses);
-    } else if (s == SCENARIO_BATCHED) {
-        st = sb_reduce_batched_host(r, f->f64_many, f->mask_many_host, ROW_N,
-                                    1, MANY, ROW_N, want, statuses);
+    if (is_batched(s)) {
+        const batch_shape b = shape_of(s);
+        st = sb_reduce_batched_host(r, b.many ? f->f64_many : f->f64,
+                                    b.many ? f->mask_many_host : f->mask_host,
+                                    b.n, b.es, b.count, b.bs, want, statuses);
     } else if (s == SCENARIO_SEGMENTS) {
         uint64_t off[MANY + 1];
         segment_offsets(off);
@@ -349,13 +393,11 @@ static sb_status reduce_many(const fixture *f, scenario s, sb_context *ctx,
     memset(got, RESULT_SENTINEL, sizeof got);
     sb_status *statuses = (sb_status *)(void *)(got + MANY * 8);
     sb_status st;
-    if (s == SCENARIO_LAUNCHED) {
-        st = sb_reduce_batched(ctx, NULL, r, f->x_f64, 0, f->mask, 0,
-                               LAUNCHED_N, 1, LAUNCHED_ROWS, LAUNCHED_N, got,
-                               statuses);
-    } else if (s == SCENARIO_BATCHED) {
-        st = sb_reduce_batched(ctx, NULL, r, f->x_many, 0, f->mask_many, 0,
-                               ROW_N, 1, MANY, ROW_N, got, statuses);
+    if (is_batched(s)) {
+        const batch_shape b = shape_of(s);
+        st = sb_reduce_batched(ctx, NULL, r, b.many ? f->x_many : f->x_f64, 0,
+                               b.many ? f->mask_many : f->mask, 0, b.n, b.es,
+                               b.count, b.bs, got, statuses);
     } else {
         uint64_t off[MANY + 1];
         segment_offsets(off);
@@ -387,24 +429,25 @@ static void settle_done(sb_status st, cl_event done, cl_event sentinel,
     }
 }
 
-/* sb_reduce_batched_enqueue() of SCENARIO_BATCHED_ENQUEUE into a buffer
- * of sentinels, after f->complete: on SB_OK every record equals the
- * host's answer; on an error the buffer is untouched (no row that was
- * enqueued before the failure wrote it) and *done was not written. */
-static sb_status enqueue_many(const fixture *f, sb_context *ctx,
+/* sb_reduce_batched_enqueue() of scenario s into a buffer of sentinels,
+ * after f->complete: on SB_OK every record equals the host's answer; on
+ * an error the buffer is untouched (no row that was enqueued before the
+ * failure wrote it) and *done was not written. */
+static sb_status enqueue_many(const fixture *f, scenario s, sb_context *ctx,
                               const unsigned char *want, unsigned long k)
 {
-    const sb_reduction r = reduction_of(SCENARIO_BATCHED_ENQUEUE);
-    enum { BYTES = RECORD_OFFSET + LAUNCHED_ROWS * 16 };
+    const sb_reduction r = reduction_of(s);
+    const batch_shape bs = shape_of(s);
+    enum { BYTES = RECORD_OFFSET + MANY * 16 };
     unsigned char fill[BYTES];
     memset(fill, RESULT_SENTINEL, sizeof fill);
     cl_mem records = buffer_of(f, BYTES, fill);
     cl_event const sentinel = (cl_event)(uintptr_t)0x5b5b5b5b;
     cl_event done = sentinel;
     const sb_status st = sb_reduce_batched_enqueue(
-            ctx, f->queue, r, f->x_f64, 0, f->mask, 0, LAUNCHED_N, 1,
-            LAUNCHED_ROWS, LAUNCHED_N, records, RECORD_OFFSET, 1,
-            &f->complete, &done);
+            ctx, f->queue, r, bs.many ? f->x_many : f->x_f64, 0,
+            bs.many ? f->mask_many : f->mask, 0, bs.n, bs.es, bs.count, bs.bs,
+            records, RECORD_OFFSET, 1, &f->complete, &done);
     run_deferred();
     settle_done(st, done, sentinel, k);
     /* clFinish: the rows enqueued before a failure run to their end
@@ -422,7 +465,10 @@ static sb_status enqueue_many(const fixture *f, sb_context *ctx,
                          k);
     const sb_status *statuses = (const sb_status *)(const void *)(want + MANY * 8);
     const size_t rs = sb_result_size(r);
-    for (size_t b = 0; b < LAUNCHED_ROWS; b++) {
+    all_sentinel_or_fail(back + RECORD_OFFSET + bs.count * 16,
+                         (MANY - bs.count) * 16, "the bytes after the records",
+                         k);
+    for (size_t b = 0; b < bs.count; b++) {
         const unsigned char *rec = back + RECORD_OFFSET + b * 16;
         /* Bytes the kernels never write keep what the caller had there:
          * the call's records start as a copy of the caller's. */
@@ -446,11 +492,10 @@ static sb_status reduce_once(const fixture *f, scenario s, sb_context *ctx,
                              const unsigned char *want, unsigned long k)
 {
     const sb_reduction r = reduction_of(s);
-    if (s == SCENARIO_BATCHED || s == SCENARIO_SEGMENTS ||
-        s == SCENARIO_LAUNCHED)
+    if (is_batched_enqueue(s))
+        return enqueue_many(f, s, ctx, want, k);
+    if (is_batched(s) || s == SCENARIO_SEGMENTS)
         return reduce_many(f, s, ctx, want, k);
-    if (s == SCENARIO_BATCHED_ENQUEUE)
-        return enqueue_many(f, ctx, want, k);
     unsigned char got[RESULT_BUFFER];
     memset(got, RESULT_SENTINEL, sizeof got);
     if (s != SCENARIO_ENQUEUE) {
@@ -681,6 +726,21 @@ static void every_call_of_an_enqueued_batch_can_fail(void **state)
     sweep(*state, SCENARIO_BATCHED_ENQUEUE);
 }
 
+static void every_call_of_a_batch_of_long_rows_can_fail(void **state)
+{
+    sweep(*state, SCENARIO_LONG_ROWS);
+}
+
+static void every_call_of_an_enqueued_batch_of_long_rows_can_fail(void **state)
+{
+    sweep(*state, SCENARIO_LONG_ROWS_ENQUEUE);
+}
+
+static void every_call_of_a_batch_of_columns_can_fail(void **state)
+{
+    sweep(*state, SCENARIO_COLUMNS);
+}
+
 /* sb_context_create_default() picks a device by asking every platform: a
  * failed query there may only change which device it finds. So any failure
  * gives SB_OK (another device, or the same one), SB_UNSUPPORTED (no device
@@ -735,7 +795,7 @@ static void every_call_of_sb_context_create_default_can_fail(void **state)
 static void every_allocation_can_fail(void **state)
 {
     const fixture *f = *state;
-    for (scenario s = SCENARIO_DEVICE; s <= SCENARIO_BATCHED_ENQUEUE; s++) {
+    for (scenario s = SCENARIO_DEVICE; s <= SCENARIO_LAST; s++) {
         unsigned char want[WANT_BYTES];
         want_of(f, s, want);
         /* Count. */
@@ -996,6 +1056,10 @@ int main(void)
         cmocka_unit_test(every_call_of_short_segments_can_fail),
         cmocka_unit_test(every_call_of_a_batch_of_launched_rows_can_fail),
         cmocka_unit_test(every_call_of_an_enqueued_batch_can_fail),
+        cmocka_unit_test(every_call_of_a_batch_of_long_rows_can_fail),
+        cmocka_unit_test(
+            every_call_of_an_enqueued_batch_of_long_rows_can_fail),
+        cmocka_unit_test(every_call_of_a_batch_of_columns_can_fail),
         cmocka_unit_test(every_call_of_sb_context_create_default_can_fail),
         cmocka_unit_test(every_allocation_can_fail),
         cmocka_unit_test(

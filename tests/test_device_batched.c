@@ -8,8 +8,9 @@
  *     (whole rows masked out), n = 0 included, checked i32 sums where some
  *     rows overflow, f64 min rows with SB_EMPTY, counts (f32 with
  *     SB_SKIP_NAN, i16); contexts with the default
- *     host_max_n and with SB_OPT_NO_HOST (every row launched); many
- *     short rows, which the default context reads back by chunks;
+ *     host_max_n (small batches read back at once) and with
+ *     SB_OPT_NO_HOST (every row launched); many short rows (the rows
+ *     kernel), a few rows past its 2^18 elements (a chain each);
  *   - the enqueue form's records (after a pad, untouched where no value);
  *   - segments with empty ones, from an offsets buffer; many short ones
  *     around long ones, which the default context reads back by chunks;
@@ -298,12 +299,11 @@ static void batches_match_the_host_and_the_oracle(void **state)
     assert_int_equal(wrong, 0);
 }
 
-/* Many short rows close together: with the host shortcut allowed,
- * sb_reduce_batched() reads them back in chunks of 2^18 elements
- * (src/device_batched.c), here three or four chunks, the last one short;
- * packed, spaced and with a negative batch stride. Not on Oclgrind: the
- * enqueue form launches once per row. */
-static void many_short_rows_match_by_chunks(void **state)
+/* Many short rows close together, packed, spaced and with a negative
+ * batch stride, too many together for the host shortcut: the rows kernel
+ * (one launch) on a CPU device, read-back chunks of 2^18 elements on a
+ * GPU (src/device_batched.c). Not on Oclgrind (too slow). */
+static void many_short_rows_match(void **state)
 {
     suite *s = *state;
     unsigned long wrong = 0;
@@ -767,7 +767,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(refused_calls_write_nothing),
         cmocka_unit_test(batches_match_the_host_and_the_oracle),
-        cmocka_unit_test(many_short_rows_match_by_chunks),
+        cmocka_unit_test(many_short_rows_match),
         cmocka_unit_test(many_long_rows_match),
         cmocka_unit_test(enqueued_rows_take_turns_with_scratch),
         cmocka_unit_test(many_segments_match_by_chunks),
