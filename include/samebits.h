@@ -1015,11 +1015,12 @@ SB_API SB_NODISCARD sb_status sb_partial_add_dot(sb_context *ctx,
  *  (n <= host_max_n) lying close together (|batch_stride| <= 2n + 1) are
  *  read back about 2^18 elements at a time (a row at least) and reduced
  *  by sb_reduce_batched_host(), one read per chunk instead of one per row
- *  (far apart: one sb_reduce() each); strided rows are read back, the
- *  whole range the batch covers, with one blocking read (and one for the
- *  mask), and reduced by sb_reduce_batched_host(). The read-back ones run
- *  with the context's sb_options.host (threads, isa), as sb_reduce()'s
- *  host reductions do.
+ *  (far apart: one sb_reduce() each); strided rows (columns) are mapped
+ *  for reading, the whole range the batch covers (and the mask's), with
+ *  one blocking clEnqueueMapBuffer() each (no copy on a CPU device, a
+ *  copy on a GPU), reduced by sb_reduce_batched_host(), and unmapped
+ *  (waited for) before the call returns. The host reductions run with
+ *  the context's sb_options.host (threads, isa), as sb_reduce()'s do.
  *  @return SB_OK when every reduction got its answer; otherwise the
  *          statuses of sb_reduce() (SB_INVALID_ARGUMENT also for NULL
  *          `results` or `statuses` with count > 0 and for strides whose
@@ -1050,7 +1051,7 @@ SB_API SB_NODISCARD sb_status sb_reduce_batched(sb_context *ctx,
  *  call's own, and one copy after the last row writes them all back into
  *  `results` (its event is *done); either way the call returns at once;
  *  strided rows are computed as sb_reduce_batched() computes them, so
- *  the call BLOCKS: it waits for the wait list, reads the batch and the
+ *  the call BLOCKS: it waits for the wait list, maps the batch, reads the
  *  records back, and writes the records with one blocking write (whose
  *  event is *done).
  *  @return as sb_reduce_batched() (SB_EMPTY and SB_OVERFLOW only in the
