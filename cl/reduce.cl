@@ -43,11 +43,8 @@
  * (SB_MAX_LPI_LOG2, from the host, bounds leaves or nodes per item of
  * sb_leaves and sb_nodes, SB_ROWS_MAX_LPI_LOG2 leaves per row of
  * sb_rows). */
-#if SB_ROWS_MAX_LPI_LOG2 > SB_MAX_LPI_LOG2
-#define SB_STACK (SB_ROWS_MAX_LPI_LOG2 + 2)   /* sb_rows: one item per row */
-#else
 #define SB_STACK (SB_MAX_LPI_LOG2 + 2)
-#endif
+#define SB_ROWS_STACK (SB_ROWS_MAX_LPI_LOG2 + 2)   /* sb_rows: a whole row */
 
 /* argmin / argmax (SB_ARG): a node also carries a position, the index
  * from the reduction's first element of the element whose value the node
@@ -870,18 +867,20 @@ inline void sb_emit(acc_t v, uint f, ulong at, uint pos, global acc_t *out_v,
 
 /* 1. and 2. for one work-item: its `lpi` leaves from leaf `first_leaf`
  * (lpi a power of two), folded and combined into its binary counter, as
- * the node (v, f, at) of that aligned subtree. */
+ * the node (v, f, at) of that aligned subtree. The counter's arrays are
+ * the caller's, log2(lpi) + 2 deep: a row of sb_rows needs more levels
+ * than an item of sb_leaves, whose arrays stay small (on a GPU they are
+ * per-thread memory). */
 inline void sb_item_node(const global in_t *x, const global in_t *y,
                          const global uchar *mask, ulong n, ulong first_leaf,
-                         uint lpi, acc_t *v_out, uint *f_out, ulong *at_out)
+                         uint lpi, acc_t *sv, uint *sf, ulong *si, uint *sl,
+                         acc_t *v_out, uint *f_out, ulong *at_out)
 {
     /* Full leaves may take the fast folds only when every element takes
      * part (no mask, and no NaN to skip) and no position is kept. */
     const int whole = !mask && !SB_SKIP_NAN && !SB_ARG;
     const ulong leaves = (n + SB_LEAF_SIZE - 1) / SB_LEAF_SIZE;
-    acc_t sv[SB_STACK];
-    uint sf[SB_STACK], sl[SB_STACK], top = 0;
-    ulong si[SB_STACK];
+    uint top = 0;
 #if SB_PLAIN_ITEMS
     /* An item of full, unmasked leaves all allowing the plain fold (the
      * common case) takes it for every eight; any other takes the test per
@@ -968,10 +967,11 @@ kernel void sb_leaves(const global in_t *x, ulong x_off,
 
     /* 1. and 2.: this work-item's leaves, into its binary counter. */
     const ulong item = (ulong)get_group_id(0) * wg + pos;
-    acc_t v;
-    uint f;
-    ulong at;
-    sb_item_node(x, y, mask, n, item * lpi, lpi, &v, &f, &at);
+    acc_t sv[SB_STACK], v;
+    uint sf[SB_STACK], sl[SB_STACK], f;
+    ulong si[SB_STACK], at;
+    sb_item_node(x, y, mask, n, item * lpi, lpi, sv, sf, si, sl, &v, &f,
+                 &at);
 
     /* 3. and 4. */
     sb_group_tree(&v, &f, &at, pos, wg, sg, hw, lv, lf, li);
@@ -997,10 +997,10 @@ kernel void sb_rows(const global in_t *x, ulong x_off, long x_row,
     x += (long)x_off + (long)r * x_row;
     if (mask)
         mask += (long)mask_off + (long)r * mask_row;
-    acc_t v;
-    uint f;
-    ulong at;
-    sb_item_node(x, x, mask, n, 0, lpi, &v, &f, &at);
+    acc_t sv[SB_ROWS_STACK], v;
+    uint sf[SB_ROWS_STACK], sl[SB_ROWS_STACK], f;
+    ulong si[SB_ROWS_STACK], at;
+    sb_item_node(x, x, mask, n, 0, lpi, sv, sf, si, sl, &v, &f, &at);
     sb_record(v, f, at, res + res_off + r * res_row);
 }
 

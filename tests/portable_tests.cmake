@@ -106,7 +106,7 @@ endforeach()
 
 foreach(suite test_device_reduce test_device_shapes test_device_enqueue
               test_device_modes test_device_maps test_device_half
-              test_device_count test_device_arg)
+              test_device_count test_device_arg test_device_batched)
   add_test(NAME ${suite}_on_rusticl COMMAND ${suite})
   sb_portable_test(${suite}_on_rusticl 1200 "${SB_RUSTICL_ENV}")
   add_test(NAME ${suite}_on_flushing_pocl COMMAND ${suite})
