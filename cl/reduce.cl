@@ -163,6 +163,16 @@ inline void sb_leaf(const global in_t *x, const global in_t *y,
 #define SB_LOAD_Y(E, at)
 #endif
 
+/* Four full leaves from element `at` as vectors E0..E3 (and, for a dot
+ * product, their partners E0_y..E3_y). */
+#define SB_LOAD_FOUR(E0, E1, E2, E3, at)                              \
+    const in16_t E0 = vload16(0, x + (at));                           \
+    const in16_t E1 = vload16(0, x + (at) + 16);                      \
+    const in16_t E2 = vload16(0, x + (at) + 32);                      \
+    const in16_t E3 = vload16(0, x + (at) + 48);                      \
+    SB_LOAD_Y(E0, (at)) SB_LOAD_Y(E1, (at) + 16)                      \
+    SB_LOAD_Y(E2, (at) + 32) SB_LOAD_Y(E3, (at) + 48)
+
 /* Position k of four full leaves side by side: element k of each into
  * that leaf's chain. Four independent chains, one step of each in turn,
  * so that the core overlaps them. */
@@ -215,12 +225,7 @@ inline void sb_leaf(const global in_t *x, const global in_t *y,
 inline void sb_four_leaves(const global in_t *x, const global in_t *y,
                            ulong first, acc_t *v, uint *f)
 {
-    const in16_t e0 = vload16(0, x + first);
-    const in16_t e1 = vload16(0, x + first + 16);
-    const in16_t e2 = vload16(0, x + first + 32);
-    const in16_t e3 = vload16(0, x + first + 48);
-    SB_LOAD_Y(e0, first) SB_LOAD_Y(e1, first + 16)
-    SB_LOAD_Y(e2, first + 32) SB_LOAD_Y(e3, first + 48)
+    SB_LOAD_FOUR(e0, e1, e2, e3, first)
     uint fl = 0;
 #if SB_HAVE_PLAIN
     if (sb_group_is_plain(e0, e1, e2, e3))
@@ -265,12 +270,7 @@ inline void sb_eight_leaves(const global in_t *x, const global in_t *y,
 inline void sb_four_arg_leaves(const global in_t *x, const global in_t *y,
                                ulong first, acc_t *v, uint *f, ulong *at)
 {
-    const in16_t e0 = vload16(0, x + first);
-    const in16_t e1 = vload16(0, x + first + 16);
-    const in16_t e2 = vload16(0, x + first + 32);
-    const in16_t e3 = vload16(0, x + first + 48);
-    SB_LOAD_Y(e0, first) SB_LOAD_Y(e1, first + 16)
-    SB_LOAD_Y(e2, first + 32) SB_LOAD_Y(e3, first + 48)
+    SB_LOAD_FOUR(e0, e1, e2, e3, first)
     uint fl = 0;
     acc_t a0 = sb_first(SB_TERM(e0, s0)), a1 = sb_first(SB_TERM(e1, s0));
     acc_t a2 = sb_first(SB_TERM(e2, s0)), a3 = sb_first(SB_TERM(e3, s0));
@@ -328,21 +328,11 @@ inline void sb_eight_plain_leaves(const global in_t *x,
     uint fl = 0;
     acc_t lo, hi;
     {
-        const in16_t e0 = vload16(0, x + first);
-        const in16_t e1 = vload16(0, x + first + 16);
-        const in16_t e2 = vload16(0, x + first + 32);
-        const in16_t e3 = vload16(0, x + first + 48);
-        SB_LOAD_Y(e0, first) SB_LOAD_Y(e1, first + 16)
-        SB_LOAD_Y(e2, first + 32) SB_LOAD_Y(e3, first + 48)
+        SB_LOAD_FOUR(e0, e1, e2, e3, first)
         SB_FOLD_FOUR(SB_PLAIN_STEP_F, e0, e1, e2, e3, lo)
     }
     {
-        const in16_t e4 = vload16(0, x + first + 64);
-        const in16_t e5 = vload16(0, x + first + 80);
-        const in16_t e6 = vload16(0, x + first + 96);
-        const in16_t e7 = vload16(0, x + first + 112);
-        SB_LOAD_Y(e4, first + 64) SB_LOAD_Y(e5, first + 80)
-        SB_LOAD_Y(e6, first + 96) SB_LOAD_Y(e7, first + 112)
+        SB_LOAD_FOUR(e4, e5, e6, e7, first + 64)
         SB_FOLD_FOUR(SB_PLAIN_STEP_F, e4, e5, e6, e7, hi)
     }
     *v = sb_plain_step(lo, hi);

@@ -206,6 +206,44 @@ typedef struct {
     size_t x_at, mask_at, n, b;
 } row_ref;
 
+/* k records of the plan's kind: *rec in host memory, *buf a device
+ * buffer of the same size (both to free), or a failure with nothing
+ * left allocated. */
+static sb_status records_make(sb_context *ctx, const sb__plan *plan,
+                              size_t k, unsigned char **rec, cl_mem *buf)
+{
+    const size_t rec_size = sb__record_size(plan);
+    SB_FAIL_IF(k > SIZE_MAX / rec_size, SB_INVALID_ARGUMENT,
+               "%zu records exceed the address space", k);
+    *rec = sb__mem.malloc(k * rec_size);
+    SB_FAIL_IF(*rec == NULL, SB_OUT_OF_MEMORY, "cannot allocate %zu records",
+               k);
+    cl_int err = CL_SUCCESS;
+    *buf = SB_CL(clCreateBuffer)(ctx->cl_ctx, CL_MEM_READ_WRITE,
+                                 k * rec_size, NULL, &err);
+    if (*buf == NULL) {
+        free(*rec);
+        *rec = NULL;
+        return sb__cl_fail(ctx, err, "clCreateBuffer (the records of a "
+                           "batch)");
+    }
+    return SB_OK;
+}
+
+/* The k records read back into a: record i is the answer of reduction
+ * rows[i].b (rows NULL: of reduction i). */
+static void records_answer(const sb__plan *plan, const unsigned char *rec,
+                           size_t k, const row_ref *rows, answers *a)
+{
+    const size_t rs = plan->result_size, rec_size = sb__record_size(plan);
+    for (size_t i = 0; i < k; i++) {
+        const size_t b = rows != NULL ? rows[i].b : i;
+        a->statuses[b] = sb__record_status(plan, rec + i * rec_size);
+        if (a->statuses[b] == SB_OK)
+            sb__record_value(plan, rec + i * rec_size, a->results + b * rs);
+    }
+}
+
 /* The reductions rows[0 .. k) into a, on the device: each one launch
  * chain (sb_reduce_enqueue()) into a record of a buffer of our own, each
  * chain waiting for the one before (which also lets the rows take turns
@@ -223,22 +261,12 @@ static sb_status reduce_rows_launched(sb_context *ctx,
 {
     if (k == 0)
         return SB_OK;
-    const size_t rs = c->plan.result_size, rec_size = sb__record_size(&c->plan);
-    SB_FAIL_IF(k > SIZE_MAX / rec_size, SB_INVALID_ARGUMENT,
-               "%zu records exceed the address space", k);
-    const size_t bytes = k * rec_size;
-    unsigned char *rec = sb__mem.malloc(bytes);
-    SB_FAIL_IF(rec == NULL, SB_OUT_OF_MEMORY, "cannot allocate %zu records",
-               k);
+    const size_t rec_size = sb__record_size(&c->plan), bytes = k * rec_size;
+    unsigned char *rec;
+    cl_mem buf;
+    sb_status s = records_make(ctx, &c->plan, k, &rec, &buf);
+    SB_RETURN_IF(s != SB_OK, s);
     cl_int err = CL_SUCCESS;
-    cl_mem buf = SB_CL(clCreateBuffer)(ctx->cl_ctx, CL_MEM_READ_WRITE, bytes,
-                                       NULL, &err);
-    if (buf == NULL) {
-        free(rec);
-        return sb__cl_fail(ctx, err, "clCreateBuffer (the records of a "
-                           "batch)");
-    }
-    sb_status s = SB_OK;
     cl_event prev = NULL;
     for (size_t i = 0; i < k && s == SB_OK; i++) {
         cl_event ev = NULL;
@@ -260,13 +288,8 @@ static sb_status reduce_rows_launched(sb_context *ctx,
     if (prev != NULL)
         SB_CL(clReleaseEvent)(prev);
     SB_CL(clReleaseMemObject)(buf);
-    for (size_t i = 0; i < k && s == SB_OK; i++) {
-        const size_t b = rows[i].b;
-        a->statuses[b] = sb__record_status(&c->plan, rec + i * rec_size);
-        if (a->statuses[b] == SB_OK)
-            sb__record_value(&c->plan, rec + i * rec_size,
-                             a->results + b * rs);
-    }
+    if (s == SB_OK)
+        records_answer(&c->plan, rec, k, rows, a);
     free(rec);
     return s;
 }
@@ -281,39 +304,26 @@ static sb_status reduce_rows_kernel(sb_context *ctx, const checked_batch *cb,
                                     answers *a)
 {
     const sb__plan *plan = &cb->c.plan;
-    const size_t rs = plan->result_size, rec_size = sb__record_size(plan);
-    SB_FAIL_IF(count > SIZE_MAX / rec_size, SB_INVALID_ARGUMENT,
-               "%zu records exceed the address space", count);
-    const size_t bytes = count * rec_size;
-    unsigned char *rec = sb__mem.malloc(bytes);
-    SB_FAIL_IF(rec == NULL, SB_OUT_OF_MEMORY, "cannot allocate %zu records",
-               count);
-    cl_int err = CL_SUCCESS;
-    cl_mem buf = SB_CL(clCreateBuffer)(ctx->cl_ctx, CL_MEM_READ_WRITE, bytes,
-                                       NULL, &err);
-    if (buf == NULL) {
-        free(rec);
-        return sb__cl_fail(ctx, err, "clCreateBuffer (the records of a "
-                           "batch)");
-    }
+    const size_t bytes = count * sb__record_size(plan);
+    unsigned char *rec;
+    cl_mem buf;
+    sb_status s = records_make(ctx, plan, count, &rec, &buf);
+    SB_RETURN_IF(s != SB_OK, s);
     cl_event ev = NULL;
-    sb_status s = sb__enqueue_rows(ctx, &cb->c, x, x_offset, mask,
-                                   mask_offset, n, count, batch_stride, buf,
-                                   0, 0, NULL, &ev);
+    s = sb__enqueue_rows(ctx, &cb->c, x, x_offset, mask, mask_offset, n,
+                         count, batch_stride, buf, 0, 0, NULL, &ev);
     if (s == SB_OK) {
-        err = SB_CL(clEnqueueReadBuffer)(cb->c.queue, buf, CL_TRUE, 0, bytes,
-                                         rec, 1, &ev, NULL);
+        const cl_int err = SB_CL(clEnqueueReadBuffer)(cb->c.queue, buf,
+                                                      CL_TRUE, 0, bytes, rec,
+                                                      1, &ev, NULL);
         if (err != CL_SUCCESS)
             s = sb__cl_fail(ctx, err, "clEnqueueReadBuffer (the records of "
                             "a batch)");
         SB_CL(clReleaseEvent)(ev);
     }
     SB_CL(clReleaseMemObject)(buf);
-    for (size_t b = 0; b < count && s == SB_OK; b++) {
-        a->statuses[b] = sb__record_status(plan, rec + b * rec_size);
-        if (a->statuses[b] == SB_OK)
-            sb__record_value(plan, rec + b * rec_size, a->results + b * rs);
-    }
+    if (s == SB_OK)
+        records_answer(plan, rec, count, NULL, a);
     free(rec);
     return s;
 }
