@@ -76,6 +76,36 @@ static void *make_x(sb_type t, size_t n, uint64_t s)
     return x;
 }
 
+/* A batch's data: x (make_x()) and, every other k, a mask that empties
+ * leaves, in host memory and in padded buffers of the device. */
+typedef struct {
+    void          *x;
+    unsigned char *mask;
+    cl_mem         xb, mb;
+} batch_data;
+
+static batch_data batch_data_make(const test_device *dev, sb_reduction r,
+                                  size_t n, size_t k, uint64_t st)
+{
+    const size_t es = type_size(r.input);
+    batch_data b;
+    b.x = make_x(r.input, n, st);
+    b.mask = make_mask(k % 2 ? MASK_EMPTY_LEAVES : MASK_NONE, n,
+                       mix_seed(st, 2));
+    b.xb = padded_copy(dev, b.x, n * es, X_PAD * es);
+    b.mb = b.mask ? padded_copy(dev, b.mask, n, M_PAD) : NULL;
+    return b;
+}
+
+static void batch_data_free(batch_data *b)
+{
+    clReleaseMemObject(b->xb);
+    if (b->mb)
+        clReleaseMemObject(b->mb);
+    free(b->mask);
+    free(b->x);
+}
+
 static bool check_arg(const device_context *dc, sb_reduction r, size_t n,
                       mask_kind mk, sb_status *os, uint64_t salt)
 {
@@ -278,12 +308,10 @@ static void batches_segments_and_partials(void **state)
             uint64_t st = mix_seed(seed, 700 + d * 10 + k);
             const size_t rows = 5, cols = dev->oclgrind ? 80 : 1000;
             const size_t n = rows * cols, es = type_size(r.input);
-            void *x = make_x(r.input, n, st);
-            unsigned char *mask = make_mask(k % 2 ? MASK_EMPTY_LEAVES
-                                                  : MASK_NONE, n,
-                                            mix_seed(st, 2));
-            cl_mem xb = padded_copy(dev, x, n * es, X_PAD * es);
-            cl_mem mb = mask ? padded_copy(dev, mask, n, M_PAD) : NULL;
+            batch_data data = batch_data_make(dev, r, n, k, st);
+            void *const x = data.x;
+            const unsigned char *const mask = data.mask;
+            const cl_mem xb = data.xb, mb = data.mb;
 
             sb_arg_result want[5], got[5];
             sb_status ws[5], gs[5];
@@ -350,11 +378,7 @@ static void batches_segments_and_partials(void **state)
                         status_name(hs), status_name(ps));
                 failures++;
             }
-            clReleaseMemObject(xb);
-            if (mb)
-                clReleaseMemObject(mb);
-            free(mask);
-            free(x);
+            batch_data_free(&data);
         }
         if (dev->oclgrind)
             release_kept_buffers();
@@ -445,24 +469,14 @@ static void batched_enqueue_matches_host(void **state)
             const sb_reduction r = rs[k];
             uint64_t st = mix_seed(seed, 800 + d * 10 + k);
             const size_t rows = 5, cols = dev->oclgrind ? 70 : 999;
-            const size_t n = rows * cols, es = type_size(r.input);
-            void *x = make_x(r.input, n, st);
-            unsigned char *mask = make_mask(k % 2 ? MASK_EMPTY_LEAVES
-                                                  : MASK_NONE, n,
-                                            mix_seed(st, 2));
-            cl_mem xb = padded_copy(dev, x, n * es, X_PAD * es);
-            cl_mem mb = mask ? padded_copy(dev, mask, n, M_PAD) : NULL;
-            failures += batched_records_match(&dc, r, x, mask, xb, mb, cols,
-                                              1, rows, (ptrdiff_t)cols,
+            batch_data b = batch_data_make(dev, r, rows * cols, k, st);
+            failures += batched_records_match(&dc, r, b.x, b.mask, b.xb, b.mb,
+                                              cols, 1, rows, (ptrdiff_t)cols,
                                               "rows");
-            failures += batched_records_match(&dc, r, x, mask, xb, mb, rows,
-                                              (ptrdiff_t)cols, 7, 1,
+            failures += batched_records_match(&dc, r, b.x, b.mask, b.xb, b.mb,
+                                              rows, (ptrdiff_t)cols, 7, 1,
                                               "columns");
-            clReleaseMemObject(xb);
-            if (mb)
-                clReleaseMemObject(mb);
-            free(mask);
-            free(x);
+            batch_data_free(&b);
         }
         if (dev->oclgrind)
             release_kept_buffers();
