@@ -1004,18 +1004,20 @@ SB_API SB_NODISCARD sb_status sb_partial_add_dot(sb_context *ctx,
  *  results[b] (host memory, at byte b * sb_result_size(r)) written only
  *  when SB_OK, with the bits of sb_reduce_host().
  *  How: contiguous rows (elem_stride 1, n > 0) of up to 2^18 elements
- *  (on a GPU 2^11) are one launch of a rows kernel, one work-item per
- *  row folding its whole row (the same folds and binary counter as
- *  sb_reduce()'s work-items), records read back once, unless the whole
- *  batch is small enough for the host shortcut (count * n <= host_max_n
- *  and no SB_OPT_NO_HOST); longer rows that sb_reduce() would launch are
- *  launched one after the other, each its own sb_reduce_enqueue() chain
- *  into a record of a buffer of the call's own, every record read back
- *  once at the end; other rows that sb_reduce() would reduce on the host
- *  (n <= host_max_n) lying close together (|batch_stride| <= 2n + 1) are
- *  read back about 2^18 elements at a time (a row at least) and reduced
- *  by sb_reduce_batched_host(), one read per chunk instead of one per row
- *  (far apart: one sb_reduce() each); strided rows (columns) are mapped
+ *  (on a GPU 2^11), rows of up to 2^13 elements or 64 rows and more, are
+ *  one launch of a rows kernel, one work-item per row folding its whole
+ *  row (the same folds and binary counter as sb_reduce()'s work-items),
+ *  records read back once, unless the whole batch is small enough for
+ *  the host shortcut (count * n <= host_max_n, no SB_OPT_NO_HOST); rows
+ *  the kernel does not take that sb_reduce() would reduce on the host
+ *  (n <= host_max_n), lying close together (|batch_stride| <= 2n + 1),
+ *  are mapped about 2^18 elements at a time (a row at least) and reduced
+ *  by sb_reduce_batched_host(); other rows that sb_reduce() would launch
+ *  are launched
+ *  one after the other, each its own sb_reduce_enqueue() chain into a
+ *  record of a buffer of the call's own, every record read back once at
+ *  the end; the rest (rows sb_reduce() would reduce on the host, far
+ *  apart) one sb_reduce() each; strided rows (columns) are mapped
  *  for reading, the whole range the batch covers (and the mask's), with
  *  one blocking clEnqueueMapBuffer() each (no copy on a CPU device, a
  *  copy on a GPU), reduced by sb_reduce_batched_host(), and unmapped

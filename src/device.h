@@ -119,10 +119,13 @@ void sb__record_write(const sb__plan *plan, sb_status status,
 sb_status sb__record_read(const sb__plan *plan, const unsigned char *record,
                           void *result);
 
-/* Whether sb__enqueue_rows() takes rows of n elements on this device:
- * n > 0, and a CPU device's rows of up to 2^SB_ROWS_MAX_LEAVES_LOG2
- * leaves, a GPU's of up to SB_MAX_PER_ITEM. */
-bool sb__rows_kernel_takes(const sb_context *ctx, size_t n);
+/* Whether sb__enqueue_rows() takes count rows of n elements on this
+ * device: n > 0; a CPU device's rows of up to 2^SB_ROWS_MAX_LEAVES_LOG2
+ * leaves, a GPU's of up to SB_MAX_PER_ITEM; and rows of more than
+ * SB_ROWS_ALWAYS_N elements only SB_ROWS_MIN_COUNT or more at a time
+ * (one work-item each: fewer would leave cores idle). */
+enum { SB_ROWS_ALWAYS_N = 1 << 13, SB_ROWS_MIN_COUNT = 64 };
+bool sb__rows_kernel_takes(const sb_context *ctx, size_t n, size_t count);
 
 /* Enqueues `rows` reductions of n elements (n > 0, checked, and taken by
  * sb__rows_kernel_takes()), row b at elements x_offset + b * row_stride

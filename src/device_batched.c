@@ -1,31 +1,32 @@
 /* device_batched.c: sb_reduce_batched(), sb_reduce_batched_enqueue() and
  * sb_reduce_segments(), many reductions of elements in a cl_mem, with the
  * bits of sb_reduce_host() by construction:
- *   - contiguous rows (elem_stride 1) that the rows kernel takes
- *     (sb__rows_kernel_takes(): up to 2^18 elements on a CPU device):
- *     one launch of sb_rows (cl/reduce.cl), one work-item per row, into
- *     records the blocking form reads back once, or straight into the
- *     caller's records (the enqueue form); unless the whole batch is
- *     small enough for the host shortcut (batch_is_small());
- *   - longer contiguous rows, and segments that sb_reduce() would launch:
- *     one sb_reduce_enqueue() chain per row, at the row's offset in the
+ *   - a small batch of short rows close together (batch_is_small(),
+ *     rows_take_the_shortcut()): mapped by chunks and reduced by the host
+ *     form, as sb_reduce() would take each row to the host;
+ *   - other contiguous rows (elem_stride 1) that the rows kernel takes
+ *     (sb__rows_kernel_takes(): up to 2^18 elements on a CPU device, and
+ *     many of them when long): one launch of sb_rows (cl/reduce.cl), one
+ *     work-item per row, into records the blocking form reads back once,
+ *     or straight into the caller's records (the enqueue form);
+ *   - other rows that sb_reduce() would launch, and long segments: one
+ *     sb_reduce_enqueue() chain per row, at the row's offset in the
  *     buffer, on the caller's queue, each waiting for the one before,
  *     into records of a buffer of the call's own, which the blocking forms
  *     read back once and the enqueue form copies into the caller's buffer
- *     with one copy (reduce_rows_launched());
- *   - short rows that lie close together (rows_take_the_shortcut()), and
- *     runs of short segments, which one sb_reduce() each would take to
- *     the host: read back by chunks and reduced by the host forms; short
- *     rows far apart, and rows of no element: one sb_reduce() each;
+ *     with one copy (reduce_rows_launched()); short rows far apart, and
+ *     rows of no element: one sb_reduce() each;
+ *   - runs of short segments: read back by chunks and reduced by the host
+ *     form;
  *   - strided rows (elem_stride != 1): the range of the buffer that holds
- *     every element of the batch (and of the mask) is read back with one
- *     blocking read each, and sb_reduce_batched_host() reduces it. The
- *     enqueue form then writes the records with one blocking write, so it
- *     blocks (it waits for its wait list first).
+ *     every element of the batch (and of the mask) is mapped (view_batch())
+ *     and sb_reduce_batched_host() reduces it. The enqueue form then
+ *     writes the records with one blocking write, so it blocks (it waits
+ *     for its wait list first).
  * Every address is checked against the buffers, overflow-safe, before the
  * first command. The blocking forms keep the answers in memory of their
- * own until every row has its answer, so that a failure writes nothing.
- * A column kernel (the column fold of host_batched.c, lanes side by side)
+ * own until every row has one, so that a failure writes nothing. A
+ * column kernel (the column fold of host_batched.c, lanes side by side)
  * is the next step. */
 #include <stdlib.h>
 #include <string.h>
@@ -362,12 +363,14 @@ static size_t row_offset(size_t offset, size_t b, ptrdiff_t batch_stride,
 }
 
 /* Short rows that sb_reduce() would reduce on the host anyway (n <=
- * host_max_n, no SB_OPT_NO_HOST: the context's rule for one call) are
- * read back SHORTCUT_CHUNK_ELEMENTS at a time and reduced by
- * sb_reduce_batched_host(): one read per chunk instead of one per row,
- * and the same bits, since the host path is the reference. Only where
- * the rows lie close together (|batch_stride| <= 2n + 1): a copy of the gaps
- * between far rows would cost more than the reads it saves. */
+ * host_max_n, no SB_OPT_NO_HOST: the context's rule for one call), in a
+ * batch the rows kernel does not take, are mapped
+ * SHORTCUT_CHUNK_ELEMENTS at a time and reduced by
+ * sb_reduce_batched_host(): one map per chunk instead of one read per
+ * row, and the same bits, since the host path is the reference. Only
+ * where the rows lie close together (|batch_stride| <= 2n + 1): on a GPU
+ * a map copies, and a copy of the gaps between far rows would cost more
+ * than the reads it saves. */
 enum { SHORTCUT_CHUNK_ELEMENTS = 1 << 18 };
 
 static bool rows_take_the_shortcut(const sb_context *ctx, size_t n,
@@ -454,7 +457,7 @@ sb_status sb_reduce_batched(sb_context *ctx, cl_command_queue queue,
             const sb_status released = view_release(ctx, &v);
             s = s != SB_OK ? s : released;
         }
-    } else if (sb__rows_kernel_takes(ctx, n) &&
+    } else if (sb__rows_kernel_takes(ctx, n, count) &&
                !batch_is_small(ctx, n, count)) {
         s = reduce_rows_kernel(ctx, &cb, x, x_offset, mask, mask_offset, n,
                                count, batch_stride, &a);
@@ -590,7 +593,7 @@ sb_status sb_reduce_batched_enqueue(sb_context *ctx, cl_command_queue queue,
         return enqueue_strided(ctx, &cb, r, x, x_offset, mask, mask_offset,
                                n, elem_stride, count, batch_stride, results,
                                results_offset, num_wait, wait, done);
-    if (sb__rows_kernel_takes(ctx, n)) {
+    if (sb__rows_kernel_takes(ctx, n, count)) {
         /* One launch writes every record: enqueued whole or not at all. */
         cl_event ev = NULL;
         s = sb__enqueue_rows(ctx, &cb.c, x, x_offset, mask, mask_offset, n,

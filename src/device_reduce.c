@@ -380,14 +380,18 @@ static sb_status enqueue_chain(sb_context *ctx, const sb__checked_call *c,
     return SB_OK;
 }
 
-bool sb__rows_kernel_takes(const sb_context *ctx, size_t n)
+bool sb__rows_kernel_takes(const sb_context *ctx, size_t n, size_t count)
 {
     const size_t leaves = div_up(n, SB_LEAF_SIZE);
     /* A GPU wants its threads side by side in memory: one thread per long
      * row would read it alone. Its long rows take a launch chain each. */
     const size_t most = ctx->caps.is_gpu ? SB_MAX_PER_ITEM
                                          : (size_t)1 << SB_ROWS_MAX_LEAVES_LOG2;
-    return n > 0 && leaves <= most;
+    /* A row is one work-item, so a few long rows would leave most cores
+     * idle, where a launch chain per row spreads each row over all of
+     * them (and costs a launch, small next to a long row). */
+    const bool enough_rows = n <= SB_ROWS_ALWAYS_N || count >= SB_ROWS_MIN_COUNT;
+    return n > 0 && leaves <= most && enough_rows;
 }
 
 sb_status sb__enqueue_rows(sb_context *ctx, const sb__checked_call *c,
@@ -413,7 +417,8 @@ sb_status sb__enqueue_rows(sb_context *ctx, const sb__checked_call *c,
      * one after another on one core. A power of two, so that a device
      * that compiles per work-group size sees few. */
     size_t wg = ctx->opts.work_group_size;
-    while (wg > 1 && rows / wg < 8)
+    const size_t least = ctx->caps.is_gpu ? 32 : 1;   /* a GPU's SIMD width */
+    while (wg > least && rows / wg < 8)
         wg /= 2;
     const size_t groups = div_up(rows, wg);
     const cl_ulong xo = x_offset, mo = mask_offset, n64 = n, r64 = rows;

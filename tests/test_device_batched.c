@@ -300,37 +300,51 @@ static void batches_match_the_host_and_the_oracle(void **state)
 }
 
 /* Many short rows close together, packed, spaced and with a negative
- * batch stride, too many together for the host shortcut: the rows kernel
- * (one launch) on a CPU device, read-back chunks of 2^18 elements on a
- * GPU (src/device_batched.c). Not on Oclgrind (too slow). */
+ * batch stride: on the suite's contexts too many together for the host
+ * shortcut (the rows kernel, one launch), and on a context whose
+ * host_max_n takes the whole batch, mapped and reduced on the host in
+ * chunks of 2^18 elements (src/device_batched.c), three or four, the
+ * last one short. Not on Oclgrind (too slow). */
 static void many_short_rows_match(void **state)
 {
     suite *s = *state;
     unsigned long wrong = 0;
     enum { N = 1000, COUNT_ROWS = 900 };
     const ptrdiff_t strides[] = { N, N + 7, -(N + 7) };
+    const sb_options roomy = { .host_max_n = 1 << 20 };
     for (size_t ci = 0; ci < s->context_count; ci++) {
-        const device_context *dc = &s->contexts[ci];
-        if (dc->dev->oclgrind)
+        if (s->contexts[ci].dev->oclgrind)
             continue;
-        for (size_t ri = 0; ri < 3; ri++)
-            for (size_t k = 0; k < COUNT(strides); k++)
-                wrong += check_batch_on(dc, reductions[ri].r,
-                                        reductions[ri].family,
-                                        (ri + k) % 2 == 0, N, 1, COUNT_ROWS,
-                                        strides[k],
-                                        mix_seed(seed, 7000000 + ci * 100 +
-                                                 ri * 10 + k));
+        /* The suite's context, then (once per device) the roomy one. */
+        device_context own;
+        const bool first = ci % CONTEXTS_PER_DEVICE == 0;
+        if (first)
+            assert_int_equal(device_context_open(&own, s->contexts[ci].dev,
+                                                 &roomy), SB_OK);
+        for (int pass = 0; pass < (first ? 2 : 1); pass++) {
+            const device_context *dc = pass == 0 ? &s->contexts[ci] : &own;
+            for (size_t ri = 0; ri < 3; ri++)
+                for (size_t k = 0; k < COUNT(strides); k++)
+                    wrong += check_batch_on(dc, reductions[ri].r,
+                                            reductions[ri].family,
+                                            (ri + k) % 2 == 0, N, 1,
+                                            COUNT_ROWS, strides[k],
+                                            mix_seed(seed, 7000000 + ci * 100
+                                                     + pass * 50 + ri * 10
+                                                     + k));
+        }
+        if (first)
+            device_context_close(&own);
     }
     assert_int_equal(wrong, 0);
 }
 
-/* Many rows past host_max_n (2^15), which both contexts launch (the
- * rows kernel, one work-item per row); and a few rows past 2^18
- * elements, a launch chain each, several work-groups per row so that its
- * node passes need scratch buffers; both forms launch every row before
- * reading any record back. Not on Oclgrind (too slow for 3 * 10^6
- * elements). */
+/* Many rows past host_max_n (2^15), which both contexts launch (on a
+ * CPU device the rows kernel, one work-item per row); a few such rows
+ * (too few for the rows kernel), and a few rows past 2^18 elements, a
+ * launch chain each, several work-groups per row so that its node passes
+ * need scratch buffers; both forms launch every row before reading any
+ * record back. Not on Oclgrind (too slow for 3 * 10^6 elements). */
 static void many_long_rows_match(void **state)
 {
     suite *s = *state;
@@ -352,6 +366,10 @@ static void many_long_rows_match(void **state)
                                     1, LONG_ROWS,
                                     ri == 0 ? LONG_N : -(LONG_N + 3),
                                     mix_seed(seed, 7510000 + ci * 100 + ri));
+            wrong += check_batch_on(dc, reductions[ri].r,
+                                    reductions[ri].family, ri == 1, N, 1, 5,
+                                    ri == 0 ? N + 1 : -N,
+                                    mix_seed(seed, 7520000 + ci * 100 + ri));
         }
     }
     assert_int_equal(wrong, 0);
@@ -563,13 +581,13 @@ static void many_segments_match_by_chunks(void **state)
     assert_int_equal(wrong, 0);
 }
 
-/* Argmin and argmax of many short rows and segments, which the default
- * context reads back by chunks and reduces with the host's arg path:
- * NaNs, signed zeros and ties (the lower position wins), |x| (BLAS
- * i?amax), NaN skipping, a mask that empties leaves and whole rows;
- * against sb_reduce_host() and the oracle's literal fold and tree. The
- * SB_OPT_NO_HOST context launches each row (test_device_arg covers
- * those kernels with small batches); here only the default one. */
+/* Argmin and argmax of many short rows (the rows kernel's positions) and
+ * segments (the default context maps runs of short ones back by chunks
+ * and reduces them with the host's arg path): NaNs, signed zeros and
+ * ties (the lower position wins), |x| (BLAS i?amax), NaN skipping, a mask
+ * that empties leaves and whole rows; against sb_reduce_host() and the
+ * oracle's literal fold and tree. Only the default context here
+ * (test_device_arg covers the SB_OPT_NO_HOST one with small batches). */
 static const reduction_case arg_reductions[] = {
     { { SB_ARGMIN, SB_F32, 0, 0, SB_MAP_NONE }, FAMILY_SPECIALS },
     { { SB_ARGMAX, SB_F64, 0, SB_SKIP_NAN, SB_MAP_NONE }, FAMILY_SIGNED_ZEROS },

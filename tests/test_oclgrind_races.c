@@ -144,14 +144,16 @@ static void representative_reductions_run_clean(void **state)
 }
 
 /* The rows kernel (one work-item per row) through both batched forms:
- * rows with a negative stride and a mask, an argmin's positions. Every
+ * rows with a negative stride, with a mask (the sum) and without (the
+ * argmin: four full leaves at a time, then a part), an argmin's
+ * positions, a last work-group with items past the last row. Every
  * buffer is made before the calls and released after them (see the file
  * comment); the blocking form, whose records buffer is its own, last. */
 static void batched_rows_run_clean(void **state)
 {
     const suite *s = *state;
     keep_buffers();
-    enum { N = 37, ROWS = 6, PAD = 3 };
+    enum { N = 77, ROWS = 17, PAD = 3 };
     static const sb_reduction rs[] = {
         { SB_SUM, SB_F32, 0, 0, 0 }, { SB_ARGMIN, SB_I32, 0, 0, 0 },
     };
@@ -175,26 +177,30 @@ static void batched_rows_run_clean(void **state)
             sb_status ws[ROWS], gs[ROWS];
             memset(want, RESULT_SENTINEL, sizeof want);
             memset(got, RESULT_SENTINEL, sizeof got);
+            const bool masked = k == 0;
             assert_int_equal(sb_reduce_batched_host(r, x + first * es,
-                                                    mask + first, N, 1, ROWS,
-                                                    stride, want, ws), SB_OK);
+                                                    masked ? mask + first
+                                                           : NULL,
+                                                    N, 1, ROWS, stride, want,
+                                                    ws), SB_OK);
             cl_mem xb = padded_copy(d, x, N * ROWS * es, PAD * es);
-            cl_mem mb = padded_copy(d, mask, N * ROWS, PAD);
+            cl_mem mb = masked ? padded_copy(d, mask, N * ROWS, PAD) : NULL;
             unsigned char init[ROWS * 24];
             memset(init, RESULT_SENTINEL, sizeof init);
             cl_mem rb = make_buffer(d, sizeof init, init);
             cl_event done = NULL;
             assert_int_equal(sb_reduce_batched_enqueue(
                                  dc.ctx, NULL, r, xb, PAD + first, mb,
-                                 PAD + first, N, 1, ROWS, stride, rb, 0, 0,
-                                 NULL, &done), SB_OK);
+                                 masked ? PAD + first : 0, N, 1, ROWS, stride,
+                                 rb, 0, 0, NULL, &done), SB_OK);
             assert_int_equal(clWaitForEvents(1, &done), CL_SUCCESS);
             clReleaseEvent(done);
             unsigned char back[sizeof init];
             read_buffer(d, rb, 0, sizeof back, back);
             assert_int_equal(sb_reduce_batched(dc.ctx, NULL, r, xb,
-                                               PAD + first, mb, PAD + first,
-                                               N, 1, ROWS, stride, got, gs),
+                                               PAD + first, mb,
+                                               masked ? PAD + first : 0, N, 1,
+                                               ROWS, stride, got, gs),
                              SB_OK);
             const size_t rsz = sb_result_size(r);
             const size_t rec = r.op == SB_ARGMIN ? 24 : 16;
@@ -210,7 +216,8 @@ static void batched_rows_run_clean(void **state)
                                                      8) != 0);
             }
             clReleaseMemObject(rb);
-            clReleaseMemObject(mb);
+            if (mb != NULL)
+                clReleaseMemObject(mb);
             clReleaseMemObject(xb);
         }
         device_context_close(&dc);
