@@ -63,10 +63,10 @@ sb_add_device_test(test_device_batched 600)
 # against sb_reduce_host() and the oracle; small sizes on Oclgrind.
 sb_add_device_test(test_device_count 900)
 
-# SB_ARGMIN / SB_ARGMAX on every device present (the tree walked down over
-# min/max reductions: src/device_arg.c): types, maps, SB_SKIP_NAN, masks,
-# NaN-led leaves, launch shapes, float modes, batches, segments, partials
-# and the enqueue forms' refusal, against sb_reduce_host() and the oracle.
+# SB_ARGMIN / SB_ARGMAX on every device present (kernels whose nodes carry
+# positions): types, maps, SB_SKIP_NAN, masks, NaN-led leaves, launch
+# shapes, float modes, batches, segments, partials and the enqueue forms'
+# records, against sb_reduce_host() and the oracle.
 sb_add_device_test(test_device_arg 900)
 
 # f16 and bf16 on every device present (read as 16-bit integers, computed
