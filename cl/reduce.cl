@@ -1000,8 +1000,8 @@ kernel void sb_nodes(const global acc_t *in_v, ulong in_cap, ulong count,
                      global uchar *res, ulong res_off, local ulong *li)
 {
     const global uint *in_f = (const global uint *)(in_v + in_cap);
-    const global ulong *in_i = (const global ulong *)
-        ((const global uchar *)in_v + in_cap * (sizeof(acc_t) + 4));
+    const global ulong *in_i = sb_node_positions((global acc_t *)in_v,
+                                                 in_cap);
     const uint wg = (uint)get_local_size(0);
     uint pos, hw;
     sg = sb_choose_subgroup(SB_ARG ? 1u : sg, wg, &pos, &hw);

@@ -119,6 +119,12 @@ void sb__record_write(const sb__plan *plan, sb_status status,
 sb_status sb__record_read(const sb__plan *plan, const unsigned char *record,
                           void *result);
 
+/* The end of an enqueue form that succeeded: flushes `queue`, so that a
+ * caller may poll its event or wait for it on another queue, and hands
+ * `ev` (the last command's event) to *done, or releases it when done is
+ * NULL. */
+void sb__hand_over(cl_command_queue queue, cl_event ev, cl_event *done);
+
 /* Whether sb__enqueue_rows() takes count rows of n elements on this
  * device: n > 0; a CPU device's rows of up to 2^SB_ROWS_MAX_LEAVES_LOG2
  * leaves, a GPU's of up to SB_MAX_PER_ITEM; and rows of more than

@@ -600,11 +600,7 @@ sb_status sb_reduce_batched_enqueue(sb_context *ctx, cl_command_queue queue,
                              count, batch_stride, results, results_offset,
                              num_wait, wait, &ev);
         SB_RETURN_IF(s != SB_OK, s);
-        (void)SB_CL(clFlush)(cb.c.queue);
-        if (done != NULL)
-            *done = ev;
-        else
-            SB_CL(clReleaseEvent)(ev);
+        sb__hand_over(cb.c.queue, ev, done);
         return SB_OK;
     }
     /* The records go to a buffer of the call's own, which starts as a copy
@@ -670,19 +666,12 @@ sb_status sb_reduce_batched_enqueue(sb_context *ctx, cl_command_queue queue,
          * last use; `done` is the copy's: a later call that waits for
          * `done` may then reuse them at once. */
         sb__scratch_pass_on(ctx, prev, copied);
-        /* As sb_reduce_enqueue() flushes its launches: a caller may poll
-         * `done` or wait for it on another queue. A failed flush changes
-         * nothing that a wait on `done` (which flushes) will not do. */
-        (void)SB_CL(clFlush)(cb.c.queue);
     }
     if (prev != NULL)
         SB_CL(clReleaseEvent)(prev);
     SB_CL(clReleaseMemObject)(records);
     SB_RETURN_IF(s != SB_OK, s);
-    if (done != NULL)
-        *done = copied;
-    else
-        SB_CL(clReleaseEvent)(copied);
+    sb__hand_over(cb.c.queue, copied, done);
     return SB_OK;
 }
 

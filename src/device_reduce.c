@@ -446,6 +446,17 @@ sb_status sb__enqueue_rows(sb_context *ctx, const sb__checked_call *c,
     return SB_OK;
 }
 
+void sb__hand_over(cl_command_queue queue, cl_event ev, cl_event *done)
+{
+    /* A failed flush changes nothing that a wait on `done` (which
+     * flushes) will not do. */
+    (void)SB_CL(clFlush)(queue);
+    if (done != NULL)
+        *done = ev;
+    else
+        SB_CL(clReleaseEvent)(ev);
+}
+
 /* sb_reduce_enqueue() and sb_dot_enqueue() after the checks of x, y and
  * the mask. */
 static sb_status enqueue_checked(sb_context *ctx, const sb__checked_call *cc,
@@ -475,11 +486,7 @@ static sb_status enqueue_checked(sb_context *ctx, const sb__checked_call *cc,
                       n, result, result_offset, num_wait, wait, &ev);
     pthread_mutex_unlock(&ctx->lock);
     SB_RETURN_IF(s != SB_OK, s);
-    SB_CL(clFlush)(c.queue);
-    if (done != NULL)
-        *done = ev;
-    else
-        SB_CL(clReleaseEvent)(ev);
+    sb__hand_over(c.queue, ev, done);
     return SB_OK;
 }
 
