@@ -298,7 +298,8 @@ inline void sb_four_arg_leaves(const global in_t *x, const global in_t *y,
  * checked integer sum keeps its test per four leaves: it is as fast
  * either way on POCL, and Oclgrind 21.10's uninitialised-memory checker
  * crashes on its eight-leaf plain fold. */
-#define SB_PLAIN_ITEMS (SB_HAVE_PLAIN && SB_ACC_KIND != SB_KIND_INT)
+#define SB_PLAIN_ITEMS (SB_HAVE_PLAIN && SB_ACC_KIND != SB_KIND_INT && \
+                        SB_CHAIN_FOLDS)
 
 #if SB_PLAIN_ITEMS
 /* Whether all `count` full leaves from element `first` (a multiple of
@@ -907,7 +908,7 @@ inline void sb_item_node(const global in_t *x, const global in_t *y,
         }
 #endif
 #if SB_ARG
-        if (!mask && !SB_SKIP_NAN && l % 4 == 0 && lpi - l >= 4 &&
+        if (SB_CHAIN_FOLDS && !mask && !SB_SKIP_NAN && l % 4 == 0 && lpi - l >= 4 &&
             first + 64 <= n) {
             ulong at;
             sb_four_arg_leaves(x, y, first, &v, &f, &at);
@@ -916,7 +917,8 @@ inline void sb_item_node(const global in_t *x, const global in_t *y,
             continue;
         }
 #endif
-        if (whole && l % 8 == 0 && lpi - l >= 8 && first + 128 <= n) {
+        if (SB_CHAIN_FOLDS && whole && l % 8 == 0 && lpi - l >= 8 &&
+            first + 128 <= n) {
 #if SB_PLAIN_ITEMS
             if (plain)
                 sb_eight_plain_leaves(x, y, first, &v, &f);
@@ -925,7 +927,8 @@ inline void sb_item_node(const global in_t *x, const global in_t *y,
                 sb_eight_leaves(x, y, first, &v, &f);
             sb_push(sv, sf, si, sl, &top, v, f, 0, 3);
             l += 8;
-        } else if (whole && l % 4 == 0 && lpi - l >= 4 && first + 64 <= n) {
+        } else if (SB_CHAIN_FOLDS && whole && l % 4 == 0 && lpi - l >= 4 &&
+                   first + 64 <= n) {
             sb_four_leaves(x, y, first, &v, &f);
             sb_push(sv, sf, si, sl, &top, v, f, 0, 2);
             l += 4;

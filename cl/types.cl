@@ -42,7 +42,10 @@
  *                         values and record layout, the sub-group back-end
  *   SB_WIDE_FOLDS_OK      whether whole items may fold as vectors (in any
  *                         order where that cannot change their node, or
- *                         with leaves in vector lanes: reduce.cl) */
+ *                         with leaves in vector lanes: reduce.cl)
+ *   SB_CHAIN_FOLDS        whether an item's full leaves may fold four or
+ *                         eight at a time, as chains side by side (else
+ *                         one leaf after another; the same steps) */
 #pragma OPENCL FP_CONTRACT OFF   /* OpenCL defaults to ON: no silent FMA */
 
 #if !defined(SB_IN_T) || !defined(SB_ACC_T) || !defined(SB_IN_KIND) || \
@@ -56,7 +59,8 @@
     !defined(SB_MAP_SQUARE) || !defined(SB_SKIP_NAN) || !defined(SB_DOT) || \
     !defined(SB_ACC_HALF) || !defined(SB_KIND_F16) || \
     !defined(SB_KIND_BF16) || !defined(SB_COUNT) || !defined(SB_ARG) || \
-    !defined(SB_RESULT_INDEX_OFFSET) || !defined(SB_ROWS_MAX_LPI_LOG2)
+    !defined(SB_RESULT_INDEX_OFFSET) || !defined(SB_ROWS_MAX_LPI_LOG2) || \
+    !defined(SB_CHAIN_FOLDS)
 #error "build with the host's -D options (src/device_programs.c)"
 #endif
 #if SB_LEAF_SIZE != 16

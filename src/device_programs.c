@@ -112,6 +112,17 @@ static int wide_folds_ok(const sb_device_caps *c)
     return !sb__is_simulator_name(c->name);
 }
 
+/* Whether an item's full leaves may fold four or eight at a time (chains
+ * side by side, cl/reduce.cl): not on Mesa's llvmpipe, whose JIT
+ * (rusticl, Mesa 22.3, LLVM 15) spent 30 s compiling the guarded f32
+ * sum's sb_leaves and 45 s the software f64 one with them, and 0.4 and
+ * 0.7 s without (2-vCPU Zen 3 VM, empty shader cache): the first call of
+ * every program. Its one-leaf fold computes the same steps. */
+static int chain_folds_ok(const sb_device_caps *c)
+{
+    return !sb__contains_nocase(c->name, "llvmpipe");
+}
+
 /* How far ahead the W-lane float folds prefetch (cl/reduce.cl,
  * SB_PREFETCH): on POCL's CPU devices the host path's distance
  * (SAMEBITS_PREFETCH, sb_host_prefetch()), measured there the same way
@@ -180,7 +191,8 @@ static void build_options(const sb_context *ctx, const sb__plan *plan,
              "-DSB_SKIP_NAN=%d -DSB_DOT=%d -DSB_ABS_BY_SELECT=%d "
              "-DSB_KIND_F16=%d -DSB_KIND_BF16=%d -DSB_ACC_HALF=%d "
              "-DSB_PREFETCH=%zu -DSB_COUNT=%d -DSB_ARG=%d "
-             "-DSB_RESULT_INDEX_OFFSET=%d -DSB_ROWS_MAX_LPI_LOG2=%d",
+             "-DSB_RESULT_INDEX_OFFSET=%d -DSB_ROWS_MAX_LPI_LOG2=%d "
+             "-DSB_CHAIN_FOLDS=%d",
              opt, std, (ctx->opts.flags & SB_OPT_FLUSH_SUBNORMALS)
                   ? "-cl-denorms-are-zero " : "",
              storage_name(c, plan->input),
@@ -201,7 +213,7 @@ static void build_options(const sb_context *ctx, const sb__plan *plan,
              plan->skip_nan, plan->dot, abs_by_select(c), KIND_F16,
              KIND_BF16, acc_half ? kind_of(plan->acc) : 0, prefetch_bytes(c),
              count, (int)plan->arg, (int)offsetof(sb_device_arg_result, index),
-             SB_ROWS_MAX_LEAVES_LOG2);
+             SB_ROWS_MAX_LEAVES_LOG2, chain_folds_ok(c));
 }
 
 /* ---- programs shared between contexts ---------------------------------------

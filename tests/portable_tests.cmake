@@ -3,9 +3,10 @@
 # that can (include()d from tests/CMakeLists.txt when configured with
 # -DSAMEBITS_PORTABLE_TESTS=ON; .ci/run does, then runs ctest -L portable).
 # Behind an option, not in the README's test command: these rebuild every
-# float kernel in other modes (39 min on a 2-vCPU Zen 3 VM from cold
-# POCL and Mesa caches with the first half of test_device_reduce on
-# rusticl, which is now rusticl_full; about 25 min without it).
+# float kernel in other modes (29 min on a 2-vCPU Zen 3 VM from cold
+# POCL and Mesa caches until llvmpipe took the one-leaf folds,
+# src/device_programs.c: chain_folds_ok; rusticl's share went from about
+# 23 min to 4).
 #
 #   check_rusticl_quick_*    the --quick corpus on Mesa's rusticl (llvmpipe:
 #                            f32 subnormals not reported, no fp64: f32
@@ -18,8 +19,7 @@
 #                            flushes subnormals (-cl-denorms-are-zero), guarded
 #   check_pocl_software      the f64 cases with f64 forced into software
 #   check_oclgrind_*_quick   the same two modes forced on Oclgrind (--quick)
-#   <suite>_on_rusticl       the device tests on rusticl (the first half
-#                            of test_device_reduce: rusticl_full)
+#   <suite>_on_rusticl       the device tests on rusticl
 #   <suite>_on_flushing_pocl the device tests on the flushing POCL device
 #   test_oclgrind_races_<mode>  Oclgrind's race and uninitialised-memory
 #                            checks over the guarded and software kernels
@@ -42,9 +42,12 @@ endfunction()
 # The whole corpus on rusticl in parts by input type (its f32 runs
 # guarded and its f64 in software; the halves' binary32 steps guarded):
 # ctest -L rusticl_full (not "portable_full": ctest -L takes a regular
-# expression, and -L portable would match it). llvmpipe spends ~10 s of LLVM per program and
-# launch shape (perf: 98% of the time in libLLVM), which made these six
-# about an hour of CPU on a 2-vCPU Zen 3 VM -- past CI's budget.
+# expression, and -L portable would match it). With the four- and
+# eight-leaf folds llvmpipe spent 25-45 s of LLVM on each program (perf:
+# 98% of the time in libLLVM), which made these six about an hour of CPU
+# on a 2-vCPU Zen 3 VM; with its one-leaf fold they take 4.5 min (of
+# which 3.3 for the 8- and 16-bit integers, with the most programs), and
+# CI keeps the quick corpus below.
 function(sb_check_rusticl part)
   set(globs "")
   foreach(type ${ARGN})
@@ -112,31 +115,22 @@ foreach(suite test_device_reduce test_device_shapes test_device_enqueue
   add_test(NAME ${suite}_on_flushing_pocl COMMAND ${suite})
   sb_portable_test(${suite}_on_flushing_pocl 1200 "${SB_FLUSHING_ENV}")
 endforeach()
-# test_device_reduce on rusticl ran 1186 s and then 1200+ s of its 1200 s
-# in CI, dense: now sparse, and in its two halves (SAMEBITS_TEST_PART, as
-# in the default stage). Its first half (checked and wrapping sums and
-# products of every type and accumulator) took 839 s from a cold Mesa
-# cache on a 2-vCPU Zen 3 VM, the longest test of CI: rusticl_full with
-# the whole corpus. On rusticl CI keeps the second half, the quick corpus's
-# sums and products (check_rusticl_quick_*) and the other suites' sums.
-set_tests_properties(test_device_reduce_on_rusticl PROPERTIES TIMEOUT 2400
-  LABELS rusticl_full
-  ENVIRONMENT "POCL_CACHE_DIR=${SAMEBITS_POCL_CACHE_DIR};${SB_RUSTICL_ENV};SAMEBITS_TEST_PART=1")
+# test_device_reduce on rusticl in its two halves (SAMEBITS_TEST_PART, as
+# in the default stage), so that they run side by side: 73 and 86 s from
+# a cold Mesa cache on a 2-vCPU Zen 3 VM.
+sb_portable_test(test_device_reduce_on_rusticl 1200
+  "${SB_RUSTICL_ENV};SAMEBITS_TEST_PART=1")
 add_test(NAME test_device_reduce_on_rusticl_part2 COMMAND test_device_reduce)
 sb_portable_test(test_device_reduce_on_rusticl_part2 1200
   "${SB_RUSTICL_ENV};SAMEBITS_TEST_PART=2")
 
-# From a cold Mesa cache (as in CI) test_device_half on rusticl took 955 s
-# and _maps 494 s on a 2-vCPU Zen 3 VM: COST (about those seconds) makes
-# ctest -j start them first, so that the short tests fill the other core
-# instead of the long ones running alone at the end; and a timeout with
-# room for a slower machine.
-set_tests_properties(test_device_half_on_rusticl PROPERTIES COST 950
-  TIMEOUT 2400)
-set_tests_properties(test_device_maps_on_rusticl PROPERTIES COST 500)
-set_tests_properties(check_rusticl_quick_f32_f64 PROPERTIES COST 360)
-set_tests_properties(check_rusticl_quick_halves_integers PROPERTIES COST 280)
+# The longest tests of the stage (seconds from cold caches on a 2-vCPU
+# Zen 3 VM): COST makes ctest -j start them first, so that the short
+# tests fill the other core instead of the long ones running alone at the
+# end.
 set_tests_properties(test_device_reduce_on_flushing_pocl PROPERTIES COST 240)
+set_tests_properties(check_pocl_flushing PROPERTIES COST 125)
+set_tests_properties(test_device_reduce_on_rusticl_part2 PROPERTIES COST 90)
 
 foreach(mode guarded software)
   add_test(NAME test_oclgrind_races_${mode} COMMAND test_oclgrind_races)
