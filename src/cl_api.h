@@ -17,6 +17,7 @@
     X(clGetCommandQueueInfo) X(clCreateProgramWithSource)                   \
     X(clBuildProgram) X(clGetProgramBuildInfo) X(clReleaseProgram)          \
     X(clCreateKernel) X(clReleaseKernel) X(clSetKernelArg)                  \
+    X(clGetKernelWorkGroupInfo)                                             \
     X(clEnqueueNDRangeKernel) X(clCreateBuffer) X(clReleaseMemObject)       \
     X(clGetMemObjectInfo) X(clEnqueueReadBuffer) X(clEnqueueWriteBuffer)   \
     X(clEnqueueCopyBuffer) X(clEnqueueMapBuffer)                            \

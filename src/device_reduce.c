@@ -420,11 +420,19 @@ sb_status sb__enqueue_rows(sb_context *ctx, const sb__checked_call *c,
     const size_t least = ctx->caps.is_gpu ? 32 : 1;   /* a GPU's SIMD width */
     while (wg > least && rows / wg < 8)
         wg /= 2;
+    /* The kernel's own limit may be below the device's (a GPU's registers
+     * and per-thread memory: a row's counter is 15 levels deep). */
+    size_t kernel_most = 0;
+    cl_int err = SB_CL(clGetKernelWorkGroupInfo)(k, ctx->device,
+                     CL_KERNEL_WORK_GROUP_SIZE, sizeof kernel_most,
+                     &kernel_most, NULL);
+    while (err == CL_SUCCESS && kernel_most > 0 && wg > kernel_most)
+        wg /= 2;
     const size_t groups = div_up(rows, wg);
     const cl_ulong xo = x_offset, mo = mask_offset, n64 = n, r64 = rows;
     const cl_ulong ro = res_offset, rr = sb__record_size(&c->plan);
     const cl_long xr = (cl_long)row_stride, mr = (cl_long)row_stride;
-    cl_int err = ARG(0, x);
+    if (err == CL_SUCCESS) err = ARG(0, x);
     if (err == CL_SUCCESS) err = ARG(1, xo);
     if (err == CL_SUCCESS) err = ARG(2, xr);
     if (err == CL_SUCCESS) err = ARG(3, mask);
@@ -441,8 +449,8 @@ sb_status sb__enqueue_rows(sb_context *ctx, const sb__checked_call *c,
     pthread_mutex_unlock(&ctx->lock);
     SB_RETURN_IF(err != CL_SUCCESS,
                  sb__cl_fail(ctx, err, "setting up or enqueueing the rows "
-                             "kernel (clSetKernelArg, "
-                             "clEnqueueNDRangeKernel)"));
+                             "kernel (clGetKernelWorkGroupInfo, "
+                             "clSetKernelArg, clEnqueueNDRangeKernel)"));
     return SB_OK;
 }
 

@@ -446,6 +446,9 @@ static cl_int CL_API_CALL w_clEnqueueUnmapMemObject(cl_command_queue q,
         ledger_add(*ev, "event");
     return e_;
 }
+WRAP_STATUS(clGetKernelWorkGroupInfo,
+    (cl_kernel k, cl_device_id d, cl_kernel_work_group_info w, size_t s,
+     void *v, size_t *r), (k, d, w, s, v, r))
 WRAP_STATUS(clWaitForEvents, (cl_uint n, const cl_event *list), (n, list))
 WRAP_RETAIN(clRetainEvent, cl_event)
 WRAP_RELEASE(clReleaseEvent, cl_event)
