@@ -126,10 +126,12 @@ inline void sb_pop_all(acc_t *sv, uint *sf, ulong *si, uint top, acc_t *v,
 
 /* ---- 1. leaves ---------------------------------------------------------------- */
 
-/* One leaf of any shape: bounds and mask checked per element. */
+/* One leaf of any shape: bounds and mask checked per element. Element i
+ * of the reduction is x[i * step] (step 1 but in sb_columns, which has
+ * no mask and no y). */
 inline void sb_leaf(const global in_t *x, const global in_t *y,
-                    const global uchar *mask, ulong first, ulong n, acc_t *v,
-                    uint *f, ulong *at)
+                    const global uchar *mask, long step, ulong first,
+                    ulong n, acc_t *v, uint *f, ulong *at)
 {
     acc_t a = sb_start();
     uint fl = 0;
@@ -138,7 +140,7 @@ inline void sb_leaf(const global in_t *x, const global in_t *y,
     for (ulong i = first; i < end; i++) {
         if (mask && !mask[i])
             continue;
-        const in_t xi = x[i];
+        const in_t xi = x[(long)i * step];
         const in_t yi = SB_DOT ? y[i] : xi;
         if (SB_SKIP_NAN && (sb_in_is_nan(xi) || (SB_DOT && sb_in_is_nan(yi))))
             continue;                 /* as if masked out: no map, no flag */
@@ -536,8 +538,9 @@ inline int sb_order_free_item(const global in_t *x, const global in_t *y,
  * c lacks bit d, else B[c ^ d]; of the high one A[c ^ d], else B[c].
  * Only where an item has W leaves or more (a CPU's shape; a GPU's four
  * leaves per item keep their parallelism across items). SB_WIDE_FOLDS_OK
- * keeps Oclgrind on the leaf-by-leaf folds, which it checks. */
-#if SB_ACC_NATIVE_FLOAT && SB_WIDE_FOLDS_OK && \
+ * keeps Oclgrind on the leaf-by-leaf folds, which it checks, and
+ * SB_CHAIN_FOLDS llvmpipe, whose JIT takes long over unrolled folds. */
+#if SB_ACC_NATIVE_FLOAT && SB_WIDE_FOLDS_OK && SB_CHAIN_FOLDS && \
     (SB_IN_KIND == SB_ACC_KIND || (SB_IN_HALF && SB_ACC_KIND == SB_KIND_F32)) && \
     (SB_OP == SB_OP_SUM || SB_OP == SB_OP_MIN || SB_OP == SB_OP_MAX)
 #define SB_LANE_LEAVES 1
@@ -934,7 +937,7 @@ inline void sb_item_node(const global in_t *x, const global in_t *y,
             l += 4;
         } else {
             ulong at;
-            sb_leaf(x, y, mask, first, n, &v, &f, &at);
+            sb_leaf(x, y, mask, 1, first, n, &v, &f, &at);
             sb_push(sv, sf, si, sl, &top, v, f, at, 0);
             l += 1;
         }
@@ -995,6 +998,86 @@ kernel void sb_rows(const global in_t *x, ulong x_off, long x_row,
     ulong si[SB_ROWS_STACK], at;
     sb_item_node(x, x, mask, n, 0, lpi, sv, sf, si, sl, &v, &f, &at);
     sb_record(v, f, at, res + res_off + r * res_row);
+}
+
+/* Many reductions of n elements each that lie side by side (columns of a
+ * matrix: batch stride 1, element stride `step`, any sign; sb_columns):
+ * column c starts at element x_off + c of x, and its record goes to byte
+ * res_off + c * res_row of res. For columns of up to
+ * 2^SB_ROWS_MAX_LPI_LOG2 leaves; never masked, never a dot product.
+ *
+ * Where the program folds leaves in vector lanes (SB_LANE_LEAVES: native
+ * float sums, min and max of every element) work-item w takes the
+ * SB_LANES columns from column w * SB_LANES (the host makes per_item
+ * SB_LANES and columns >= SB_LANES): one vector per element index, lane
+ * l column l's leaf, folded left to right; the leaves combine in a binary
+ * counter of vectors, every lane the same tree, since every column has
+ * the same n and no element is left out. A read of whole vectors with no
+ * transpose. The last block starts SB_LANES before the last column (it
+ * overlaps the one before, whose columns it does not write), and items
+ * past the last column fold that block too and write nothing, so that
+ * every item of a work-group runs the same leaves: the barrier after each
+ * leaf keeps them in step, so that a work-group reads rows of 16 elements
+ * by wg * SB_LANES columns together (a CPU device runs a group's items
+ * one after another between barriers: one column block at a time down
+ * the matrix was a strided walk, at 0.12-0.21 of POCL's read kernel). Any
+ * other program folds its item's per_item columns one after another,
+ * leaf by leaf (the host does not launch it for them: the mapped host
+ * fold is faster). */
+kernel void sb_columns(const global in_t *x, ulong x_off, long step,
+                       ulong n, ulong columns, uint per_item,
+                       global uchar *res, ulong res_off, ulong res_row)
+{
+    if (n == 0)
+        return;                    /* every item alike: no barrier met */
+    x += x_off;
+    res += res_off;
+#if SB_LANE_LEAVES && !SB_ARG && !SB_SKIP_NAN && !SB_DOT
+    (void)per_item;
+    const ulong c0 = get_global_id(0) * SB_LANES;
+    const ulong start = min(c0, columns - SB_LANES);
+    x += start;
+    const global in_t *y = x;   /* SB_VTERMW names it; never read */
+    vecw_t sv[SB_ROWS_STACK];
+    uint sl[SB_ROWS_STACK], top = 0;
+    for (ulong first = 0; first < n; first += SB_LEAF_SIZE) {
+        const ulong end = min(first + SB_LEAF_SIZE, n);
+        vecw_t a = SB_VFIRST(SB_VTERMW((long)first * step));
+        for (ulong i = first + 1; i < end; i++)
+            a = SB_VSTEP(a, SB_VTERMW((long)i * step));
+        uint level = 0;
+        while (top > 0 && sl[top - 1] == level) {
+            a = SB_VSTEP(sv[top - 1], a);
+            top--;
+            level++;
+        }
+        sv[top] = a;
+        sl[top] = level;
+        top++;
+        barrier(CLK_LOCAL_MEM_FENCE);
+    }
+    vecw_t v = sv[top - 1];
+    for (int k = (int)top - 2; k >= 0; k--)
+        v = SB_VSTEP(sv[k], v);
+    acc_t lanes[SB_LANES];
+    SB_CAT(vstore, SB_LANES)(v, 0, lanes);
+    for (uint l = 0; l < SB_LANES; l++)
+        if (start + l >= c0 && start + l < columns)
+            sb_record(lanes[l], SB_HAS, 0, res + (start + l) * res_row);
+#else
+    const ulong c0 = get_global_id(0) * per_item;
+    for (ulong c = c0; c < c0 + per_item && c < columns; c++) {
+        acc_t sv[SB_ROWS_STACK], v;
+        uint sf[SB_ROWS_STACK], sl[SB_ROWS_STACK], top = 0, f;
+        ulong si[SB_ROWS_STACK], at;
+        for (ulong first = 0; first < n; first += SB_LEAF_SIZE) {
+            sb_leaf(x + c, x + c, 0, step, first, n, &v, &f, &at);
+            sb_push(sv, sf, si, sl, &top, v, f, at, 0);
+        }
+        sb_pop_all(sv, sf, si, top, &v, &f, &at);
+        sb_record(v, f, at, res + c * res_row);
+    }
+#endif
 }
 
 kernel void sb_nodes(const global acc_t *in_v, ulong in_cap, ulong count,

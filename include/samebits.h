@@ -1017,7 +1017,14 @@ SB_API SB_NODISCARD sb_status sb_partial_add_dot(sb_context *ctx,
  *  one after the other, each its own sb_reduce_enqueue() chain into a
  *  record of a buffer of the call's own, every record read back once at
  *  the end; the rest (rows sb_reduce() would reduce on the host, far
- *  apart) one sb_reduce() each; strided rows (columns) are mapped
+ *  apart) one sb_reduce() each; columns side by side (batch_stride 1,
+ *  elem_stride != 1, n from 2 to 2^18, no mask) of a native float sum,
+ *  min or max (a half input into f32 or its own type included; no NaN
+ *  skipping), 16 of them at least (8 for f64), are one launch of a
+ *  columns kernel, a block of 16 (8) columns per work-item in vector
+ *  lanes, the work-group's items reading each row's block together,
+ *  records read back once (again unless the batch is small enough for
+ *  the host shortcut); other strided rows (columns) are mapped
  *  for reading, the whole range the batch covers (and the mask's), with
  *  one blocking clEnqueueMapBuffer() each (no copy on a CPU device, a
  *  copy on a GPU), reduced by sb_reduce_batched_host(), and unmapped
@@ -1051,8 +1058,10 @@ SB_API SB_NODISCARD sb_status sb_reduce_batched(sb_context *ctx,
  *  they take turns with one pair of the context's scratch buffers,
  *  however many rows), into a copy of the records in a buffer of the
  *  call's own, and one copy after the last row writes them all back into
- *  `results` (its event is *done); either way the call returns at once;
- *  strided rows are computed as sb_reduce_batched() computes them, so
+ *  `results` (its event is *done); columns that the columns kernel takes
+ *  (sb_reduce_batched()) are its one launch, as for the rows kernel;
+ *  either way the call returns at once; other strided rows are computed
+ *  as sb_reduce_batched() computes them, so
  *  the call BLOCKS: it waits for the wait list, maps the batch, reads the
  *  records back, and writes the records with one blocking write (whose
  *  event is *done).

@@ -40,7 +40,7 @@ typedef enum {
 } sb__kernel_family;
 
 typedef enum { SB_PASS_LEAVES, SB_PASS_NODES, SB_PASS_ROWS,
-               SB_PASS_COUNT } sb__kernel_pass;
+               SB_PASS_COLUMNS, SB_PASS_COUNT } sb__kernel_pass;
 
 /* What else tells a family's programs apart (cl/types.cl): the map, or a
  * dot product (0 plain, 1 abs, 2 square, 3 dot), whether NaNs are skipped
@@ -145,6 +145,33 @@ sb_status sb__enqueue_rows(sb_context *ctx, const sb__checked_call *c,
                            ptrdiff_t row_stride, cl_mem res, size_t res_offset,
                            cl_uint num_wait, const cl_event *wait,
                            cl_event *done);
+
+/* How many columns side by side the plan's sb_columns folds in vector
+ * lanes on this device (16 for binary32 accumulators, 8 for binary64),
+ * or 0 where its program has no lanes (cl/reduce.cl: SB_LANE_LEAVES). */
+unsigned sb__column_lanes(const sb_context *ctx, const sb__plan *plan);
+
+/* Whether sb__enqueue_columns() takes count columns of n elements: no
+ * mask, columns side by side (batch stride 1), n from 2 up to
+ * 2^(SB_ROWS_MAX_LEAVES_LOG2 + 4), a program with lanes and a block of
+ * lanes' worth of columns at least. Other strided batches are mapped and
+ * folded by the host (src/device_batched.c). */
+bool sb__columns_kernel_takes(const sb_context *ctx, const sb__plan *plan,
+                              bool masked, size_t n, ptrdiff_t elem_stride,
+                              size_t count, ptrdiff_t batch_stride);
+
+/* Enqueues `columns` reductions of n elements taken by
+ * sb__columns_kernel_takes(), column b at element x_offset + b of x, its
+ * elements elem_stride apart, as one launch of sb_columns (cl/reduce.cl),
+ * whose event is *done: record b at byte res_offset + b *
+ * sb__record_size() of res. Takes ctx->lock. Nothing is enqueued on an
+ * error. */
+sb_status sb__enqueue_columns(sb_context *ctx, const sb__checked_call *c,
+                              cl_mem x, size_t x_offset, size_t n,
+                              ptrdiff_t elem_stride, size_t columns,
+                              cl_mem res, size_t res_offset,
+                              cl_uint num_wait, const cl_event *wait,
+                              cl_event *done);
 
 /* sb_reduce() after sb__check_call(): the kernels' answer, or SB_EMPTY /
  * SB_OVERFLOW with its detail. */

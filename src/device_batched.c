@@ -18,16 +18,20 @@
  *     rows of no element: one sb_reduce() each;
  *   - runs of short segments: read back by chunks and reduced by the host
  *     form;
- *   - strided rows (elem_stride != 1): the range of the buffer that holds
- *     every element of the batch (and of the mask) is mapped (view_batch())
- *     and sb_reduce_batched_host() reduces it. The enqueue form then
- *     writes the records with one blocking write, so it blocks (it waits
- *     for its wait list first).
+ *   - columns side by side (batch stride 1, elem_stride != 1) of a
+ *     program with vector lanes (native float sums, min and max of every
+ *     element), unmasked, at least a vector's worth of them
+ *     (sb__columns_kernel_takes()): one launch of sb_columns, a block of
+ *     16 (8) columns per work-item, one vector load per element index,
+ *     into records as for the rows kernel;
+ *   - other strided rows (elem_stride != 1): the range of the buffer that
+ *     holds every element of the batch (and of the mask) is mapped
+ *     (view_batch()) and sb_reduce_batched_host() reduces it. The enqueue
+ *     form then writes the records with one blocking write, so it blocks
+ *     (it waits for its wait list first).
  * Every address is checked against the buffers, overflow-safe, before the
  * first command. The blocking forms keep the answers in memory of their
- * own until every row has one, so that a failure writes nothing. A
- * column kernel (the column fold of host_batched.c, lanes side by side)
- * is the next step. */
+ * own until every row has one, so that a failure writes nothing. */
 #include <stdlib.h>
 #include <string.h>
 #include "device.h"
@@ -295,14 +299,16 @@ static sb_status reduce_rows_launched(sb_context *ctx,
     return s;
 }
 
-/* Rows [0, count) of n elements (taken by sb__rows_kernel_takes()) by
- * one launch of the rows kernel into records of a buffer of the call's
- * own, read back with one blocking read, into a. */
-static sb_status reduce_rows_kernel(sb_context *ctx, const checked_batch *cb,
-                                    cl_mem x, size_t x_offset, cl_mem mask,
-                                    size_t mask_offset, size_t n,
-                                    size_t count, ptrdiff_t batch_stride,
-                                    answers *a)
+/* Rows [0, count) of n elements (taken by sb__rows_kernel_takes()), or
+ * columns (elem_stride != 1, taken by sb__columns_kernel_takes()), by one
+ * launch of the rows or columns kernel into records of a buffer of the
+ * call's own, read back with one blocking read, into a. */
+static sb_status reduce_by_one_launch(sb_context *ctx,
+                                      const checked_batch *cb, cl_mem x,
+                                      size_t x_offset, cl_mem mask,
+                                      size_t mask_offset, size_t n,
+                                      ptrdiff_t elem_stride, size_t count,
+                                      ptrdiff_t batch_stride, answers *a)
 {
     const sb__plan *plan = &cb->c.plan;
     const size_t bytes = count * sb__record_size(plan);
@@ -311,8 +317,11 @@ static sb_status reduce_rows_kernel(sb_context *ctx, const checked_batch *cb,
     sb_status s = records_make(ctx, plan, count, &rec, &buf);
     SB_RETURN_IF(s != SB_OK, s);
     cl_event ev = NULL;
-    s = sb__enqueue_rows(ctx, &cb->c, x, x_offset, mask, mask_offset, n,
-                         count, batch_stride, buf, 0, 0, NULL, &ev);
+    s = elem_stride != 1
+        ? sb__enqueue_columns(ctx, &cb->c, x, x_offset, n, elem_stride,
+                              count, buf, 0, 0, NULL, &ev)
+        : sb__enqueue_rows(ctx, &cb->c, x, x_offset, mask, mask_offset, n,
+                           count, batch_stride, buf, 0, 0, NULL, &ev);
     if (s == SB_OK) {
         const cl_int err = SB_CL(clEnqueueReadBuffer)(cb->c.queue, buf,
                                                       CL_TRUE, 0, bytes, rec,
@@ -447,7 +456,12 @@ sb_status sb_reduce_batched(sb_context *ctx, cl_command_queue queue,
     answers a;
     s = answers_new(&a, count, rs);
     SB_RETURN_IF(s != SB_OK, s);
-    if (elem_stride != 1 && n > 1) {
+    if (sb__columns_kernel_takes(ctx, &cb.c.plan, mask != NULL, n,
+                                 elem_stride, count, batch_stride) &&
+        !batch_is_small(ctx, n, count)) {
+        s = reduce_by_one_launch(ctx, &cb, x, x_offset, mask, mask_offset, n,
+                                 elem_stride, count, batch_stride, &a);
+    } else if (elem_stride != 1 && n > 1) {
         batch_view v;
         s = view_batch(ctx, &cb, x, x_offset, mask, mask_offset, 0, NULL, &v);
         if (s == SB_OK) {
@@ -459,8 +473,8 @@ sb_status sb_reduce_batched(sb_context *ctx, cl_command_queue queue,
         }
     } else if (sb__rows_kernel_takes(ctx, n, count) &&
                !batch_is_small(ctx, n, count)) {
-        s = reduce_rows_kernel(ctx, &cb, x, x_offset, mask, mask_offset, n,
-                               count, batch_stride, &a);
+        s = reduce_by_one_launch(ctx, &cb, x, x_offset, mask, mask_offset, n,
+                                 1, count, batch_stride, &a);
     } else if (rows_take_the_shortcut(ctx, n, batch_stride)) {
         s = reduce_rows_on_host(ctx, &cb, r, x, x_offset, mask, mask_offset,
                                 n, count, batch_stride, &a);
@@ -587,6 +601,17 @@ sb_status sb_reduce_batched_enqueue(sb_context *ctx, cl_command_queue queue,
     if (count == 0) {
         if (done != NULL)
             *done = NULL;
+        return SB_OK;
+    }
+    if (sb__columns_kernel_takes(ctx, &cb.c.plan, mask != NULL, n,
+                                 elem_stride, count, batch_stride)) {
+        /* One launch writes every record, as for the rows below. */
+        cl_event ev = NULL;
+        s = sb__enqueue_columns(ctx, &cb.c, x, x_offset, n, elem_stride,
+                                count, results, results_offset, num_wait,
+                                wait, &ev);
+        SB_RETURN_IF(s != SB_OK, s);
+        sb__hand_over(cb.c.queue, ev, done);
         return SB_OK;
     }
     if (elem_stride != 1 && n > 1)

@@ -55,7 +55,7 @@ unsigned sb__kernel_variant_of(const sb__plan *p)
 
 static const char *const pass_names[SB_PASS_COUNT] = {
     [SB_PASS_LEAVES] = "sb_leaves", [SB_PASS_NODES] = "sb_nodes",
-    [SB_PASS_ROWS] = "sb_rows",
+    [SB_PASS_ROWS] = "sb_rows", [SB_PASS_COLUMNS] = "sb_columns",
 };
 
 /* A half accumulator's nodes are binary32 values (cl/arith_half.cl). */
@@ -121,6 +121,27 @@ static int wide_folds_ok(const sb_device_caps *c)
 static int chain_folds_ok(const sb_device_caps *c)
 {
     return !sb__contains_nocase(c->name, "llvmpipe");
+}
+
+unsigned sb__column_lanes(const sb_context *ctx, const sb__plan *plan)
+{
+    const sb_device_caps *c = &ctx->caps;
+    /* cl/reduce.cl's SB_LANE_LEAVES, from the same facts as
+     * build_options(): a native float accumulator (a half one is held in
+     * binary32) of the input's kind or of a half input's binary32, and a
+     * sum, min or max of every element. */
+    const sb_type store = sb__type_is_half(plan->acc) ? SB_F32 : plan->acc;
+    const bool native = (store == SB_F32 || store == SB_F64)
+                        && c->type_mode[store] == SB_MODE_NATIVE;
+    const bool same_kind = kind_of(plan->input) == kind_of(store)
+                           || (sb__type_is_half(plan->input)
+                               && store == SB_F32);
+    const bool op = plan->op == SB_SUM || plan->op == SB_MIN
+                    || plan->op == SB_MAX;
+    if (!wide_folds_ok(c) || !chain_folds_ok(c) || !native || !same_kind
+        || !op || plan->arg || plan->skip_nan || plan->dot)
+        return 0;
+    return store == SB_F64 ? 8 : 16;
 }
 
 /* How far ahead the W-lane float folds prefetch (cl/reduce.cl,

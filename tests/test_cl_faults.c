@@ -47,7 +47,8 @@
  * CL_MEM_OBJECT_ALLOCATION_FAILURE for clCreateBuffer,
  * CL_INVALID_COMMAND_QUEUE for enqueues, CL_OUT_OF_RESOURCES mostly) and
  * with CL_OUT_OF_HOST_MEMORY everywhere. Then sb_context_create_default(),
- * every allocation, a failed build whose log cannot be read, and failures
+ * every allocation, a kernel whose work-group limit is below the options'
+ * (the launches shrink, the bits stay), a failed build whose log cannot be read, and failures
  * after the first launch while that launch is held behind an incomplete
  * event (the library must neither wait for it nor lend its buffers). */
 #include <stdarg.h>              /* cmocka's four required headers */
@@ -240,16 +241,19 @@ typedef enum {
     SCENARIO_DEVICE, SCENARIO_ENQUEUE, SCENARIO_HOST, SCENARIO_BATCHED,
     SCENARIO_SEGMENTS, SCENARIO_LAUNCHED, SCENARIO_BATCHED_ENQUEUE,
     SCENARIO_LONG_ROWS, SCENARIO_LONG_ROWS_ENQUEUE, SCENARIO_COLUMNS,
-    SCENARIO_LAST = SCENARIO_COLUMNS
+    SCENARIO_COLUMNS_KERNEL, SCENARIO_COLUMNS_KERNEL_ENQUEUE,
+    SCENARIO_LAST = SCENARIO_COLUMNS_KERNEL_ENQUEUE
 } scenario;
 enum { LAUNCHED_ROWS = 4, LAUNCHED_N = N_DEVICE / LAUNCHED_ROWS };
 
 /* The batches of the batched scenarios: from x_f64 (`many` false) or
- * x_many, n elements, element stride es, count reductions, batch stride
- * bs. Long rows are past the rows kernel's 2^18 elements (a launch chain
- * each); columns are strided (mapped, reduced on the host). */
+ * x_many, masked unless `unmasked`, n elements, element stride es, count
+ * reductions, batch stride bs. Long rows are past the rows kernel's 2^18
+ * elements (a launch chain each); masked columns are mapped and reduced
+ * on the host, unmasked ones (an f64 min: 8 lanes, 3 blocks and one
+ * partial) take the columns kernel. */
 typedef struct {
-    bool      many;
+    bool      many, unmasked;
     size_t    n;
     ptrdiff_t es;
     size_t    count;
@@ -260,14 +264,17 @@ static batch_shape shape_of(scenario s)
 {
     switch (s) {
     case SCENARIO_BATCHED:
-        return (batch_shape){ true, ROW_N, 1, MANY, ROW_N };
+        return (batch_shape){ true, false, ROW_N, 1, MANY, ROW_N };
     case SCENARIO_LONG_ROWS:
     case SCENARIO_LONG_ROWS_ENQUEUE:
-        return (batch_shape){ true, MANY_N / 2, 1, 2, MANY_N / 2 };
+        return (batch_shape){ true, false, MANY_N / 2, 1, 2, MANY_N / 2 };
     case SCENARIO_COLUMNS:
-        return (batch_shape){ true, ROW_N, MANY, MANY, 1 };
+        return (batch_shape){ true, false, ROW_N, MANY, MANY, 1 };
+    case SCENARIO_COLUMNS_KERNEL:
+    case SCENARIO_COLUMNS_KERNEL_ENQUEUE:
+        return (batch_shape){ true, true, ROW_N, MANY, MANY, 1 };
     default:
-        return (batch_shape){ false, LAUNCHED_N, 1, LAUNCHED_ROWS,
+        return (batch_shape){ false, false, LAUNCHED_N, 1, LAUNCHED_ROWS,
                               LAUNCHED_N };
     }
 }
@@ -280,7 +287,8 @@ static bool is_batched(scenario s)
 
 static bool is_batched_enqueue(scenario s)
 {
-    return s == SCENARIO_BATCHED_ENQUEUE || s == SCENARIO_LONG_ROWS_ENQUEUE;
+    return s == SCENARIO_BATCHED_ENQUEUE || s == SCENARIO_LONG_ROWS_ENQUEUE
+           || s == SCENARIO_COLUMNS_KERNEL_ENQUEUE;
 }
 
 static const char *const scenario_names[] = {
@@ -294,7 +302,9 @@ static const char *const scenario_names[] = {
     "sb_reduce_batched(2 rows of 300000, a launch chain each, records read "
     "once)",
     "sb_reduce_batched_enqueue(2 rows of 300000, records copied once)",
-    "sb_reduce_batched(25 columns of 24000, mapped, on the host)",
+    "sb_reduce_batched(25 masked columns of 24000, mapped, on the host)",
+    "sb_reduce_batched(25 columns of 24000, the columns kernel)",
+    "sb_reduce_batched_enqueue(25 columns of 24000, the columns kernel)",
 };
 
 /* The segments of SCENARIO_SEGMENTS: 12000 to 23999 elements (below
@@ -376,7 +386,9 @@ static void want_of(const fixture *f, scenario s, unsigned char *want)
     if (is_batched(s)) {
         const batch_shape b = shape_of(s);
         st = sb_reduce_batched_host(r, b.many ? f->f64_many : f->f64,
-                                    b.many ? f->mask_many_host : f->mask_host,
+                                    b.unmasked ? NULL
+                                    : b.many ? f->mask_many_host
+                                             : f->mask_host,
                                     b.n, b.es, b.count, b.bs, want, statuses);
     } else if (s == SCENARIO_SEGMENTS) {
         uint64_t off[MANY + 1];
@@ -403,8 +415,9 @@ static sb_status reduce_many(const fixture *f, scenario s, sb_context *ctx,
     if (is_batched(s)) {
         const batch_shape b = shape_of(s);
         st = sb_reduce_batched(ctx, NULL, r, b.many ? f->x_many : f->x_f64, 0,
-                               b.many ? f->mask_many : f->mask, 0, b.n, b.es,
-                               b.count, b.bs, got, statuses);
+                               b.unmasked ? NULL
+                               : b.many ? f->mask_many : f->mask, 0, b.n,
+                               b.es, b.count, b.bs, got, statuses);
     } else {
         uint64_t off[MANY + 1];
         segment_offsets(off);
@@ -453,7 +466,8 @@ static sb_status enqueue_many(const fixture *f, scenario s, sb_context *ctx,
     cl_event done = sentinel;
     const sb_status st = sb_reduce_batched_enqueue(
             ctx, f->queue, r, bs.many ? f->x_many : f->x_f64, 0,
-            bs.many ? f->mask_many : f->mask, 0, bs.n, bs.es, bs.count, bs.bs,
+            bs.unmasked ? NULL : bs.many ? f->mask_many : f->mask, 0, bs.n,
+            bs.es, bs.count, bs.bs,
             records, RECORD_OFFSET, 1, &f->complete, &done);
     run_deferred();
     settle_done(st, done, sentinel, k);
@@ -746,6 +760,111 @@ static void every_call_of_an_enqueued_batch_of_long_rows_can_fail(void **state)
 static void every_call_of_a_batch_of_columns_can_fail(void **state)
 {
     sweep(*state, SCENARIO_COLUMNS);
+    sweep(*state, SCENARIO_COLUMNS_KERNEL);
+    sweep(*state, SCENARIO_COLUMNS_KERNEL_ENQUEUE);
+}
+
+/* A kernel whose own work-group limit (CL_KERNEL_WORK_GROUP_SIZE, which a
+ * GPU lowers for a program that needs many registers) is below the
+ * options' work-groups: the launches shrink to it, an emulated sub-group
+ * with them, and no bit changes. POCL reports its device limit, so the
+ * test lowers the answer to 8 and watches every launch's local size. */
+static __typeof__(sb__cl.clGetKernelWorkGroupInfo) real_kernel_limit;
+static __typeof__(sb__cl.clEnqueueNDRangeKernel) real_launch;
+static unsigned long limit_queries;
+static size_t largest_local;
+
+static cl_int CL_API_CALL lowered_kernel_limit(cl_kernel k, cl_device_id d,
+                                               cl_kernel_work_group_info w,
+                                               size_t size, void *v,
+                                               size_t *ret)
+{
+    const cl_int e = real_kernel_limit(k, d, w, size, v, ret);
+    if (e == CL_SUCCESS && w == CL_KERNEL_WORK_GROUP_SIZE && v != NULL) {
+        limit_queries++;
+        if (*(size_t *)v > 8)
+            *(size_t *)v = 8;
+    }
+    return e;
+}
+
+static cl_int CL_API_CALL watched_launch(cl_command_queue q, cl_kernel k,
+                                         cl_uint dim, const size_t *off,
+                                         const size_t *global,
+                                         const size_t *local, cl_uint nw,
+                                         const cl_event *wait, cl_event *ev)
+{
+    if (local != NULL && local[0] > largest_local)
+        largest_local = local[0];
+    return real_launch(q, k, dim, off, global, local, nw, wait, ev);
+}
+
+static void a_kernel_limit_below_the_options_changes_no_bit(void **state)
+{
+    const fixture *f = *state;
+    real_kernel_limit = sb__cl.clGetKernelWorkGroupInfo;
+    real_launch = sb__cl.clEnqueueNDRangeKernel;
+    sb__cl.clGetKernelWorkGroupInfo = lowered_kernel_limit;
+    sb__cl.clEnqueueNDRangeKernel = watched_launch;
+    limit_queries = 0;
+    largest_local = 0;
+    ledger_reset();
+    arm(0, 0, 0);
+    const sb_options wide = { .flags = SB_OPT_NO_HOST, .work_group_size = 64,
+                              .tree_work_group_size = 32,
+                              .leaves_per_item = 1, .nodes_per_item = 1,
+                              .subgroups = SB_SUBGROUPS_EMULATE,
+                              .emulated_subgroup_size = 32 };
+    sb_context *ctx = NULL;
+    assert_int_equal(sb_context_create(f->cl_ctx, f->device, &wide, &ctx),
+                     SB_OK);
+    unsigned long wrong = 0;
+    /* One reduction of N_DEVICE f32 (63 leaves: groups of 8, 2 passes) and
+     * one f64 argmin. */
+    const sb_reduction sum = { .op = SB_SUM, .input = SB_F32 };
+    const sb_reduction argmin = { .op = SB_ARGMIN, .input = SB_F64 };
+    unsigned char got[RESULT_BUFFER], want[RESULT_BUFFER];
+    for (int j = 0; j < 2; j++) {
+        const sb_reduction r = j == 0 ? sum : argmin;
+        memset(got, RESULT_SENTINEL, sizeof got);
+        memset(want, RESULT_SENTINEL, sizeof want);
+        const sb_status st = sb_reduce(ctx, f->queue, r,
+                                       j == 0 ? f->x_f32 : f->x_f64, 0, NULL,
+                                       0, N_DEVICE, got);
+        const sb_status ws = sb_reduce_host(r, j == 0 ? (const void *)f->f32
+                                                      : (const void *)f->f64,
+                                            NULL, N_DEVICE, want);
+        wrong += st != ws || memcmp(got, want, sizeof got) != 0;
+    }
+    /* Rows (the rows kernel) and columns (the columns kernel) of f64 min. */
+    const sb_reduction min = { .op = SB_MIN, .input = SB_F64 };
+    enum { ROWS = 40, RN = 300 };
+    double rows_got[ROWS], rows_want[ROWS];
+    sb_status rs_got[ROWS], rs_want[ROWS];
+    for (int shape = 0; shape < 2; shape++) {
+        const ptrdiff_t es = shape == 0 ? 1 : ROWS;
+        const ptrdiff_t bs = shape == 0 ? RN : 1;
+        memset(rows_got, 0, sizeof rows_got);
+        memset(rows_want, 0, sizeof rows_want);
+        assert_int_equal(sb_reduce_batched(ctx, f->queue, min, f->x_many, 0,
+                                           NULL, 0, RN, es, ROWS, bs,
+                                           rows_got, rs_got), SB_OK);
+        assert_int_equal(sb_reduce_batched_host(min, f->f64_many, NULL, RN,
+                                                es, ROWS, bs, rows_want,
+                                                rs_want), SB_OK);
+        wrong += memcmp(rows_got, rows_want, sizeof rows_got) != 0
+                 || memcmp(rs_got, rs_want, sizeof rs_got) != 0;
+    }
+    sb_context_release(ctx);
+    sb__cl.clGetKernelWorkGroupInfo = real_kernel_limit;
+    sb__cl.clEnqueueNDRangeKernel = real_launch;
+    disarm();
+    ledger_check(0);
+    printf("  kernel limit queries %lu, largest launch %zu items\n",
+           limit_queries, largest_local);
+    assert_int_equal(wrong, 0);
+    assert_true(limit_queries >= 4);
+    assert_true(largest_local > 0 && largest_local <= 8);
 }
 
 /* sb_context_create_default() picks a device by asking every platform: a
@@ -1067,6 +1186,7 @@ int main(void)
         cmocka_unit_test(
             every_call_of_an_enqueued_batch_of_long_rows_can_fail),
         cmocka_unit_test(every_call_of_a_batch_of_columns_can_fail),
+        cmocka_unit_test(a_kernel_limit_below_the_options_changes_no_bit),
         cmocka_unit_test(every_call_of_sb_context_create_default_can_fail),
         cmocka_unit_test(every_allocation_can_fail),
         cmocka_unit_test(

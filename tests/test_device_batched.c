@@ -10,7 +10,9 @@
  *     SB_SKIP_NAN, i16); contexts with the default
  *     host_max_n (small batches read back at once) and with
  *     SB_OPT_NO_HOST (every row launched); many short rows (the rows
- *     kernel), a few rows past its 2^18 elements (a chain each);
+ *     kernel), a few rows past its 2^18 elements (a chain each); many
+ *     columns side by side (the columns kernel, native float sums, min
+ *     and max, halves among them; a partial last block);
  *   - the enqueue form's records (after a pad, untouched where no value);
  *   - segments with empty ones, from an offsets buffer; many short ones
  *     around long ones, which the default context reads back by chunks;
@@ -124,7 +126,10 @@ static host_batch make_host_batch(sb_reduction r, data_family f, bool masked,
     h.below = below;
     h.total = below + above + 1;
     h.x = checked_malloc(h.total * type_size(r.input));
-    fill_data(f, r.input, r.accumulator, h.x, h.total, s);
+    if (r.input == SB_F16 || r.input == SB_BF16)   /* f is a half_family */
+        fill_half((half_family)f, r.input, (uint16_t *)h.x, h.total, s);
+    else
+        fill_data(f, r.input, r.accumulator, h.x, h.total, s);
     if (masked) {
         h.mask = make_mask(MASK_EMPTY_LEAVES, h.total, mix_seed(s, 1));
         if (n > 0 && count > 1)       /* reduction 1 wholly masked out */
@@ -295,6 +300,70 @@ static void batches_match_the_host_and_the_oracle(void **state)
                 }
             }
         }
+    }
+    assert_int_equal(wrong, 0);
+}
+
+/* Columns side by side (batch stride 1): where the program folds in
+ * vector lanes (native float sums, min and max of every element) the
+ * columns kernel, 16 (f64: 8) columns per work-item; counts that leave a
+ * partial last block (its columns folded one by one), one block exactly,
+ * and many; padded and negative element strides; n from 2 to past the
+ * kernel's 2^18 (mapped, as are masked batches and the programs with no
+ * lanes: NaN skipping here, every float in the guarded and software
+ * modes). Half inputs take the half families (support.h). Not on
+ * Oclgrind, which has no lanes. */
+typedef struct {
+    sb_reduction r;
+    int          family;   /* a half_family for f16 / bf16 inputs */
+} column_case;
+
+static const column_case column_cases[] = {
+    { { SB_SUM, SB_F32, 0, 0, SB_MAP_NONE }, FAMILY_UNIFORM },
+    { { SB_SUM, SB_F32, 0, 0, SB_MAP_NONE }, FAMILY_SPECIALS },
+    { { SB_MAX, SB_F32, 0, 0, SB_MAP_ABS }, FAMILY_SIGNED_ZEROS },
+    { { SB_SUM, SB_F32, 0, 0, SB_MAP_SQUARE }, FAMILY_HUGE_RANGE },
+    { { SB_MIN, SB_F64, 0, 0, SB_MAP_NONE }, FAMILY_SIGNED_ZEROS },
+    { { SB_SUM, SB_F64, 0, 0, SB_MAP_NONE }, FAMILY_CANCELLATION },
+    { { SB_MAX, SB_F64, 0, 0, SB_MAP_NONE }, FAMILY_SPECIALS },
+    { { SB_SUM, SB_F16, SB_F32, 0, SB_MAP_NONE }, HALF_RANDOM_BITS },
+    { { SB_SUM, SB_F16, SB_F16, 0, SB_MAP_NONE }, HALF_SUBNORMAL },
+    { { SB_MAX, SB_BF16, SB_F32, 0, SB_MAP_NONE }, HALF_SPECIALS },
+    { { SB_SUM, SB_BF16, SB_BF16, 0, SB_MAP_SQUARE }, HALF_MODERATE },
+    { { SB_SUM, SB_F32, 0, SB_SKIP_NAN, SB_MAP_NONE }, FAMILY_SPECIALS },
+};
+
+static void many_columns_match(void **state)
+{
+    suite *s = *state;
+    unsigned long wrong = 0;
+    const size_t sizes[] = { 2, 15, 16, 17, 33, 256, 1000, 3001 };
+    const size_t counts[] = { 37, 16, 100 };
+    for (size_t ci = 0; ci < s->context_count; ci++) {
+        const device_context *dc = &s->contexts[ci];
+        if (dc->dev->oclgrind)
+            continue;
+        for (size_t k = 0; k < COUNT(column_cases); k++)
+            for (size_t si = 0; si < COUNT(sizes); si++)
+                for (size_t sh = 0; sh < 3; sh++) {
+                    const size_t count = counts[(k + si + sh) % 3];
+                    const ptrdiff_t es[] = { (ptrdiff_t)count,
+                                             (ptrdiff_t)count + 3,
+                                             -(ptrdiff_t)count - 1 };
+                    const bool masked = (k + si + sh) % 5 == 4;
+                    wrong += check_batch_on(dc, column_cases[k].r,
+                                            (data_family)column_cases[k].family,
+                                            masked, sizes[si], es[sh], count,
+                                            1, mix_seed(seed, 9000000 +
+                                                        ci * 10000 + k * 100
+                                                        + si * 10 + sh));
+                }
+        /* The kernel's longest columns, and one past them (mapped). */
+        if (ci % CONTEXTS_PER_DEVICE == 0)
+            for (size_t n = (size_t)1 << 18; n <= ((size_t)1 << 18) + 1; n++)
+                wrong += check_batch_on(dc, column_cases[0].r, FAMILY_UNIFORM,
+                                        false, n, 17, 17, 1,
+                                        mix_seed(seed, 9900000 + ci + n));
     }
     assert_int_equal(wrong, 0);
 }
@@ -786,6 +855,7 @@ int main(void)
         cmocka_unit_test(refused_calls_write_nothing),
         cmocka_unit_test(batches_match_the_host_and_the_oracle),
         cmocka_unit_test(many_short_rows_match),
+        cmocka_unit_test(many_columns_match),
         cmocka_unit_test(many_long_rows_match),
         cmocka_unit_test(enqueued_rows_take_turns_with_scratch),
         cmocka_unit_test(many_segments_match_by_chunks),
