@@ -64,6 +64,7 @@
                                     samebits.h before any CL header */
 #include "samebits.h"
 #include "support.h"
+#include "oracle.h"
 
 #include <CL/cl_ext.h>           /* CL_DEVICE_SUB_GROUP_SIZES_INTEL */
 #include <signal.h>
@@ -831,10 +832,14 @@ static void a_kernel_limit_below_the_options_changes_no_bit(void **state)
         const sb_status st = sb_reduce(ctx, f->queue, r,
                                        j == 0 ? f->x_f32 : f->x_f64, 0, NULL,
                                        0, N_DEVICE, got);
-        const sb_status ws = sb_reduce_host(r, j == 0 ? (const void *)f->f32
-                                                      : (const void *)f->f64,
-                                            NULL, N_DEVICE, want);
-        wrong += st != ws || memcmp(got, want, sizeof got) != 0;
+        const void *data = j == 0 ? (const void *)f->f32
+                                  : (const void *)f->f64;
+        const sb_status ws = sb_reduce_host(r, data, NULL, N_DEVICE, want);
+        unsigned char oracle[RESULT_BUFFER];
+        memset(oracle, RESULT_SENTINEL, sizeof oracle);
+        const sb_status os = oracle_reduce(r, data, NULL, N_DEVICE, oracle);
+        wrong += st != ws || os != ws || memcmp(got, want, sizeof got) != 0
+                 || memcmp(oracle, want, sizeof oracle) != 0;
     }
     /* Rows (the rows kernel) and columns (the columns kernel) of f64 min. */
     const sb_reduction min = { .op = SB_MIN, .input = SB_F64 };
@@ -854,6 +859,13 @@ static void a_kernel_limit_below_the_options_changes_no_bit(void **state)
                                                 rs_want), SB_OK);
         wrong += memcmp(rows_got, rows_want, sizeof rows_got) != 0
                  || memcmp(rs_got, rs_want, sizeof rs_got) != 0;
+        for (size_t b = 0; b < ROWS; b++) {       /* and the oracle's */
+            double g[RN], o = 0;
+            for (size_t i = 0; i < RN; i++)
+                g[i] = f->f64_many[b * (size_t)bs + i * (size_t)es];
+            wrong += oracle_reduce(min, g, NULL, RN, &o) != rs_want[b]
+                     || memcmp(&o, &rows_want[b], sizeof o) != 0;
+        }
     }
     sb_context_release(ctx);
     sb__cl.clGetKernelWorkGroupInfo = real_kernel_limit;
