@@ -23,6 +23,9 @@
  *   sb_rows    many reductions of one length (a batch's rows), one
  *              work-item each: steps 1 and 2 over the whole row, then
  *              its record.
+ *   sb_columns many reductions side by side (a matrix's columns): a
+ *              block of columns per work-item in vector lanes, steps 1
+ *              and 2 for every lane at once, then their records.
  * Maps and dot products change only what a leaf reads (ops.cl, sb_term):
  * every fold applies them to the elements it loads, y read beside x at the
  * same positions; SB_SKIP_NAN takes the leaf-by-leaf fold, which tests
@@ -1021,9 +1024,9 @@ kernel void sb_rows(const global in_t *x, ulong x_off, long x_row,
  * by wg * SB_LANES columns together (a CPU device runs a group's items
  * one after another between barriers: one column block at a time down
  * the matrix was a strided walk, at 0.12-0.21 of POCL's read kernel). Any
- * other program folds its item's per_item columns one after another,
- * leaf by leaf (the host does not launch it for them: the mapped host
- * fold is faster). */
+ * other program, or another per_item, folds its item's per_item columns
+ * one after another, leaf by leaf (the host does not launch those
+ * programs: the mapped host fold is faster). */
 kernel void sb_columns(const global in_t *x, ulong x_off, long step,
                        ulong n, ulong columns, uint per_item,
                        global uchar *res, ulong res_off, ulong res_row)
@@ -1033,38 +1036,44 @@ kernel void sb_columns(const global in_t *x, ulong x_off, long step,
     x += x_off;
     res += res_off;
 #if SB_LANE_LEAVES && !SB_ARG && !SB_SKIP_NAN && !SB_DOT
-    (void)per_item;
-    const ulong c0 = get_global_id(0) * SB_LANES;
-    const ulong start = min(c0, columns - SB_LANES);
-    x += start;
-    const global in_t *y = x;   /* SB_VTERMW names it; never read */
-    vecw_t sv[SB_ROWS_STACK];
-    uint sl[SB_ROWS_STACK], top = 0;
-    for (ulong first = 0; first < n; first += SB_LEAF_SIZE) {
-        const ulong end = min(first + SB_LEAF_SIZE, n);
-        vecw_t a = SB_VFIRST(SB_VTERMW((long)first * step));
-        for (ulong i = first + 1; i < end; i++)
-            a = SB_VSTEP(a, SB_VTERMW((long)i * step));
-        uint level = 0;
-        while (top > 0 && sl[top - 1] == level) {
-            a = SB_VSTEP(sv[top - 1], a);
-            top--;
-            level++;
+    /* per_item is the same for every item: the test keeps the barriers
+     * uniform, and a host that asked for another block than the lanes
+     * still gets every column (one by one, below). */
+    if (per_item == SB_LANES && columns >= SB_LANES) {
+        const ulong c0 = get_global_id(0) * SB_LANES;
+        const ulong start = min(c0, columns - SB_LANES);
+        x += start;
+        const global in_t *y = x;   /* SB_VTERMW names it; never read */
+        vecw_t sv[SB_ROWS_STACK];
+        uint sl[SB_ROWS_STACK], top = 0;
+        for (ulong first = 0; first < n; first += SB_LEAF_SIZE) {
+            const ulong end = min(first + SB_LEAF_SIZE, n);
+            vecw_t a = SB_VFIRST(SB_VTERMW((long)first * step));
+            for (ulong i = first + 1; i < end; i++)
+                a = SB_VSTEP(a, SB_VTERMW((long)i * step));
+            uint level = 0;
+            while (top > 0 && sl[top - 1] == level) {
+                a = SB_VSTEP(sv[top - 1], a);
+                top--;
+                level++;
+            }
+            sv[top] = a;
+            sl[top] = level;
+            top++;
+            barrier(CLK_LOCAL_MEM_FENCE);
         }
-        sv[top] = a;
-        sl[top] = level;
-        top++;
-        barrier(CLK_LOCAL_MEM_FENCE);
+        vecw_t v = sv[top - 1];
+        for (int k = (int)top - 2; k >= 0; k--)
+            v = SB_VSTEP(sv[k], v);
+        acc_t lanes[SB_LANES];
+        SB_CAT(vstore, SB_LANES)(v, 0, lanes);
+        for (uint l = 0; l < SB_LANES; l++)
+            if (start + l >= c0 && start + l < columns)
+                sb_record(lanes[l], SB_HAS, 0,
+                          res + (start + l) * res_row);
+        return;
     }
-    vecw_t v = sv[top - 1];
-    for (int k = (int)top - 2; k >= 0; k--)
-        v = SB_VSTEP(sv[k], v);
-    acc_t lanes[SB_LANES];
-    SB_CAT(vstore, SB_LANES)(v, 0, lanes);
-    for (uint l = 0; l < SB_LANES; l++)
-        if (start + l >= c0 && start + l < columns)
-            sb_record(lanes[l], SB_HAS, 0, res + (start + l) * res_row);
-#else
+#endif
     const ulong c0 = get_global_id(0) * per_item;
     for (ulong c = c0; c < c0 + per_item && c < columns; c++) {
         acc_t sv[SB_ROWS_STACK], v;
@@ -1077,7 +1086,6 @@ kernel void sb_columns(const global in_t *x, ulong x_off, long step,
         sb_pop_all(sv, sf, si, top, &v, &f, &at);
         sb_record(v, f, at, res + c * res_row);
     }
-#endif
 }
 
 kernel void sb_nodes(const global acc_t *in_v, ulong in_cap, ulong count,

@@ -44,8 +44,9 @@
  *                         order where that cannot change their node, or
  *                         with leaves in vector lanes: reduce.cl)
  *   SB_CHAIN_FOLDS        whether an item's full leaves may fold four or
- *                         eight at a time, as chains side by side (else
- *                         one leaf after another; the same steps) */
+ *                         eight at a time, as chains side by side, or in
+ *                         vector lanes (else one leaf after another; the
+ *                         same steps) */
 #pragma OPENCL FP_CONTRACT OFF   /* OpenCL defaults to ON: no silent FMA */
 
 #if !defined(SB_IN_T) || !defined(SB_ACC_T) || !defined(SB_IN_KIND) || \

@@ -1022,9 +1022,11 @@ SB_API SB_NODISCARD sb_status sb_partial_add_dot(sb_context *ctx,
  *  min or max (a half input into f32 or its own type included; no NaN
  *  skipping), 16 of them at least (8 for f64), are one launch of a
  *  columns kernel, a block of 16 (8) columns per work-item in vector
- *  lanes, the work-group's items reading each row's block together,
- *  records read back once (again unless the batch is small enough for
- *  the host shortcut); other strided rows (columns) are mapped
+ *  lanes, the work-group's items reading each row's block together (in
+ *  work-groups of the kernel's own choosing, up to 256 items, not
+ *  sb_options.work_group_size), records read back once (again unless the
+ *  batch is small enough for the host shortcut); other strided rows
+ *  (columns) are mapped
  *  for reading, the whole range the batch covers (and the mask's), with
  *  one blocking clEnqueueMapBuffer() each (no copy on a CPU device, a
  *  copy on a GPU), reduced by sb_reduce_batched_host(), and unmapped
@@ -1059,7 +1061,8 @@ SB_API SB_NODISCARD sb_status sb_reduce_batched(sb_context *ctx,
  *  however many rows), into a copy of the records in a buffer of the
  *  call's own, and one copy after the last row writes them all back into
  *  `results` (its event is *done); columns that the columns kernel takes
- *  (sb_reduce_batched()) are its one launch, as for the rows kernel;
+ *  (as in sb_reduce_batched(), but however small the batch) are its one
+ *  launch, as for the rows kernel;
  *  either way the call returns at once; other strided rows are computed
  *  as sb_reduce_batched() computes them, so
  *  the call BLOCKS: it waits for the wait list, maps the batch, reads the

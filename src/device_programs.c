@@ -113,7 +113,8 @@ static int wide_folds_ok(const sb_device_caps *c)
 }
 
 /* Whether an item's full leaves may fold four or eight at a time (chains
- * side by side, cl/reduce.cl): not on Mesa's llvmpipe, whose JIT
+ * side by side, cl/reduce.cl) or in vector lanes (which sb_columns uses
+ * too): not on Mesa's llvmpipe, whose JIT
  * (rusticl, Mesa 22.3, LLVM 15) spent 30 s compiling the guarded f32
  * sum's sb_leaves and 45 s the software f64 one with them, and 0.4 and
  * 0.7 s without (2-vCPU Zen 3 VM, empty shader cache): the first call of
