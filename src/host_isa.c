@@ -11,7 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "error_detail.h"
-#include "host_engine.h"
+#include "host_columns.h"
 
 #if defined(SAMEBITS_HOST_ISA_VARIANTS) && (defined(__x86_64__) || defined(_M_X64))
 #  define SB_HAVE_X86_VARIANTS 1
@@ -194,6 +194,18 @@ const sb__kernel *sb__host_kernel(const sb__plan *plan, unsigned isa)
 #endif
     (void)isa;
     return sb__host_kernel_baseline(plan);
+}
+
+sb__column_fn sb__column_fold(const sb__plan *plan, unsigned isa)
+{
+#if SB_HAVE_X86_VARIANTS
+    if (isa == SB_ISA_AVX512)
+        return sb__column_fold_avx512(plan);
+    if (isa == SB_ISA_AVX2)
+        return sb__column_fold_avx2(plan);
+#endif
+    (void)isa;
+    return sb__column_fold_baseline(plan);
 }
 
 sb__block_map_fn sb__host_block_map(const sb__plan *plan, unsigned isa)

@@ -13,11 +13,14 @@
  *     others do not, and min/max rows where nothing takes part (SB_EMPTY)
  *     beside rows with a value; the results of rows without a value are
  *     untouched;
+ *   - every call on SAMEBITS_THREADS 1 and 2, and with SAMEBITS_ISA naming
+ *     each other instruction set this CPU runs (main() prints which it
+ *     cannot): the bits equal;
  *   - a row of about 10^5 and one past the threading threshold (rows,
- *     columns), 1000 rows of 16, with SAMEBITS_THREADS 1 and 2: the bits
- *     equal;
- *   - columns (the tiles of host_batched.c): 1 to 1000 columns around
- *     tile edges, 0 to 4097 rows, batch strides 1, 2 and -1, rows of the
+ *     columns), 1000 rows of 16;
+ *   - columns (the panels of host_columns.c): 1 to 1000 columns around
+ *     vector and panel edges, 20000 columns (two heap panels), 0 to 4097
+ *     rows, batch strides 1, 2 and -1, rows of the
  *     tight length and longer, every op over integer, float and half
  *     types, masks that empty leaves of some columns and whole columns,
  *     overflow in some columns only, min/max columns with nothing taking
@@ -145,8 +148,13 @@ static void set_threads(unsigned threads)
     setenv("SAMEBITS_THREADS", text, 1);
 }
 
-/* Runs the batch on 1 and 2 threads, checks both calls agree bit for bit,
- * then every row. @return the number of wrong rows. */
+/* The instruction sets the host folds are built for (host_isa.c). */
+static const unsigned other_isas[] = { SB_ISA_BASELINE, SB_ISA_AVX2,
+                                       SB_ISA_AVX512 };
+
+/* Runs the batch on 1 and 2 threads with the widest instruction set and
+ * on 2 threads with each other one this CPU runs, checks the calls agree
+ * bit for bit, then every row. @return the number of wrong rows. */
 static unsigned long check_batched(const char *what, sb_reduction r,
                                    const unsigned char *x,
                                    const unsigned char *mask, size_t n,
@@ -178,6 +186,30 @@ static unsigned long check_batched(const char *what, sb_reduction r,
         !bits_equal(statuses[0], statuses[1], count * sizeof(sb_status))) {
         fprintf(stderr, "%s: threads 1 and 2 differ\n", what);
         wrong++;
+    }
+    /* Every other instruction set this CPU runs (the calls above took
+     * the widest), on 2 threads, against the first call. */
+    for (size_t i = 0; i < COUNT(other_isas); i++) {
+        if (sb_host_isa_check(other_isas[i]) != SB_OK ||
+            other_isas[i] == sb_host_isa(NULL))
+            continue;
+        memset(results[1], RESULT_SENTINEL, count * rs);
+        memset(statuses[1], STATUS_SENTINEL, count * sizeof(sb_status));
+        set_threads(2);
+        setenv("SAMEBITS_ISA", sb_isa_name(other_isas[i]), 1);
+        const sb_status s = sb_reduce_batched_host(r, x, mask, n, es, count,
+                                                   bs, results[1],
+                                                   statuses[1]);
+        unsetenv("SAMEBITS_ISA");
+        unsetenv("SAMEBITS_THREADS");
+        if (s != SB_OK ||
+            !bits_equal(results[0], results[1], count * rs) ||
+            !bits_equal(statuses[0], statuses[1],
+                        count * sizeof(sb_status))) {
+            fprintf(stderr, "%s: %s differs from %s\n", what,
+                    sb_isa_name(other_isas[i]), sb_isa_name(sb_host_isa(NULL)));
+            wrong++;
+        }
     }
     unsigned char *g = checked_malloc(n * size);
     unsigned char *gmask = mask ? checked_malloc(n) : NULL;
@@ -668,6 +700,30 @@ static void every_column_reduction_meets_tile_edges(void **state)
     assert_true(seen.ok > 0 && seen.empty > 0 && seen.overflow > 0);
 }
 
+/* Panels wider than a fold's stack frame take a merge stack on the heap
+ * (host_batched.c: column_width()): 20000 columns of 33 rows are two
+ * panels on one thread (16384 columns at most) and on two; 5000 columns
+ * of f64 at 1000 rows are two panels of 4672 (the heap's 256 KiB of
+ * values at 7 slots); masked and not, strides 1 and -1. */
+static void wide_panels_match_the_host_and_the_oracle(void **state)
+{
+    (void)state;
+    static const reduction_case cases[] = {
+        { R(SB_SUM, SB_F32, 0, 0, SB_MAP_NONE), FAMILY_CANCELLATION },
+        { R(SB_MIN, SB_F64, 0, 0, SB_MAP_NONE), FAMILY_SPECIALS },
+        { R(SB_SUM, SB_F64, 0, 0, SB_MAP_NONE), FAMILY_HUGE_RANGE },
+        { R(SB_SUM, SB_I16, 0, 0, SB_MAP_NONE), FAMILY_SUM_EDGE },
+    };
+    unsigned long wrong = 0;
+    for (size_t k = 0; k < COUNT(cases); k++) {
+        const bool f64 = cases[k].r.input == SB_F64;
+        const size_t n = f64 ? 1000 : 33, count = f64 ? 5000 : 20000;
+        wrong += check_columns(&cases[k], n, count, k % 2 ? -1 : 1, k, k == 3,
+                               k >= 2, mix_seed(seed, 40000 + k), NULL);
+    }
+    assert_int_equal(wrong, 0);
+}
+
 /* Checked i32 sums, 70 columns of 1000 rows, where columns 0, 4, 8, ...
  * overflow (INT32_MAX everywhere), columns 1, 5, ... do not (INT32_MAX and
  * INT32_MIN alternate), columns 2, 6, ... overflow in one leaf only, and
@@ -863,6 +919,12 @@ static void refusals_write_nothing(void **state)
 int main(void)
 {
     seed = test_seed(20240917u);
+    for (size_t i = 0; i < COUNT(other_isas); i++)
+        printf("instruction set %s: %s\n", sb_isa_name(other_isas[i]),
+               other_isas[i] == sb_host_isa(NULL) ? "the widest, every call"
+               : sb_host_isa_check(other_isas[i]) == SB_OK
+               ? "checked against the widest"
+               : "not run, this CPU cannot run it");
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(refusals_write_nothing),
         cmocka_unit_test(overflowing_and_empty_rows_sit_beside_answers),
@@ -871,6 +933,7 @@ int main(void)
         cmocka_unit_test(long_rows_and_many_short_rows_agree_on_1_and_2_threads),
         cmocka_unit_test(column_tiles_match_the_host_and_the_oracle),
         cmocka_unit_test(every_column_reduction_meets_tile_edges),
+        cmocka_unit_test(wide_panels_match_the_host_and_the_oracle),
         cmocka_unit_test(overflow_and_empty_stay_in_their_columns),
     };
     return cmocka_run_group_tests_name("batched", tests, NULL, NULL);
