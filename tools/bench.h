@@ -105,6 +105,14 @@ typedef struct {
  * variant it runs on them. */
 const bench_read_variant *bench_read_pick(const void *data, size_t bytes);
 
+/* `fn` over `bytes` bytes of `data` on `threads` threads (0: 1), slices
+ * of whole 64-byte lines: the calling thread reads one and starts a
+ * thread for each of the others on every call, as the host path does,
+ * so that the two pay the same start-up cost. 0, or -1 when a thread
+ * could not be started. */
+int bench_read_threads(const void *data, size_t bytes, bench_read_fn fn,
+                       unsigned threads);
+
 /* ---- 1. throughput (tools/bench_throughput.c) --------------------------------- */
 
 /* What the command line asks part 1 to measure. */

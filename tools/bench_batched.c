@@ -6,9 +6,10 @@
  * two shapes: rows of 1000 (about 2^S / 1000 of them) and 1000 rows of
  * about 2^S / 1000. Of each shape, the row sums (elem_stride 1,
  * batch_stride the row length) and the column sums (elem_stride the row
- * length, batch_stride 1: host_batched.c's column tiles), on 1 thread
- * (SAMEBITS_THREADS=1) and on every thread, next to the fastest 1-thread
- * read of the matrix; methods take turns, best of --repeat. Then 1000
+ * length, batch_stride 1: host_columns.c's panels), on 1 thread
+ * (SAMEBITS_THREADS=1) and on every thread, each next to the fastest read
+ * of the matrix on as many threads; methods take turns, best of
+ * --repeat. Then 1000
  * rows of 16 (and 1000 columns of 16) in one call, per reduction, against
  * one sb_reduce_host() call of 16 elements. Last, on each device (its
  * default float mode, SB_OPT_NO_HOST), the same matrix in a cl_mem: row
@@ -83,13 +84,16 @@ static double best_of(const float *x, size_t rows, size_t cols, int m,
     return best;
 }
 
-static double read_seconds(const void *x, size_t bytes, unsigned repeat)
+/* The best of `repeat` reads of x on `threads` threads (1: the calling
+ * one alone). */
+static double read_seconds(const void *x, size_t bytes, unsigned threads,
+                           unsigned repeat)
 {
     const bench_read_variant *v = bench_read_pick(x, bytes);
     double best = 0;
     for (unsigned i = 0; i < repeat; i++) {
         const double t0 = cli_now();
-        bench_sink_u64 = v->fn(x, 0, bytes);
+        bench_read_threads(x, bytes, v->fn, threads);
         const double t = cli_now() - t0;
         if (i == 0 || t < best)
             best = t;
@@ -97,14 +101,19 @@ static double read_seconds(const void *x, size_t bytes, unsigned repeat)
     return best;
 }
 
-/* One shape: read, then rows and columns on 1 and every thread. */
+/* One shape: the read on 1 and on every thread, then rows and columns on
+ * 1 and every thread, each held to the read on as many threads. */
 static void one_shape(int json, const float *x, size_t rows, size_t cols,
                       unsigned repeat, const threads_env *env,
                       float *results, sb_status *statuses)
 {
     const size_t bytes = rows * cols * sizeof(float);
     fprintf(stderr, "bench: batched %zu x %zu\n", rows, cols);
-    const double read = read_seconds(x, bytes, repeat);
+    threads_set(env, 0);
+    const double read[2] = {
+        read_seconds(x, bytes, cli_default_threads(), repeat),
+        read_seconds(x, bytes, 1, repeat),
+    };
     double best[2][B_COUNT];
     int ok[2][B_COUNT];
     for (int one = 1; one >= 0; one--) {
@@ -114,11 +123,12 @@ static void one_shape(int json, const float *x, size_t rows, size_t cols,
                                    statuses, &ok[one][m]);
     }
     threads_set(env, 0);
-    const double read_gbs = read > 0 ? (double)bytes / read * 1e-9 : 0;
     for (int m = 0; m < B_COUNT; m++)
         for (int one = 1; one >= 0; one--) {
             if (!ok[one][m])
                 continue;
+            const double read_gbs = read[one] > 0
+                                  ? (double)bytes / read[one] * 1e-9 : 0;
             const double gbs = best[one][m] > 0
                              ? (double)bytes / best[one][m] * 1e-9 : 0;
             const double ratio = read_gbs > 0 ? gbs / read_gbs : 0;
@@ -294,7 +304,8 @@ int bench_batched(int json, int log2_n, unsigned repeat, bench_device *devs,
     if (!json)
         printf("\n6. many f32 sums in one call (sb_reduce_batched_host) at "
                "about 2^%d elements (best of %u, taking turns; host1: "
-               "SAMEBITS_THREADS=1)\n\n"
+               "SAMEBITS_THREADS=1; read: the fastest read on as many "
+               "threads)\n\n"
                "   rows x cols     sums     where        ms    GB/s    read"
                "  /read\n", log2_n, repeat);
     one_shape(json, x, other, length, repeat, &env, results, statuses);

@@ -4,9 +4,12 @@
  * the same with AVX2 and AVX-512 registers, four independent accumulators
  * each. bench_read_pick() times every variant this CPU runs on the buffer
  * and keeps the fastest, so the host path is held to the best read, not
- * to a convenient one. */
+ * to a convenient one. bench_read_threads() runs one on many threads. */
+#define _XOPEN_SOURCE 700         /* pthreads */
+
 #include "bench.h"
 
+#include <pthread.h>
 #include <string.h>
 
 static uint64_t xor_words(const unsigned char *data, size_t begin, size_t end)
@@ -95,4 +98,52 @@ const bench_read_variant *bench_read_pick(const void *data, size_t bytes)
         }
     }
     return best;
+}
+
+typedef struct {
+    const unsigned char *data;
+    size_t begin, end;
+    bench_read_fn read;
+    uint64_t result;
+} read_slice;
+
+static void *read_slice_run(void *arg)
+{
+    read_slice *s = arg;
+    s->result = s->read(s->data, s->begin, s->end);
+    return NULL;
+}
+
+int bench_read_threads(const void *data, size_t bytes, bench_read_fn fn,
+                       unsigned threads)
+{
+    enum { max_threads = 256 };
+    read_slice slices[max_threads];
+    pthread_t tid[max_threads];
+    const unsigned t_count = threads == 0 ? 1u
+                           : threads > max_threads ? max_threads : threads;
+    const size_t lines = bytes / 64;
+    for (unsigned t = 0; t < t_count; t++) {
+        slices[t].data = data;
+        slices[t].read = fn;
+        slices[t].begin = lines * t / t_count * 64;
+        slices[t].end = t + 1 == t_count ? bytes
+                                         : lines * (t + 1) / t_count * 64;
+    }
+    unsigned started = 0;
+    for (unsigned t = 1; t < t_count; t++) {
+        if (pthread_create(&tid[t], NULL, read_slice_run, &slices[t]) != 0) {
+            cli_error("bench", "pthread_create failed");
+            break;
+        }
+        started = t;
+    }
+    read_slice_run(&slices[0]);
+    uint64_t acc = slices[0].result;
+    for (unsigned t = 1; t <= started; t++) {
+        pthread_join(tid[t], NULL);
+        acc ^= slices[t].result;
+    }
+    bench_sink_u64 = acc;
+    return started + 1 == t_count ? 0 : -1;
 }

@@ -15,12 +15,9 @@
  * each, and the best sample is reported (the least disturbed; the median
  * is in --json).
  */
-#define _XOPEN_SOURCE 700         /* pthreads */
-
 #include "bench.h"
 
 #include <math.h>
-#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -163,54 +160,11 @@ static int plain_loop(const bench_input *in)
     return 0;
 }
 
-typedef struct {
-    const unsigned char *data;
-    size_t begin, end;
-    bench_read_fn read;
-    uint64_t result;
-} read_slice;
-
-static void *read_slice_run(void *arg)
-{
-    read_slice *s = arg;
-    s->result = s->read(s->data, s->begin, s->end);
-    return NULL;
-}
-
 /* Like the host path: the calling thread reads one slice and starts a
- * thread for each of the others on every call, so the two pay the same
- * start-up cost. Slices are whole 64-byte lines. */
+ * thread for each of the others on every call (bench_read_threads()). */
 static int read_all(const bench_input *in, unsigned threads)
 {
-    enum { max_threads = 256 };
-    read_slice slices[max_threads];
-    pthread_t tid[max_threads];
-    const unsigned t_count = threads == 0 ? 1u
-                           : threads > max_threads ? max_threads : threads;
-    const size_t lines = in->bytes / 64;
-    for (unsigned t = 0; t < t_count; t++) {
-        slices[t].data = in->data;
-        slices[t].read = in->read->fn;
-        slices[t].begin = lines * t / t_count * 64;
-        slices[t].end = t + 1 == t_count ? in->bytes
-                                         : lines * (t + 1) / t_count * 64;
-    }
-    unsigned started = 0;
-    for (unsigned t = 1; t < t_count; t++) {
-        if (pthread_create(&tid[t], NULL, read_slice_run, &slices[t]) != 0) {
-            cli_error("bench", "pthread_create failed");
-            break;
-        }
-        started = t;
-    }
-    read_slice_run(&slices[0]);
-    uint64_t acc = slices[0].result;
-    for (unsigned t = 1; t <= started; t++) {
-        pthread_join(tid[t], NULL);
-        acc ^= slices[t].result;
-    }
-    bench_sink_u64 = acc;
-    return started + 1 == t_count ? 0 : -1;
+    return bench_read_threads(in->data, in->bytes, in->read->fn, threads);
 }
 
 /* ---- the device methods -------------------------------------------------------- */
