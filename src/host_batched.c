@@ -187,27 +187,39 @@ static bool columns_fit(const sb__plan *p, size_t n, ptrdiff_t es,
         && sb__column_fold(p, SB_ISA_BASELINE) != NULL;
 }
 
-void sb__column_emit(const sb__column_job *j, size_t b, const void *value,
-                     size_t size, bool has, bool overflow)
+/* Writes reduction b's answer from its root. */
+static void column_answer(const sb__column_job *j, size_t b,
+                          const sb__node *root, bool overflow)
 {
     const sb__plan *p = j->plan;
     sb_status s;
-    if (p->checked && overflow) {
+    if (p->checked && overflow)
         s = SB_OVERFLOW;
-    } else if (!has && (p->op == SB_MIN || p->op == SB_MAX)) {
+    else if (!root->has && (p->op == SB_MIN || p->op == SB_MAX))
         s = SB_EMPTY;
-    } else {
-        sb__node node;
-        memset(&node, 0, sizeof node);
-        node.has = has;
-        memcpy(node.v.bytes, value, size);
-        s = sb__finish(p, &node, false, j->results + b * p->result_size);
-    }
+    else
+        s = sb__finish(p, root, false, j->results + b * p->result_size);
     j->statuses[b] = s;
 }
 
+void sb__column_emit(const sb__column_job *j, size_t chunk, size_t b,
+                     const void *value, size_t size, bool has,
+                     bool overflow)
+{
+    sb__node node;
+    memset(&node, 0, sizeof node);
+    node.has = has;
+    memcpy(node.v.bytes, value, size);
+    if (j->roots == NULL) {
+        column_answer(j, b, &node, overflow);
+        return;
+    }
+    j->roots[chunk * j->count + b] = node;
+    j->root_overflow[chunk * j->count + b] = overflow;
+}
+
 /* Columns per panel: as many as a heap merge stack of
- * SB_COLUMN_HEAP_VALUE_BYTES holds at j's column length, at most
+ * SB_COLUMN_HEAP_VALUE_BYTES holds at j->slots, at most
  * SB_COLUMN_ROW_BYTES of a row, and no more than a thread's share of
  * the columns; a multiple of 16 (whole vectors). */
 static size_t column_width(const sb__column_job *j, unsigned threads)
@@ -224,60 +236,141 @@ static size_t column_width(const sb__column_job *j, unsigned threads)
     return w < share16 ? w : share16;
 }
 
-static void run_column_panels(void *arg)
+static size_t round_up_pow2(size_t v)
+{
+    size_t p = 1;
+    while (p < v)
+        p *= 2;
+    return p;
+}
+
+/* Fewer panels than threads (a few long columns): cuts the positions
+ * into chunks of a power of two of leaves, about four per thread, so
+ * that every thread folds whole rows of the panel, and sets j->roots for
+ * their roots. A panel shared out by columns instead read half rows on
+ * two threads, 0.65 of the read (README: Performance). False without
+ * the memory, or where the columns are too short to cut. */
+static bool cut_positions(sb__column_job *j, unsigned threads)
+{
+    const size_t leaves = (j->n + SB_LEAF_SIZE - 1) / SB_LEAF_SIZE;
+    const size_t wanted = ((size_t)threads * 4 + j->panels - 1) / j->panels;
+    const size_t per = round_up_pow2((leaves + wanted - 1) / wanted);
+    const size_t chunks = (leaves + per - 1) / per;
+    if (chunks < 2 || j->count > SIZE_MAX / chunks
+        || j->count * chunks > SIZE_MAX / (sizeof(sb__node) + 1))
+        return false;
+    unsigned char *mem = malloc(j->count * chunks * (sizeof(sb__node) + 1));
+    if (mem == NULL)
+        return false;
+    j->roots = (sb__node *)(void *)mem;
+    j->root_overflow = mem + j->count * chunks * sizeof(sb__node);
+    j->chunks = chunks;
+    j->chunk_rows = per * SB_LEAF_SIZE;
+    return true;
+}
+
+/* Each column's answer from its chunks' roots: the order's tree over
+ * them (pairs from the left, an odd last one moving up), which is the
+ * tree over the leaves because every chunk but the last is a whole
+ * aligned subtree. */
+static void combine_roots(const sb__column_job *j, sb__combine_fn combine)
+{
+    for (size_t b = 0; b < j->count; b++) {
+        sb__node *r = j->roots + b;   /* chunk k's: r[k * count] */
+        bool overflow = false;
+        for (size_t k = 0; k < j->chunks; k++)
+            overflow |= j->root_overflow[k * j->count + b] != 0;
+        for (size_t m = j->chunks; m > 1; m = (m + 1) / 2) {
+            for (size_t i = 0; 2 * i + 1 < m; i++) {
+                sb__node left = r[2 * i * j->count];
+                combine(&left, &r[(2 * i + 1) * j->count], &overflow);
+                r[i * j->count] = left;
+            }
+            if (m % 2)
+                r[(m / 2) * j->count] = r[(m - 1) * j->count];
+        }
+        column_answer(j, b, r, overflow);
+    }
+}
+
+static void run_column_tasks(void *arg)
 {
     sb__column_job *j = arg;
     void *state = NULL;
     if (j->states != NULL)
         state = j->states + atomic_fetch_add(&j->next_state, 1)
                             * sb__column_state_bytes(j->width, j->slots);
+    const size_t size = j->plan->input_size;
     sb__fpenv env;
     sb__fpenv_enter(&env);
     for (;;) {
-        const size_t t = atomic_fetch_add(&j->next_panel, 1);
-        if (t >= j->panels)
+        const size_t t = atomic_fetch_add(&j->next_task, 1);
+        if (t >= j->panels * j->chunks)
             break;
-        const size_t first = t * j->width;
+        const size_t chunk = t / j->panels;
+        const size_t first = (t % j->panels) * j->width;
         const size_t cols = j->count - first < j->width
                           ? j->count - first : j->width;
-        const ptrdiff_t at = (ptrdiff_t)first * j->batch_stride;
-        j->fold(j, j->x + at * (ptrdiff_t)j->plan->input_size,
-                j->mask != NULL ? j->mask + at : NULL, first, cols, state);
+        const size_t row = chunk * j->chunk_rows;
+        const size_t n = j->n - row < j->chunk_rows ? j->n - row
+                                                    : j->chunk_rows;
+        const ptrdiff_t at = (ptrdiff_t)first * j->batch_stride
+                           + (ptrdiff_t)row * j->elem_stride;
+        j->fold(j, j->x + at * (ptrdiff_t)size,
+                j->mask != NULL ? j->mask + at : NULL, n, chunk, first,
+                cols, state);
     }
     sb__fpenv_leave(&env);
 }
 
-/* Every column of j, panels spread over the threads (a panel on one
- * thread: a few long columns stay on few threads). */
-static void run_columns(sb__column_job *j)
+/* Every column of j: panels spread over the threads, or, with fewer
+ * panels than threads, the chunks of every panel too. */
+static void run_columns(sb__column_job *j, const sb__kernel *kernel)
 {
     uint64_t total;   /* elements of the call */
     if (__builtin_mul_overflow((uint64_t)j->n, (uint64_t)j->count, &total))
         total = UINT64_MAX;
     const unsigned threads = total < SB_THREADED_MIN_N
                            ? 1 : sb_host_thread_count(j->opts);
+    j->chunks = 1;
+    j->chunk_rows = j->n;
+    j->roots = NULL;
     j->slots = sb__column_slots(j->n);
-    j->width = column_width(j, threads);
+    j->width = column_width(j, 1);
+    j->panels = (j->count + j->width - 1) / j->width;
+    if (threads > 1 && j->panels < threads && cut_positions(j, threads)) {
+        j->slots = sb__column_slots(j->chunk_rows);
+        j->width = column_width(j, 1);
+    } else {
+        j->width = column_width(j, threads);
+    }
     /* A panel wider than a fold's stack frame holds gets a merge stack
      * on the heap, one per thread; without the memory, panels as narrow
      * as the frame holds (the same bits, slower). */
     const size_t narrow = sb__column_stack_width(j->slots,
                                                  j->plan->input_size);
-    size_t panels = (j->count + j->width - 1) / j->width;
-    const unsigned workers = panels < threads ? (unsigned)panels : threads;
+    j->panels = (j->count + j->width - 1) / j->width;
+    const size_t tasks = j->panels * j->chunks;
+    const unsigned workers = tasks < threads ? (unsigned)tasks : threads;
     j->states = NULL;
     if (j->width > narrow) {
         j->states = malloc(workers * sb__column_state_bytes(j->width,
                                                             j->slots));
-        if (j->states == NULL)
+        if (j->states == NULL) {
             j->width = narrow;
+            j->panels = (j->count + j->width - 1) / j->width;
+        }
     }
-    j->panels = (j->count + j->width - 1) / j->width;
-    atomic_init(&j->next_panel, 0);
+    atomic_init(&j->next_task, 0);
     atomic_init(&j->next_state, 0);
-    sb__run_on_threads(run_column_panels, j,
-                       j->panels < threads ? (unsigned)j->panels : threads);
+    const size_t all = j->panels * j->chunks;
+    sb__run_on_threads(run_column_tasks, j,
+                       all < threads ? (unsigned)all : threads);
     free(j->states);
+    if (j->roots != NULL) {
+        combine_roots(j, kernel->combine);
+        free(j->roots);
+    }
 }
 
 /* The column path of sb_reduce_batched_host(), after its checks. */
@@ -299,7 +392,7 @@ static sb_status reduce_columns(const sb__plan *plan, const void *x,
     };
     sb__fpenv env;
     sb__fpenv_enter(&env);
-    run_columns(&j);
+    run_columns(&j, sb__host_kernel(plan, isa));
     sb__fpenv_leave(&env);
     return SB_OK;
 }

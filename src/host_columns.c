@@ -97,7 +97,7 @@
         for (size_t k = top - 1; k-- > 0;)                                  \
             COLUMN_MERGE(k, COMBINE, PLAIN);                                \
         for (size_t c = 0; c < cols; c++)                                   \
-            sb__column_emit(j, first + c, &sv[c], sizeof sv[0],             \
+            sb__column_emit(j, chunk, first + c, &sv[c], sizeof sv[0],      \
                             sh[c] != 0, ov[c] != 0);                        \
     }
 
@@ -114,33 +114,35 @@
  * than sb__column_stack_width() keeps its merge stack in the frame. */
 #define DEFINE_COLUMN_ENTRY(NAME, T)                                        \
 static void NAME##_at(const sb__column_job *j, const void *x,              \
-                      const unsigned char *mask, size_t first, size_t cols, \
-                      T *sv, unsigned char *sh, unsigned char *ov)          \
+                      const unsigned char *mask, size_t n, size_t chunk,    \
+                      size_t first, size_t cols, T *sv, unsigned char *sh,  \
+                      unsigned char *ov)                                    \
 {                                                                           \
     if (j->batch_stride == 1)                                               \
-        NAME##_body(j, x, mask, 1, first, cols, sv, sh, ov);                \
+        NAME##_body(j, x, mask, n, chunk, 1, first, cols, sv, sh, ov);      \
     else                                                                    \
-        NAME##_body(j, x, mask, j->batch_stride, first, cols, sv, sh, ov);  \
+        NAME##_body(j, x, mask, n, chunk, j->batch_stride, first, cols, sv, \
+                    sh, ov);                                                \
 }                                                                           \
 static __attribute__((noinline)) void NAME##_on_stack(                     \
         const sb__column_job *j, const void *x, const unsigned char *mask,  \
-        size_t first, size_t cols)                                          \
+        size_t n, size_t chunk, size_t first, size_t cols)                  \
 {                                                                           \
     T sv[SB_COLUMN_STACK_VALUE_BYTES / sizeof(T)];                          \
     unsigned char sh[SB_COLUMN_STACK_FLAG_BYTES];                           \
     unsigned char ov[SB_COLUMN_STACK_FLAG_BYTES / 2];                       \
-    NAME##_at(j, x, mask, first, cols, sv, sh, ov);                         \
+    NAME##_at(j, x, mask, n, chunk, first, cols, sv, sh, ov);               \
 }                                                                           \
 static void NAME(const sb__column_job *j, const void *x,                   \
-                 const unsigned char *mask, size_t first, size_t cols,      \
-                 void *state)                                               \
+                 const unsigned char *mask, size_t n, size_t chunk,         \
+                 size_t first, size_t cols, void *state)                    \
 {                                                                           \
     if (state == NULL) {                                                    \
-        NAME##_on_stack(j, x, mask, first, cols);                           \
+        NAME##_on_stack(j, x, mask, n, chunk, first, cols);                 \
         return;                                                             \
     }                                                                       \
     unsigned char *sh = (unsigned char *)state + j->slots * j->width * 8;   \
-    NAME##_at(j, x, mask, first, cols, (T *)state, sh,                      \
+    NAME##_at(j, x, mask, n, chunk, first, cols, (T *)state, sh,            \
               sh + j->slots * j->width);                                    \
 }
 
@@ -166,11 +168,10 @@ SB_ALWAYS_INLINE void NAME##_plain_(T *l, T r, unsigned char *ov)         \
 SB_ALWAYS_INLINE void NAME##_body(const sb__column_job *j,                  \
                                   const T *restrict x,                      \
                                   const unsigned char *restrict mask,       \
-                                  ptrdiff_t bs, size_t first, size_t cols,  \
-                                  T *sv, unsigned char *sh,                 \
-                                  unsigned char *ov)                        \
+                                  size_t n, size_t chunk, ptrdiff_t bs,     \
+                                  size_t first, size_t cols, T *sv,         \
+                                  unsigned char *sh, unsigned char *ov)     \
 {                                                                           \
-    const size_t n = j->n;                                                  \
     const ptrdiff_t es = j->elem_stride;                                    \
     COLUMN_STACK;                                                           \
     for (size_t s = 0; s < n; s += SB_LEAF_SIZE) {                          \
@@ -226,11 +227,10 @@ SB_ALWAYS_INLINE void NAME##_plain_(T *l, T r, unsigned char *ov)         \
 SB_ALWAYS_INLINE void NAME##_body(const sb__column_job *j,                  \
                                   const T *restrict x,                      \
                                   const unsigned char *restrict mask,       \
-                                  ptrdiff_t bs, size_t first, size_t cols,  \
-                                  T *sv, unsigned char *sh,                 \
-                                  unsigned char *ov)                        \
+                                  size_t n, size_t chunk, ptrdiff_t bs,     \
+                                  size_t first, size_t cols, T *sv,         \
+                                  unsigned char *sh, unsigned char *ov)     \
 {                                                                           \
-    const size_t n = j->n;                                                  \
     const ptrdiff_t es = j->elem_stride;                                    \
     COLUMN_STACK;                                                           \
     for (size_t s = 0; s < n; s += SB_LEAF_SIZE) {                          \

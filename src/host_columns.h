@@ -21,15 +21,16 @@
 
 typedef struct sb__column_job sb__column_job;
 
-/* Folds the `cols` (<= j->width) reductions first, first + 1, ... whose
- * elements are x[c * batch_stride + i * elem_stride], i < j->n (n > 0),
- * and writes their answers (sb__column_emit()). `state` holds a merge
+/* Folds positions [0, n) (n > 0) of the `cols` (<= j->width) reductions
+ * first, first + 1, ... whose elements are x[c * batch_stride + i *
+ * elem_stride], and hands each root to sb__column_emit() with `chunk`. `state` holds a merge
  * stack for j->width columns (sb__column_state_bytes()), or is NULL
  * where j->width <= sb__column_stack_width(): the fold's stack frame
  * holds it. */
 typedef void (*sb__column_fn)(const sb__column_job *j, const void *x,
-                              const unsigned char *mask, size_t first,
-                              size_t cols, void *state);
+                              const unsigned char *mask, size_t n,
+                              size_t chunk, size_t first, size_t cols,
+                              void *state);
 
 struct sb__column_job {
     const sb__plan        *plan;
@@ -43,10 +44,19 @@ struct sb__column_job {
     unsigned char         *results;
     sb_status             *statuses;
     const sb_host_options *opts;          /* NULL: the defaults */
-    size_t                 slots;         /* sb__column_slots(n) */
+    size_t                 slots;         /* sb__column_slots() of the
+                                             longest chunk */
     size_t                 width;         /* columns per panel */
     size_t                 panels;
-    atomic_size_t          next_panel;
+    /* Few columns on many threads: positions cut into `chunks` aligned
+     * subtrees of chunk_rows (a power of two of leaves), each folded
+     * apart into roots[chunk * count + b] (root_overflow likewise);
+     * else chunks = 1 and roots = NULL. */
+    size_t                 chunk_rows;
+    size_t                 chunks;
+    sb__node              *roots;
+    unsigned char         *root_overflow;
+    atomic_size_t          next_task;     /* panel-major within a chunk */
     unsigned char         *states;        /* a heap merge stack per thread,
                                              or NULL */
     atomic_size_t          next_state;
@@ -77,10 +87,12 @@ static inline size_t sb__column_state_bytes(size_t width, size_t slots)
     return slots * width * 9 + width;
 }
 
-/* Writes reduction b's answer from its root `value` (`size` bytes), as
- * sb__reduce_row() would: overflow and empty first, no error detail. */
-void sb__column_emit(const sb__column_job *j, size_t b, const void *value,
-                     size_t size, bool has, bool overflow);
+/* Reduction b's root of positions `chunk` (`value` of `size` bytes):
+ * its answer, as sb__reduce_row() would give it (overflow and empty
+ * first, no error detail), or, when j->roots is set, its chunk's root. */
+void sb__column_emit(const sb__column_job *j, size_t chunk, size_t b,
+                     const void *value, size_t size, bool has,
+                     bool overflow);
 
 /* The column fold of a plan built for `isa` (SB_ISA_BASELINE, AVX2,
  * AVX512: one this CPU runs), or NULL where the plan keeps the gather

@@ -148,6 +148,9 @@ static void set_threads(unsigned threads)
     setenv("SAMEBITS_THREADS", text, 1);
 }
 
+/* When not 0, check_batched() also runs each batch on this many threads. */
+static unsigned extra_threads;
+
 /* The instruction sets the host folds are built for (host_isa.c). */
 static const unsigned other_isas[] = { SB_ISA_BASELINE, SB_ISA_AVX2,
                                        SB_ISA_AVX512 };
@@ -208,6 +211,23 @@ static unsigned long check_batched(const char *what, sb_reduction r,
                         count * sizeof(sb_status))) {
             fprintf(stderr, "%s: %s differs from %s\n", what,
                     sb_isa_name(other_isas[i]), sb_isa_name(sb_host_isa(NULL)));
+            wrong++;
+        }
+    }
+    if (extra_threads != 0) {
+        memset(results[1], RESULT_SENTINEL, count * rs);
+        memset(statuses[1], STATUS_SENTINEL, count * sizeof(sb_status));
+        set_threads(extra_threads);
+        const sb_status s = sb_reduce_batched_host(r, x, mask, n, es, count,
+                                                   bs, results[1],
+                                                   statuses[1]);
+        unsetenv("SAMEBITS_THREADS");
+        if (s != SB_OK ||
+            !bits_equal(results[0], results[1], count * rs) ||
+            !bits_equal(statuses[0], statuses[1],
+                        count * sizeof(sb_status))) {
+            fprintf(stderr, "%s: %u threads differ from 1\n", what,
+                    extra_threads);
             wrong++;
         }
     }
@@ -702,9 +722,11 @@ static void every_column_reduction_meets_tile_edges(void **state)
 
 /* Panels wider than a fold's stack frame take a merge stack on the heap
  * (host_batched.c: column_width()): 20000 columns of 33 rows are two
- * panels on one thread (16384 columns at most) and on two; 5000 columns
- * of f64 at 1000 rows are two panels of 4672 (the heap's 256 KiB of
- * values at 7 slots); masked and not, strides 1 and -1. */
+ * panels on one thread (16384 columns at most); 5000 columns of f64 at
+ * 1000 rows are two panels of 4672 (the heap's 256 KiB of values at 7
+ * slots); masked and not, strides 1 and -1. On 2 and 5 threads, fewer
+ * panels than threads: positions cut into chunks (cut_positions()),
+ * two panels by three chunks on 5 threads. */
 static void wide_panels_match_the_host_and_the_oracle(void **state)
 {
     (void)state;
@@ -715,12 +737,14 @@ static void wide_panels_match_the_host_and_the_oracle(void **state)
         { R(SB_SUM, SB_I16, 0, 0, SB_MAP_NONE), FAMILY_SUM_EDGE },
     };
     unsigned long wrong = 0;
+    extra_threads = 5;
     for (size_t k = 0; k < COUNT(cases); k++) {
         const bool f64 = cases[k].r.input == SB_F64;
         const size_t n = f64 ? 1000 : 33, count = f64 ? 5000 : 20000;
         wrong += check_columns(&cases[k], n, count, k % 2 ? -1 : 1, k, k == 3,
                                k >= 2, mix_seed(seed, 40000 + k), NULL);
     }
+    extra_threads = 0;
     assert_int_equal(wrong, 0);
 }
 
