@@ -455,7 +455,14 @@ SB_API SB_NODISCARD sb_status sb_dot_host_opts(sb_reduction r,
  *  Speed only: short rows are spread over the host threads
  *  (SAMEBITS_THREADS), each on one thread; rows of 2^18 elements and more
  *  are split over the threads within the row; a strided row is gathered
- *  per 4096-element block. The bits never depend on it.
+ *  per 4096-element block, except columns (reductions a few bytes apart,
+ *  their elements further apart) of a sum, product, min or max of the
+ *  input as it is (no conversion, map, NaN skipping or half type): those
+ *  fold side by side, up to thousands of columns at a time, reading long
+ *  runs of each row, spread over the threads by columns, or, when there
+ *  are few of them, along aligned subtrees of their positions (this
+ *  takes a few hundred KiB of heap per thread; without it, narrower and
+ *  slower). The bits never depend on it.
  *  @return SB_OK when every reduction got its answer (statuses say which,
  *          sb_error_detail() is "");
  *          SB_INVALID_ARGUMENT for a bad `r` (sb_reduction_check(), also
