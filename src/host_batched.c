@@ -87,6 +87,34 @@ static void reduce_row(const batch_job *j, size_t b, unsigned threads)
                                     j->results + b * e->plan->result_size);
 }
 
+/* A batch whose rows fold side by side (sb__rows_fn): contiguous,
+ * unmasked, not empty, short enough to stay on one thread each. */
+static bool side_by_side(const batch_job *j)
+{
+    return j->engine->rows.fn != NULL && j->offsets == NULL
+        && j->mask == NULL && j->elem_stride == 1 && j->n > 0
+        && (j->row_threads <= 1 || j->n < SB_THREADED_MIN_N);
+}
+
+/* Rows b .. b + lanes - 1 side by side, and their answers. */
+static void reduce_rows_side_by_side(const batch_job *j, size_t b)
+{
+    const sb__row_engine *e = j->engine;
+    const sb__plan *p = e->plan;
+    _Alignas(64) unsigned char roots[16 * sizeof(double)];
+    e->rows.fn(j->x + (ptrdiff_t)b * j->batch_stride
+                      * (ptrdiff_t)p->input_size,
+               j->n, j->batch_stride, roots);
+    for (unsigned k = 0; k < e->rows.lanes; k++) {
+        sb__node node;
+        memset(&node, 0, sizeof node);
+        node.has = true;
+        memcpy(node.v.bytes, roots + k * p->input_size, p->input_size);
+        j->statuses[b + k] = sb__finish(p, &node, false,
+                                        j->results + (b + k) * p->result_size);
+    }
+}
+
 /* A segment's position in the cost order: strictly increasing in b. */
 static uint64_t segment_cost(const batch_job *j, size_t b)
 {
@@ -126,7 +154,12 @@ static void run_tasks(void *arg)
             end = j->count - first < j->rows_per_task
                 ? j->count : first + j->rows_per_task;
         }
-        for (size_t b = first; b < end; b++)
+        size_t b = first;
+        if (side_by_side(j))
+            for (const unsigned w = j->engine->rows.lanes; end - b >= w;
+                 b += w)
+                reduce_rows_side_by_side(j, b);
+        for (; b < end; b++)
             if (j->row_threads <= 1 || row_length(j, b) < SB_THREADED_MIN_N)
                 reduce_row(j, b, 1);
     }

@@ -93,6 +93,22 @@ sb__node sb__reduce_node(const sb__plan *plan, const void *x,
                          const void *y, const unsigned char *mask, size_t n,
                          unsigned threads, unsigned isa, bool *overflow);
 
+/* `lanes` unmasked rows of n > 0 elements folded side by side (row k at
+ * x + k * pitch elements), each row's root value (every row has one)
+ * written to roots[k]: the bits of sb__reduce_row() of each row. fn is
+ * NULL where a plan has none (host_kernels.c: float sums and products
+ * of the input as it is). */
+typedef void (*sb__rows_fn)(const void *x, size_t n, ptrdiff_t pitch,
+                            void *roots);
+typedef struct {
+    sb__rows_fn fn;
+    unsigned    lanes;
+} sb__rows_kernel;
+sb__rows_kernel sb__host_rows(const sb__plan *plan, unsigned isa);
+sb__rows_kernel sb__host_rows_baseline(const sb__plan *plan);
+sb__rows_kernel sb__host_rows_avx2(const sb__plan *plan);
+sb__rows_kernel sb__host_rows_avx512(const sb__plan *plan);
+
 /* One reduction of a batch (host_batched.c): what every row shares,
  * looked up once per call. */
 typedef struct {
@@ -101,6 +117,7 @@ typedef struct {
     sb__block_map_fn block_map;     /* NULL: sb__prepare() */
     size_t           prefetch;      /* sb__host_prefetch_bytes() */
     unsigned         isa;
+    sb__rows_kernel  rows;          /* fn NULL: one row at a time */
 } sb__row_engine;
 
 void sb__row_engine_init(sb__row_engine *e, const sb__plan *plan,

@@ -208,6 +208,18 @@ sb__column_fn sb__column_fold(const sb__plan *plan, unsigned isa)
     return sb__column_fold_baseline(plan);
 }
 
+sb__rows_kernel sb__host_rows(const sb__plan *plan, unsigned isa)
+{
+#if SB_HAVE_X86_VARIANTS
+    if (isa == SB_ISA_AVX512)
+        return sb__host_rows_avx512(plan);
+    if (isa == SB_ISA_AVX2)
+        return sb__host_rows_avx2(plan);
+#endif
+    (void)isa;
+    return sb__host_rows_baseline(plan);
+}
+
 sb__block_map_fn sb__host_block_map(const sb__plan *plan, unsigned isa)
 {
 #if SB_HAVE_X86_VARIANTS

@@ -18,6 +18,9 @@
  *     cannot): the bits equal;
  *   - a row of about 10^5 and one past the threading threshold (rows,
  *     columns), 1000 rows of 16;
+ *   - rows side by side (host_kernels.c's rows folds): float sums and
+ *     products, 1 to 70001 elements, counts around the vector lanes,
+ *     tight, padded, negative and zero batch strides;
  *   - columns (the panels of host_columns.c): 1 to 1000 columns around
  *     vector and panel edges, 20000 columns (two heap panels), 0 to 4097
  *     rows, batch strides 1, 2 and -1, rows of the
@@ -555,6 +558,70 @@ static void long_rows_and_many_short_rows_agree_on_1_and_2_threads(void **s)
 }
 
 /* ------------------------------------------------------------------------
+ * Rows side by side (sb__rows_fn of host_kernels.c): unmasked contiguous
+ * float sums and products, a register's lanes of rows at a time
+ * ---------------------------------------------------------------------- */
+
+/* Row lengths around leaves, blocks and the threading threshold; counts
+ * around the lanes (4, 8 or 16 per register on x86-64), so that groups
+ * and the rows left over one at a time both run; batch strides tight,
+ * padded, negative and zero (every row the same). */
+static void rows_side_by_side_match_the_host_and_the_oracle(void **state)
+{
+    (void)state;
+    static const reduction_case cases[] = {
+        { R(SB_SUM,  SB_F32, 0, 0, SB_MAP_NONE), FAMILY_CANCELLATION },
+        { R(SB_SUM,  SB_F64, 0, 0, SB_MAP_NONE), FAMILY_HUGE_RANGE },
+        { R(SB_SUM,  SB_F32, 0, 0, SB_MAP_NONE), FAMILY_SPECIALS },
+        { R(SB_SUM,  SB_F64, 0, 0, SB_MAP_NONE), FAMILY_SUBNORMAL },
+        { R(SB_PROD, SB_F32, 0, 0, SB_MAP_NONE), FAMILY_PROD_EDGE },
+        { R(SB_PROD, SB_F64, 0, 0, SB_MAP_NONE), FAMILY_SPECIALS },
+        { R(SB_SUM,  SB_F32, 0, 0, SB_MAP_NONE), FAMILY_SIGNED_ZEROS },
+        { R(SB_SUM,  SB_F64, 0, 0, SB_MAP_NONE), FAMILY_NEGATIVE_ZERO },
+    };
+    static const size_t lengths[] = { 1, 2, 15, 16, 17, 31, 32, 33, 255, 256,
+                                      257, 1000, 4095, 4096, 4097, 70001 };
+    static const size_t counts[] = { 1, 3, 4, 5, 7, 8, 9, 16, 17, 33 };
+    unsigned long wrong = 0, calls = 0;
+    size_t turn = 0;
+    for (size_t li = 0; li < COUNT(lengths); li++)
+        for (size_t ci = 0; ci < COUNT(counts); ci++, turn++) {
+            const size_t n = lengths[li], count = counts[ci];
+            if (n * count > 600000)
+                continue;
+            const reduction_case *rc = &cases[turn % COUNT(cases)];
+            ptrdiff_t bs;
+            switch (turn % 4) {
+            case 0:  bs = (ptrdiff_t)n; break;
+            case 1:  bs = (ptrdiff_t)n + 3; break;
+            case 2:  bs = -(ptrdiff_t)n - 1; break;
+            default: bs = 0; break;
+            }
+            batch_buffer bb = make_batch(rc->r, rc->family, MASK_NONE, n, 1,
+                                         count, bs, mix_seed(seed, 50000 + turn));
+            char what[160];
+            snprintf(what, sizeof what, "rows side by side, n = %zu, "
+                     "count = %zu, batch_stride %td", n, count, bs);
+            const size_t size = type_size(rc->r.input);
+            wrong += check_batched(what, rc->r, bb.data + bb.below * size,
+                                   NULL, n, 1, count, bs, NULL);
+            free_batch(&bb);
+            calls++;
+        }
+    /* One past the threading threshold, nine rows: on two threads each
+     * row is split over both, on one they go side by side. */
+    const reduction_case *rc = &cases[0];
+    const size_t n = ((size_t)1 << 18) + 17;
+    batch_buffer bb = make_batch(rc->r, rc->family, MASK_NONE, n, 1, 9,
+                                 (ptrdiff_t)n, mix_seed(seed, 59999));
+    wrong += check_batched("rows side by side, 9 rows of 2^18 + 17", rc->r,
+                           bb.data, NULL, n, 1, 9, (ptrdiff_t)n, NULL);
+    free_batch(&bb);
+    printf("%lu calls, %lu wrong\n", calls + 1, wrong);
+    assert_int_equal(wrong, 0);
+}
+
+/* ------------------------------------------------------------------------
  * Columns: the tiles of adjacent reductions (host_batched.c)
  * ---------------------------------------------------------------------- */
 
@@ -955,6 +1022,7 @@ int main(void)
         cmocka_unit_test(batches_of_every_shape_match_the_host_and_the_oracle),
         cmocka_unit_test(segments_match_the_host_and_the_oracle),
         cmocka_unit_test(long_rows_and_many_short_rows_agree_on_1_and_2_threads),
+        cmocka_unit_test(rows_side_by_side_match_the_host_and_the_oracle),
         cmocka_unit_test(column_tiles_match_the_host_and_the_oracle),
         cmocka_unit_test(every_column_reduction_meets_tile_edges),
         cmocka_unit_test(wide_panels_match_the_host_and_the_oracle),
