@@ -182,52 +182,34 @@ unsigned sb_host_isa(const sb_host_options *opts)
     return isa;
 }
 
+/* NAME's copy for `isa` (one this CPU runs) of what host_kernels.c and
+ * host_columns.c build once per instruction set. */
+#if SB_HAVE_X86_VARIANTS
+#  define SB_FOR_ISA(NAME, isa, plan)                                      \
+    ((isa) == SB_ISA_AVX512 ? NAME##_avx512(plan)                          \
+     : (isa) == SB_ISA_AVX2 ? NAME##_avx2(plan) : NAME##_baseline(plan))
+#else
+#  define SB_FOR_ISA(NAME, isa, plan) ((void)(isa), NAME##_baseline(plan))
+#endif
+
 const sb__kernel *sb__host_kernel(const sb__plan *plan, unsigned isa)
 {
     if (plan->arg)
         return sb__host_kernel_arg(plan);
-#if SB_HAVE_X86_VARIANTS
-    if (isa == SB_ISA_AVX512)
-        return sb__host_kernel_avx512(plan);
-    if (isa == SB_ISA_AVX2)
-        return sb__host_kernel_avx2(plan);
-#endif
-    (void)isa;
-    return sb__host_kernel_baseline(plan);
+    return SB_FOR_ISA(sb__host_kernel, isa, plan);
 }
 
 sb__column_fn sb__column_fold(const sb__plan *plan, unsigned isa)
 {
-#if SB_HAVE_X86_VARIANTS
-    if (isa == SB_ISA_AVX512)
-        return sb__column_fold_avx512(plan);
-    if (isa == SB_ISA_AVX2)
-        return sb__column_fold_avx2(plan);
-#endif
-    (void)isa;
-    return sb__column_fold_baseline(plan);
+    return SB_FOR_ISA(sb__column_fold, isa, plan);
 }
 
 sb__rows_kernel sb__host_rows(const sb__plan *plan, unsigned isa)
 {
-#if SB_HAVE_X86_VARIANTS
-    if (isa == SB_ISA_AVX512)
-        return sb__host_rows_avx512(plan);
-    if (isa == SB_ISA_AVX2)
-        return sb__host_rows_avx2(plan);
-#endif
-    (void)isa;
-    return sb__host_rows_baseline(plan);
+    return SB_FOR_ISA(sb__host_rows, isa, plan);
 }
 
 sb__block_map_fn sb__host_block_map(const sb__plan *plan, unsigned isa)
 {
-#if SB_HAVE_X86_VARIANTS
-    if (isa == SB_ISA_AVX512)
-        return sb__host_block_map_avx512(plan);
-    if (isa == SB_ISA_AVX2)
-        return sb__host_block_map_avx2(plan);
-#endif
-    (void)isa;
-    return sb__host_block_map_baseline(plan);
+    return SB_FOR_ISA(sb__host_block_map, isa, plan);
 }
