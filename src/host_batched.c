@@ -179,6 +179,11 @@ static void run_batch(batch_job *j)
     } else {
         const size_t row = j->n + ROW_COST;   /* checked: no overflow */
         j->rows_per_task = row >= TASK_COST ? 1 : TASK_COST / row;
+        /* Rows side by side go a register's lanes of rows at a time. */
+        if (side_by_side(j)) {
+            const size_t w = j->engine->rows.lanes;
+            j->rows_per_task = (j->rows_per_task + w - 1) / w * w;
+        }
         j->task_count = (j->count + j->rows_per_task - 1) / j->rows_per_task;
         total = (uint64_t)j->count * row;
         if (total / row != j->count)
@@ -332,7 +337,8 @@ static void run_column_tasks(void *arg)
     void *state = NULL;
     if (j->states != NULL)
         state = j->states + atomic_fetch_add(&j->next_state, 1)
-                            * sb__column_state_bytes(j->width, j->slots);
+                            * sb__column_state_bytes(j->width, j->slots,
+                                                     j->plan->input_size);
     const size_t size = j->plan->input_size;
     sb__fpenv env;
     sb__fpenv_enter(&env);
@@ -387,8 +393,8 @@ static void run_columns(sb__column_job *j, const sb__kernel *kernel)
     const unsigned workers = tasks < threads ? (unsigned)tasks : threads;
     j->states = NULL;
     if (j->width > narrow) {
-        j->states = malloc(workers * sb__column_state_bytes(j->width,
-                                                            j->slots));
+        j->states = malloc(workers * sb__column_state_bytes(
+                j->width, j->slots, j->plan->input_size));
         if (j->states == NULL) {
             j->width = narrow;
             j->panels = (j->count + j->width - 1) / j->width;

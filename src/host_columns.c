@@ -141,7 +141,8 @@ static void NAME(const sb__column_job *j, const void *x,                   \
         NAME##_on_stack(j, x, mask, n, chunk, first, cols);                 \
         return;                                                             \
     }                                                                       \
-    unsigned char *sh = (unsigned char *)state + j->slots * j->width * 8;   \
+    unsigned char *sh = (unsigned char *)state                              \
+        + sb__column_value_bytes(j->width, j->slots, sizeof(T));            \
     NAME##_at(j, x, mask, n, chunk, first, cols, (T *)state, sh,            \
               sh + j->slots * j->width);                                    \
 }

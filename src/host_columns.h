@@ -9,7 +9,8 @@
 
 /* A panel's merge stack holds a slot per level per column, the top slot
  * being the open leaf (sb__column_slots()). It is on the heap, up to
- * SB_COLUMN_HEAP_VALUE_BYTES of values (the panel's state stays in L2),
+ * SB_COLUMN_HEAP_VALUE_BYTES of values and a flag byte per value (in L2
+ * on the machines measured),
  * or, for narrow panels and when the memory is not there, in the
  * folding thread's stack frame: SB_COLUMN_STACK_*_BYTES. A panel reads
  * at most SB_COLUMN_ROW_BYTES of a row (README: Performance). */
@@ -23,10 +24,10 @@ typedef struct sb__column_job sb__column_job;
 
 /* Folds positions [0, n) (n > 0) of the `cols` (<= j->width) reductions
  * first, first + 1, ... whose elements are x[c * batch_stride + i *
- * elem_stride], and hands each root to sb__column_emit() with `chunk`. `state` holds a merge
- * stack for j->width columns (sb__column_state_bytes()), or is NULL
- * where j->width <= sb__column_stack_width(): the fold's stack frame
- * holds it. */
+ * elem_stride], and hands each root to sb__column_emit() with `chunk`.
+ * `state` holds a merge stack for j->width columns
+ * (sb__column_state_bytes()), or is NULL where j->width <=
+ * sb__column_stack_width(): the fold's stack frame holds it. */
 typedef void (*sb__column_fn)(const sb__column_job *j, const void *x,
                               const unsigned char *mask, size_t n,
                               size_t chunk, size_t first, size_t cols,
@@ -80,11 +81,20 @@ static inline size_t sb__column_stack_width(size_t slots, size_t size)
     return w / 16 * 16;
 }
 
-/* Bytes of a heap merge stack of `width` columns: values (8 bytes each,
- * whatever the type), has-flags, overflow flags. */
-static inline size_t sb__column_state_bytes(size_t width, size_t slots)
+/* Bytes of the values of a heap merge stack of `width` columns of
+ * `size`-byte values, rounded up to 8 (the has-flags follow them). */
+static inline size_t sb__column_value_bytes(size_t width, size_t slots,
+                                            size_t size)
 {
-    return slots * width * 9 + width;
+    return (slots * width * size + 7) / 8 * 8;
+}
+
+/* Bytes of a heap merge stack: values, has-flags, overflow flags. */
+static inline size_t sb__column_state_bytes(size_t width, size_t slots,
+                                            size_t size)
+{
+    return sb__column_value_bytes(width, slots, size) + slots * width
+         + width;
 }
 
 /* Reduction b's root of positions `chunk` (`value` of `size` bytes):

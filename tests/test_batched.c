@@ -202,11 +202,18 @@ static unsigned long check_batched(const char *what, sb_reduction r,
         memset(results[1], RESULT_SENTINEL, count * rs);
         memset(statuses[1], STATUS_SENTINEL, count * sizeof(sb_status));
         set_threads(2);
+        const char *had = getenv("SAMEBITS_ISA");
+        char saved[32] = "";
+        if (had != NULL)
+            snprintf(saved, sizeof saved, "%s", had);
         setenv("SAMEBITS_ISA", sb_isa_name(other_isas[i]), 1);
         const sb_status s = sb_reduce_batched_host(r, x, mask, n, es, count,
                                                    bs, results[1],
                                                    statuses[1]);
-        unsetenv("SAMEBITS_ISA");
+        if (had != NULL)
+            setenv("SAMEBITS_ISA", saved, 1);
+        else
+            unsetenv("SAMEBITS_ISA");
         unsetenv("SAMEBITS_THREADS");
         if (s != SB_OK ||
             !bits_equal(results[0], results[1], count * rs) ||
@@ -562,10 +569,11 @@ static void long_rows_and_many_short_rows_agree_on_1_and_2_threads(void **s)
  * float sums and products, a register's lanes of rows at a time
  * ---------------------------------------------------------------------- */
 
-/* Row lengths around leaves, blocks and the threading threshold; counts
- * around the lanes (4, 8 or 16 per register on x86-64), so that groups
- * and the rows left over one at a time both run; batch strides tight,
- * padded, negative and zero (every row the same). */
+/* Row lengths around leaves and blocks, up to 70001 (a task holds a
+ * register's lanes of rows whatever their length); counts around the
+ * lanes (2 to 16 per register on x86-64), so that groups and the rows
+ * left over one at a time both run; batch strides tight, padded,
+ * negative and zero (every row the same). */
 static void rows_side_by_side_match_the_host_and_the_oracle(void **state)
 {
     (void)state;
@@ -609,7 +617,8 @@ static void rows_side_by_side_match_the_host_and_the_oracle(void **state)
             calls++;
         }
     /* One past the threading threshold, nine rows: on two threads each
-     * row is split over both, on one they go side by side. */
+     * row is split over both, on one the first eight (four, sixteen: the
+     * lanes) go side by side and the rest one at a time. */
     const reduction_case *rc = &cases[0];
     const size_t n = ((size_t)1 << 18) + 17;
     batch_buffer bb = make_batch(rc->r, rc->family, MASK_NONE, n, 1, 9,
@@ -622,7 +631,7 @@ static void rows_side_by_side_match_the_host_and_the_oracle(void **state)
 }
 
 /* ------------------------------------------------------------------------
- * Columns: the tiles of adjacent reductions (host_batched.c)
+ * Columns: the panels of adjacent reductions (host_columns.c)
  * ---------------------------------------------------------------------- */
 
 /* Every op over every integer, float and half type, wrapping and checked
@@ -681,7 +690,8 @@ static const reduction_case column_reductions[] = {
 /* 1907 rows: 120 leaves, four entries left on the merge stack. */
 static const size_t column_rows[] = { 0, 1, 15, 16, 17, 31, 32, 33, 1000,
                                       1907, 4097 };
-/* 31, 32, 33, 63, 64, 65, 1000: around the edges of tiles of 32 or 64. */
+/* 15, 16, 17, 31, 32, 33, 63, 64, 65: around vectors of 4 to 64 bytes;
+ * 1000: a panel's width on one thread (1008) and cut on two. */
 static const size_t column_counts[] = { 1, 15, 16, 17, 31, 32, 33, 63, 64,
                                         65, 1000 };
 
@@ -738,7 +748,7 @@ static unsigned long check_columns(const reduction_case *rc, size_t n,
 /* Every (rows, columns) pair of the lists above, each with three
  * reductions of the list in turn, batch strides 1, 2 and -1, rows of the
  * tight length and longer, with and without masks. */
-static void column_tiles_match_the_host_and_the_oracle(void **state)
+static void column_panels_match_the_host_and_the_oracle(void **state)
 {
     (void)state;
     static const ptrdiff_t batch_strides[] = { 1, 2, -1 };
@@ -762,11 +772,12 @@ static void column_tiles_match_the_host_and_the_oracle(void **state)
     assert_int_equal(wrong, 0);
 }
 
-/* Each reduction of the list over the same shapes: 65 columns (a full
- * tile of 64 and one column) of 33 rows and 1000 rows, masked and not; the
+/* Each reduction of the list over the same shapes: 65 columns (a
+ * vector's multiple and one column) of 33 rows and 1000 rows, masked and
+ * not; the
  * masked checked integers, min and max see overflows and empty columns
  * beside answers. */
-static void every_column_reduction_meets_tile_edges(void **state)
+static void every_column_reduction_meets_vector_edges(void **state)
 {
     (void)state;
     unsigned long wrong = 0;
@@ -788,12 +799,12 @@ static void every_column_reduction_meets_tile_edges(void **state)
 }
 
 /* Panels wider than a fold's stack frame take a merge stack on the heap
- * (host_batched.c: column_width()): 20000 columns of 33 rows are two
- * panels on one thread (16384 columns at most); 5000 columns of f64 at
- * 1000 rows are two panels of 4672 (the heap's 256 KiB of values at 7
- * slots); masked and not, strides 1 and -1. On 2 and 5 threads, fewer
- * panels than threads: positions cut into chunks (cut_positions()),
- * two panels by three chunks on 5 threads. */
+ * (host_batched.c: column_width()): 20000 f32 columns of 33 rows are two
+ * panels on one thread (16384 columns at most; i16 one panel); 5000
+ * columns of f64 at 1000 rows are two panels of 4672 (the heap's 256 KiB
+ * of values at 7 slots); masked and not, strides 1 and -1. On 5 threads
+ * (extra_threads) there are fewer panels than threads: positions cut into
+ * chunks (cut_positions()), two panels by three chunks for the f32. */
 static void wide_panels_match_the_host_and_the_oracle(void **state)
 {
     (void)state;
@@ -813,6 +824,33 @@ static void wide_panels_match_the_host_and_the_oracle(void **state)
     }
     extra_threads = 0;
     assert_int_equal(wrong, 0);
+}
+
+/* A few long columns on two threads: one panel, its positions cut into
+ * five chunks (1250 leaves, chunks of 256), masked so that whole columns
+ * (b % 7 == 3) and whole leaves are empty: checked sums that overflow in
+ * some columns and min / max with nothing taking part in others, beside
+ * answers, through the chunks' roots. */
+static void few_long_columns_cut_into_chunks(void **state)
+{
+    (void)state;
+    static const reduction_case cases[] = {
+        { R(SB_SUM, SB_I32, 0, 0, SB_MAP_NONE), FAMILY_LIMITS },
+        { R(SB_SUM, SB_I8,  0, 0, SB_MAP_NONE), FAMILY_SUM_EDGE },
+        { R(SB_MIN, SB_F64, 0, 0, SB_MAP_NONE), FAMILY_SPECIALS },
+        { R(SB_MAX, SB_U16, 0, 0, SB_MAP_NONE), FAMILY_LIMITS },
+        { R(SB_SUM, SB_F32, 0, 0, SB_MAP_NONE), FAMILY_CANCELLATION },
+        { R(SB_PROD, SB_F64, 0, 0, SB_MAP_NONE), FAMILY_PROD_EDGE },
+    };
+    unsigned long wrong = 0;
+    seen_statuses seen = { 0 };
+    for (size_t k = 0; k < COUNT(cases); k++)
+        wrong += check_columns(&cases[k], 20000, 20, k % 2 ? -1 : 1, k % 3,
+                               k == 1, true, mix_seed(seed, 45000 + k), &seen);
+    printf("ok %lu, empty %lu, overflow %lu\n", seen.ok, seen.empty,
+           seen.overflow);
+    assert_int_equal(wrong, 0);
+    assert_true(seen.ok > 0 && seen.empty > 0 && seen.overflow > 0);
 }
 
 /* Checked i32 sums, 70 columns of 1000 rows, where columns 0, 4, 8, ...
@@ -1023,9 +1061,10 @@ int main(void)
         cmocka_unit_test(segments_match_the_host_and_the_oracle),
         cmocka_unit_test(long_rows_and_many_short_rows_agree_on_1_and_2_threads),
         cmocka_unit_test(rows_side_by_side_match_the_host_and_the_oracle),
-        cmocka_unit_test(column_tiles_match_the_host_and_the_oracle),
-        cmocka_unit_test(every_column_reduction_meets_tile_edges),
+        cmocka_unit_test(column_panels_match_the_host_and_the_oracle),
+        cmocka_unit_test(every_column_reduction_meets_vector_edges),
         cmocka_unit_test(wide_panels_match_the_host_and_the_oracle),
+        cmocka_unit_test(few_long_columns_cut_into_chunks),
         cmocka_unit_test(overflow_and_empty_stay_in_their_columns),
     };
     return cmocka_run_group_tests_name("batched", tests, NULL, NULL);

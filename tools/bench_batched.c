@@ -85,7 +85,7 @@ static double best_of(const float *x, size_t rows, size_t cols, int m,
 }
 
 /* The best of `repeat` reads of x on `threads` threads (1: the calling
- * one alone). */
+ * one alone), or 0 (no ratio is printed) where a thread did not start. */
 static double read_seconds(const void *x, size_t bytes, unsigned threads,
                            unsigned repeat)
 {
@@ -93,7 +93,8 @@ static double read_seconds(const void *x, size_t bytes, unsigned threads,
     double best = 0;
     for (unsigned i = 0; i < repeat; i++) {
         const double t0 = cli_now();
-        bench_read_threads(x, bytes, v->fn, threads);
+        if (bench_read_threads(x, bytes, v->fn, threads) != 0)
+            return 0;   /* part of it unread: no figure */
         const double t = cli_now() - t0;
         if (i == 0 || t < best)
             best = t;
