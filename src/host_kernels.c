@@ -816,7 +816,7 @@ static void NAME(const void *xv, size_t n, ptrdiff_t pitch, void *roots)  \
             }                                                               \
         } else {                                                            \
             for (size_t i = s; i < n; i++) {                                \
-                V e;                                                        \
+                V e = acc;   /* every lane set below */                     \
                 for (int k = 0; k < (W); k++) e[k] = x[k * pitch + (ptrdiff_t)i]; \
                 acc = acc VOP e;                                            \
             }                                                               \
