@@ -274,14 +274,6 @@ static size_t column_width(const sb__column_job *j, unsigned threads)
     return w < share16 ? w : share16;
 }
 
-static size_t round_up_pow2(size_t v)
-{
-    size_t p = 1;
-    while (p < v)
-        p *= 2;
-    return p;
-}
-
 /* Fewer panels than threads (a few long columns): cuts the positions
  * into chunks of a power of two of leaves, about four per thread, so
  * that every thread folds whole rows of the panel, and sets j->roots for
@@ -292,7 +284,7 @@ static bool cut_positions(sb__column_job *j, unsigned threads)
 {
     const size_t leaves = (j->n + SB_LEAF_SIZE - 1) / SB_LEAF_SIZE;
     const size_t wanted = ((size_t)threads * 4 + j->panels - 1) / j->panels;
-    const size_t per = round_up_pow2((leaves + wanted - 1) / wanted);
+    const size_t per = sb__round_up_pow2((leaves + wanted - 1) / wanted);
     const size_t chunks = (leaves + per - 1) / per;
     if (chunks < 2 || j->count > SIZE_MAX / chunks
         || j->count * chunks > SIZE_MAX / (sizeof(sb__node) + 1))

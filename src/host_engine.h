@@ -166,6 +166,15 @@ sb_status sb__reduce_segments_host_opts(sb_reduction r, const void *x,
                                         void *results, sb_status *statuses,
                                         const sb_host_options *opts);
 
+/* The least power of two >= v (1 for 0): chunks of aligned subtrees. */
+static inline size_t sb__round_up_pow2(size_t v)
+{
+    size_t p = 1;
+    while (p < v)
+        p <<= 1;
+    return p;
+}
+
 /* Rows at least this long are split over threads within the row. */
 #define SB_THREADED_MIN_N ((size_t)1 << 18)
 

@@ -252,14 +252,6 @@ unsigned sb_host_thread_count(const sb_host_options *opts)
     return thread_count(opts ? opts->threads : 0);
 }
 
-static size_t round_up_pow2(size_t v)
-{
-    size_t p = 1;
-    while (p < v)
-        p <<= 1;
-    return p;
-}
-
 static sb__node reduce_tree(const sb__plan *plan, const unsigned char *x,
                             const unsigned char *y,
                             const unsigned char *mask, size_t n,
@@ -273,7 +265,7 @@ static sb__node reduce_tree(const sb__plan *plan, const unsigned char *x,
     const unsigned threads = n < SB_THREADED_MIN_N
                            ? 1 : thread_count(requested_threads);
 
-    size_t chunk_blocks = blocks == 0 ? 1 : round_up_pow2(blocks);
+    size_t chunk_blocks = blocks == 0 ? 1 : sb__round_up_pow2(blocks);
     /* One chunk on one thread; with more, at most threads * 4 chunk
      * nodes, on the heap (a caller's small stack, test_error_detail, has
      * no room for 1024 of them). Without the memory: one chunk, the same
@@ -283,7 +275,7 @@ static sb__node reduce_tree(const sb__plan *plan, const unsigned char *x,
     if (threads > 1) {
         const size_t per = (blocks + threads * SB_CHUNKS_PER_THREAD - 1)
                          / (threads * SB_CHUNKS_PER_THREAD);
-        const size_t wide = round_up_pow2(per < SB_MIN_CHUNK_BLOCKS
+        const size_t wide = sb__round_up_pow2(per < SB_MIN_CHUNK_BLOCKS
                                           ? SB_MIN_CHUNK_BLOCKS : per);
         sb__node *nodes = malloc(((blocks + wide - 1) / wide) *
                                  sizeof *nodes);
