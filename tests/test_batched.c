@@ -158,6 +158,37 @@ static unsigned extra_threads;
 static const unsigned other_isas[] = { SB_ISA_BASELINE, SB_ISA_AVX2,
                                        SB_ISA_AVX512 };
 
+/* The batch once more, into results[1] / statuses[1] (sentinel-filled),
+ * on `threads` threads and, when isa is not NULL, with SAMEBITS_ISA
+ * naming it (the caller's value restored after): true when the call
+ * succeeds and agrees bit for bit with results[0] / statuses[0]. */
+static bool rerun_agrees(sb_reduction r, const unsigned char *x,
+                         const unsigned char *mask, size_t n, ptrdiff_t es,
+                         size_t count, ptrdiff_t bs, unsigned threads,
+                         const char *isa, unsigned char *results[2],
+                         sb_status *statuses[2])
+{
+    const size_t rs = result_size(r);
+    memset(results[1], RESULT_SENTINEL, count * rs);
+    memset(statuses[1], STATUS_SENTINEL, count * sizeof(sb_status));
+    set_threads(threads);
+    const char *had = getenv("SAMEBITS_ISA");
+    char saved[32] = "";
+    if (had != NULL)
+        snprintf(saved, sizeof saved, "%s", had);
+    if (isa != NULL)
+        setenv("SAMEBITS_ISA", isa, 1);
+    const sb_status s = sb_reduce_batched_host(r, x, mask, n, es, count, bs,
+                                               results[1], statuses[1]);
+    if (had != NULL)
+        setenv("SAMEBITS_ISA", saved, 1);
+    else
+        unsetenv("SAMEBITS_ISA");
+    unsetenv("SAMEBITS_THREADS");
+    return s == SB_OK && bits_equal(results[0], results[1], count * rs) &&
+           bits_equal(statuses[0], statuses[1], count * sizeof(sb_status));
+}
+
 /* Runs the batch on 1 and 2 threads with the widest instruction set and
  * on 2 threads with each other one this CPU runs, checks the calls agree
  * bit for bit, then every row. @return the number of wrong rows. */
@@ -199,47 +230,19 @@ static unsigned long check_batched(const char *what, sb_reduction r,
         if (sb_host_isa_check(other_isas[i]) != SB_OK ||
             other_isas[i] == sb_host_isa(NULL))
             continue;
-        memset(results[1], RESULT_SENTINEL, count * rs);
-        memset(statuses[1], STATUS_SENTINEL, count * sizeof(sb_status));
-        set_threads(2);
-        const char *had = getenv("SAMEBITS_ISA");
-        char saved[32] = "";
-        if (had != NULL)
-            snprintf(saved, sizeof saved, "%s", had);
-        setenv("SAMEBITS_ISA", sb_isa_name(other_isas[i]), 1);
-        const sb_status s = sb_reduce_batched_host(r, x, mask, n, es, count,
-                                                   bs, results[1],
-                                                   statuses[1]);
-        if (had != NULL)
-            setenv("SAMEBITS_ISA", saved, 1);
-        else
-            unsetenv("SAMEBITS_ISA");
-        unsetenv("SAMEBITS_THREADS");
-        if (s != SB_OK ||
-            !bits_equal(results[0], results[1], count * rs) ||
-            !bits_equal(statuses[0], statuses[1],
-                        count * sizeof(sb_status))) {
+        if (!rerun_agrees(r, x, mask, n, es, count, bs, 2,
+                          sb_isa_name(other_isas[i]), results, statuses)) {
             fprintf(stderr, "%s: %s differs from %s\n", what,
                     sb_isa_name(other_isas[i]), sb_isa_name(sb_host_isa(NULL)));
             wrong++;
         }
     }
-    if (extra_threads != 0) {
-        memset(results[1], RESULT_SENTINEL, count * rs);
-        memset(statuses[1], STATUS_SENTINEL, count * sizeof(sb_status));
-        set_threads(extra_threads);
-        const sb_status s = sb_reduce_batched_host(r, x, mask, n, es, count,
-                                                   bs, results[1],
-                                                   statuses[1]);
-        unsetenv("SAMEBITS_THREADS");
-        if (s != SB_OK ||
-            !bits_equal(results[0], results[1], count * rs) ||
-            !bits_equal(statuses[0], statuses[1],
-                        count * sizeof(sb_status))) {
-            fprintf(stderr, "%s: %u threads differ from 1\n", what,
-                    extra_threads);
-            wrong++;
-        }
+    if (extra_threads != 0 &&
+        !rerun_agrees(r, x, mask, n, es, count, bs, extra_threads, NULL,
+                      results, statuses)) {
+        fprintf(stderr, "%s: %u threads differ from 1\n", what,
+                extra_threads);
+        wrong++;
     }
     unsigned char *g = checked_malloc(n * size);
     unsigned char *gmask = mask ? checked_malloc(n) : NULL;
