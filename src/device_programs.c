@@ -145,6 +145,17 @@ unsigned sb__column_lanes(const sb_context *ctx, const sb__plan *plan)
     return store == SB_F64 ? 8 : 16;
 }
 
+/* cl/reduce.cl's SB_ROWS_IN_LANES. */
+static int rows_in_lanes_ok(const sb_device_caps *c)
+{
+    return !c->is_gpu;
+}
+
+unsigned sb__row_lanes(const sb_context *ctx, const sb__plan *plan)
+{
+    return rows_in_lanes_ok(&ctx->caps) ? sb__column_lanes(ctx, plan) : 0;
+}
+
 /* How far ahead the W-lane float folds prefetch (cl/reduce.cl,
  * SB_PREFETCH): on POCL's CPU devices the host path's distance
  * (SAMEBITS_PREFETCH, sb_host_prefetch()), measured there the same way
@@ -214,7 +225,7 @@ static void build_options(const sb_context *ctx, const sb__plan *plan,
              "-DSB_KIND_F16=%d -DSB_KIND_BF16=%d -DSB_ACC_HALF=%d "
              "-DSB_PREFETCH=%zu -DSB_COUNT=%d -DSB_ARG=%d "
              "-DSB_RESULT_INDEX_OFFSET=%d -DSB_ROWS_MAX_LPI_LOG2=%d "
-             "-DSB_CHAIN_FOLDS=%d",
+             "-DSB_CHAIN_FOLDS=%d -DSB_ROWS_IN_LANES=%d",
              opt, std, (ctx->opts.flags & SB_OPT_FLUSH_SUBNORMALS)
                   ? "-cl-denorms-are-zero " : "",
              storage_name(c, plan->input),
@@ -235,7 +246,7 @@ static void build_options(const sb_context *ctx, const sb__plan *plan,
              plan->skip_nan, plan->dot, abs_by_select(c), KIND_F16,
              KIND_BF16, acc_half ? kind_of(plan->acc) : 0, prefetch_bytes(c),
              count, (int)plan->arg, (int)offsetof(sb_device_arg_result, index),
-             SB_ROWS_MAX_LEAVES_LOG2, chain_folds_ok(c));
+             SB_ROWS_MAX_LEAVES_LOG2, chain_folds_ok(c), rows_in_lanes_ok(c));
 }
 
 /* ---- programs shared between contexts ---------------------------------------

@@ -454,9 +454,15 @@ sb_status sb__enqueue_rows(sb_context *ctx, const sb__checked_call *c,
     cl_uint lpi = 1;
     while (lpi < div_up(n, SB_LEAF_SIZE))
         lpi *= 2;
+    /* Rows side by side where the program has the lanes (an unmasked
+     * batch of enough rows), else one row per work-item. */
+    const unsigned lanes = sb__row_lanes(ctx, &c->plan);
+    const cl_uint per_item = lanes > 0 && mask == NULL && rows >= lanes
+                             ? lanes : 1;
+    const size_t items = div_up(rows, per_item);
     size_t wg;
-    cl_int err = batch_group_size(ctx, k, rows, &wg);
-    const size_t groups = div_up(rows, wg);
+    cl_int err = batch_group_size(ctx, k, items, &wg);
+    const size_t groups = div_up(items, wg);
     const cl_ulong xo = x_offset, mo = mask_offset, n64 = n, r64 = rows;
     const cl_ulong ro = res_offset, rr = sb__record_size(&c->plan);
     const cl_long xr = (cl_long)row_stride, mr = (cl_long)row_stride;
@@ -469,9 +475,10 @@ sb_status sb__enqueue_rows(sb_context *ctx, const sb__checked_call *c,
     if (err == CL_SUCCESS) err = ARG(6, n64);
     if (err == CL_SUCCESS) err = ARG(7, r64);
     if (err == CL_SUCCESS) err = ARG(8, lpi);
-    if (err == CL_SUCCESS) err = ARG(9, res);
-    if (err == CL_SUCCESS) err = ARG(10, ro);
-    if (err == CL_SUCCESS) err = ARG(11, rr);
+    if (err == CL_SUCCESS) err = ARG(9, per_item);
+    if (err == CL_SUCCESS) err = ARG(10, res);
+    if (err == CL_SUCCESS) err = ARG(11, ro);
+    if (err == CL_SUCCESS) err = ARG(12, rr);
     if (err == CL_SUCCESS)
         err = launch(c->queue, k, groups, wg, num_wait, wait, done);
     pthread_mutex_unlock(&ctx->lock);

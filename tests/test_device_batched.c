@@ -10,7 +10,10 @@
  *     SB_SKIP_NAN, i16); contexts with the default
  *     host_max_n (small batches read back at once) and with
  *     SB_OPT_NO_HOST (every row launched); many short rows (the rows
- *     kernel), a few rows past its 2^18 elements (a chain each); many
+ *     kernel), a few rows past its 2^18 elements (a chain each); rows
+ *     side by side (the rows kernel's vector lanes on a CPU device:
+ *     native float sums, min and max, halves among them; a partial last
+ *     block; zero and negative batch strides); many
  *     columns side by side (the columns kernel, native float sums, min
  *     and max, halves among them; a partial last block);
  *   - the enqueue form's records (after a pad, untouched where no value);
@@ -366,6 +369,55 @@ static void many_columns_match(void **state)
                 wrong += check_batch_on(dc, column_cases[0].r, FAMILY_UNIFORM,
                                         false, n, 17, 17, 1,
                                         mix_seed(seed, 9900000 + ci + n));
+    }
+    assert_int_equal(wrong, 0);
+}
+
+/* Rows side by side: where the program folds in vector lanes (the column
+ * cases' native float sums, min and max of every element) a CPU device's
+ * rows kernel folds 16 (f64: 8) unmasked rows per work-item, one lane
+ * each, the rows' pieces transposed; counts that leave a partial last
+ * block (folded as the last 16 rows, written from where the block before
+ * ends), one block exactly, one row short of a block (one row per item),
+ * and many; packed, padded, negative and zero batch strides; n with no
+ * full leaf, with a partial last leaf and without, up to the kernel's
+ * 2^18. Masked batches and the programs with no lanes fold one row per
+ * work-item. The suite's SB_OPT_NO_HOST context launches every batch; the
+ * default one reduces the smaller ones on the host. Not on Oclgrind,
+ * which has no lanes. */
+static void rows_side_by_side_match(void **state)
+{
+    suite *s = *state;
+    unsigned long wrong = 0;
+    const size_t sizes[] = { 1, 2, 15, 16, 17, 33, 256, 1000, 3001 };
+    const size_t counts[] = { 37, 16, 100, 15, 8, 17 };
+    for (size_t ci = 0; ci < s->context_count; ci++) {
+        const device_context *dc = &s->contexts[ci];
+        if (dc->dev->oclgrind)
+            continue;
+        for (size_t k = 0; k < COUNT(column_cases); k++)
+            for (size_t si = 0; si < COUNT(sizes); si++)
+                for (size_t sh = 0; sh < 4; sh++) {
+                    const size_t n = sizes[si];
+                    const size_t count = counts[(k + si + sh) %
+                                                COUNT(counts)];
+                    const ptrdiff_t bs[] = { (ptrdiff_t)n, (ptrdiff_t)n + 3,
+                                             -(ptrdiff_t)n - 1, 0 };
+                    const bool masked = (k + 2 * si + sh) % 7 == 6;
+                    wrong += check_batch_on(dc, column_cases[k].r,
+                                            (data_family)column_cases[k].family,
+                                            masked, n, 1, count, bs[sh],
+                                            mix_seed(seed, 9500000 +
+                                                     ci * 10000 + k * 100
+                                                     + si * 10 + sh));
+                }
+        /* The kernel's longest rows, a partial block of them. */
+        if (ci % CONTEXTS_PER_DEVICE == 0)
+            wrong += check_batch_on(dc, column_cases[5].r,
+                                    (data_family)column_cases[5].family,
+                                    false, (size_t)1 << 18, 1, 19,
+                                    ((ptrdiff_t)1 << 18) + 5,
+                                    mix_seed(seed, 9990000 + ci));
     }
     assert_int_equal(wrong, 0);
 }
@@ -856,6 +908,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(refused_calls_write_nothing),
         cmocka_unit_test(batches_match_the_host_and_the_oracle),
+        cmocka_unit_test(rows_side_by_side_match),
         cmocka_unit_test(many_short_rows_match),
         cmocka_unit_test(many_columns_match),
         cmocka_unit_test(many_long_rows_match),
