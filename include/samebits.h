@@ -454,7 +454,10 @@ SB_API SB_NODISCARD sb_status sb_dot_host_opts(sb_reduction r,
  *  ops, accumulators, maps, SB_WRAP, SB_SKIP_NAN, f16 and bf16).
  *  Speed only: short rows are spread over the host threads
  *  (SAMEBITS_THREADS), each on one thread; rows of 2^18 elements and more
- *  are split over the threads within the row; a strided row is gathered
+ *  are split over the threads within the row; contiguous unmasked rows
+ *  of a float sum, product, min or max of the input as it is fold a
+ *  vector register's worth of rows at once (8 f32 rows with AVX2), side
+ *  by side; a strided row is gathered
  *  per 4096-element block, except columns (reductions a few bytes apart,
  *  their elements further apart) of a sum, product, min or max of the
  *  input as it is (no conversion, map, NaN skipping or half type): those

@@ -96,8 +96,8 @@ sb__node sb__reduce_node(const sb__plan *plan, const void *x,
 /* `lanes` unmasked rows of n > 0 elements folded side by side (row k at
  * x + k * pitch elements), each row's root value (every row has one)
  * written to roots[k]: the bits of sb__reduce_row() of each row. fn is
- * NULL where a plan has none (host_kernels.c: float sums and products
- * of the input as it is). */
+ * NULL where a plan has none (host_kernels.c: float sums, products, min
+ * and max of the input as it is). */
 typedef void (*sb__rows_fn)(const void *x, size_t n, ptrdiff_t pitch,
                             void *roots);
 typedef struct {

@@ -785,7 +785,7 @@ DEFINE_FOLD_KERNEL(f64_prod, double, f64, 1.0,  1.0,   STEP_PLAIN_MUL, FULL_VEC(
  * W equally long rows folded at once, one per lane: a leaf's 16 elements
  * of each row are W-element loads, one per row, transposed so that lane
  * k of every register holds row k's element (the transposes of
- * vfold_*), and each lane folds its row's leaf left to right from START.
+ * vfold_*), and each lane folds its row's leaf left to right (STEP).
  * The rows are equally long, so every lane builds the same tree: the
  * leaves enter one binary counter of vectors (host_columns.c's, in
  * registers). Row by row, a row of 1000 f32 paid its tail leaves, its
@@ -794,7 +794,7 @@ DEFINE_FOLD_KERNEL(f64_prod, double, f64, 1.0,  1.0,   STEP_PLAIN_MUL, FULL_VEC(
  * next lines ahead (prefetch_ahead) made no difference. */
 #ifdef SB_HAVE_SHUFFLE
 #define ROWS_LEVELS 64   /* counter entries: enough for any n */
-#define DEFINE_ROWS_FOLD(NAME, T, V, VIN, W, START, VOP)                    \
+#define DEFINE_ROWS_FOLD(NAME, T, V, VIN, VI, W, START, STEP)               \
 static void NAME(const void *xv, size_t n, ptrdiff_t pitch, void *roots)  \
 {                                                                           \
     const T *x = xv;                                                        \
@@ -812,31 +812,56 @@ static void NAME(const void *xv, size_t n, ptrdiff_t pitch, void *roots)  \
                 for (int k = 0; k < (W); k++)                               \
                     r[k] = *(const VIN *)(x + k * pitch + (ptrdiff_t)(s + i)); \
                 SB_TRANSPOSE(V, r, W)                                       \
-                for (int k = 0; k < (W); k++) acc = acc VOP r[k];           \
+                for (int k = 0; k < (W); k++)                               \
+                    STEP(V, VI, acc, r[k], i + k == 0);                     \
             }                                                               \
         } else {                                                            \
             for (size_t i = s; i < n; i++) {                                \
                 V e = acc;   /* every lane set below */                     \
                 for (int k = 0; k < (W); k++) e[k] = x[k * pitch + (ptrdiff_t)i]; \
-                acc = acc VOP e;                                            \
+                STEP(V, VI, acc, e, i == s);                                \
             }                                                               \
         }                                                                   \
         stack[top] = acc;                                                   \
         lev[top++] = 0;                                                     \
         while (top >= 2 && lev[top - 2] == lev[top - 1]) {                  \
-            stack[top - 2] = stack[top - 2] VOP stack[top - 1];             \
+            STEP(V, VI, stack[top - 2], stack[top - 1], 0);                 \
             lev[top - 2]++;                                                 \
             top--;                                                          \
         }                                                                   \
     }                                                                       \
     for (int k = top - 2; k >= 0; k--)                                      \
-        stack[k] = stack[k] VOP stack[k + 1];                               \
+        STEP(V, VI, stack[k], stack[k + 1], 0);                             \
     memcpy(roots, &stack[0], sizeof stack[0]);                              \
 }
-DEFINE_ROWS_FOLD(rows_f32_sum,  float,  sb_vf, sb_vf_in, F32_LANES, 0.0f, VOP_ADD)
-DEFINE_ROWS_FOLD(rows_f64_sum,  double, sb_vd, sb_vd_in, F64_LANES, 0.0,  VOP_ADD)
-DEFINE_ROWS_FOLD(rows_f32_prod, float,  sb_vf, sb_vf_in, F32_LANES, 1.0f, VOP_MUL)
-DEFINE_ROWS_FOLD(rows_f64_prod, double, sb_vd, sb_vd_in, F64_LANES, 1.0,  VOP_MUL)
+/* The step a = step(a, b) of every lane, as the 1-D folds take it; `first`:
+ * b is the leaf's first element. A sum or product starts from START (+0
+ * or 1, as vfold_*); a min or max from the first element, then takes b
+ * only where it is strictly better (VBETTER_*: NaNs and equal values never
+ * replace a), one select on the bits, as vpick_*. */
+#define ROWS_STEP_ADD(V, VI, a, b, first) ((a) = (a) + (b))
+#define ROWS_STEP_MUL(V, VI, a, b, first) ((a) = (a) * (b))
+#define ROWS_STEP_PICK(V, VI, a, b, first, BETTER)                          \
+    do {                                                                    \
+        if (first) {                                                        \
+            (a) = (b);                                                      \
+        } else {                                                            \
+            const VI m_ = (VI)BETTER((b), (a));                             \
+            (a) = (V)(((VI)(b) & m_) | ((VI)(a) & ~m_));                    \
+        }                                                                   \
+    } while (0)
+#define ROWS_STEP_MIN(V, VI, a, b, first)                                   \
+    ROWS_STEP_PICK(V, VI, a, b, first, VBETTER_MIN)
+#define ROWS_STEP_MAX(V, VI, a, b, first)                                   \
+    ROWS_STEP_PICK(V, VI, a, b, first, VBETTER_MAX)
+DEFINE_ROWS_FOLD(rows_f32_sum,  float,  sb_vf, sb_vf_in, sb_vi32, F32_LANES, 0.0f, ROWS_STEP_ADD)
+DEFINE_ROWS_FOLD(rows_f64_sum,  double, sb_vd, sb_vd_in, sb_vi64, F64_LANES, 0.0,  ROWS_STEP_ADD)
+DEFINE_ROWS_FOLD(rows_f32_prod, float,  sb_vf, sb_vf_in, sb_vi32, F32_LANES, 1.0f, ROWS_STEP_MUL)
+DEFINE_ROWS_FOLD(rows_f64_prod, double, sb_vd, sb_vd_in, sb_vi64, F64_LANES, 1.0,  ROWS_STEP_MUL)
+DEFINE_ROWS_FOLD(rows_f32_min,  float,  sb_vf, sb_vf_in, sb_vi32, F32_LANES, 0.0f, ROWS_STEP_MIN)
+DEFINE_ROWS_FOLD(rows_f64_min,  double, sb_vd, sb_vd_in, sb_vi64, F64_LANES, 0.0,  ROWS_STEP_MIN)
+DEFINE_ROWS_FOLD(rows_f32_max,  float,  sb_vf, sb_vf_in, sb_vi32, F32_LANES, 0.0f, ROWS_STEP_MAX)
+DEFINE_ROWS_FOLD(rows_f64_max,  double, sb_vd, sb_vd_in, sb_vi64, F64_LANES, 0.0,  ROWS_STEP_MAX)
 #endif
 
 sb__rows_kernel SB_ROWS_LOOKUP(const sb__plan *plan)
@@ -857,6 +882,12 @@ sb__rows_kernel SB_ROWS_LOOKUP(const sb__plan *plan)
     case SB_PROD:
         return f32 ? (sb__rows_kernel){ rows_f32_prod, F32_LANES }
                    : (sb__rows_kernel){ rows_f64_prod, F64_LANES };
+    case SB_MIN:
+        return f32 ? (sb__rows_kernel){ rows_f32_min, F32_LANES }
+                   : (sb__rows_kernel){ rows_f64_min, F64_LANES };
+    case SB_MAX:
+        return f32 ? (sb__rows_kernel){ rows_f32_max, F32_LANES }
+                   : (sb__rows_kernel){ rows_f64_max, F64_LANES };
     default:
         break;
     }

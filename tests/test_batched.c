@@ -569,7 +569,7 @@ static void long_rows_and_many_short_rows_agree_on_1_and_2_threads(void **s)
 
 /* ------------------------------------------------------------------------
  * Rows side by side (sb__rows_fn of host_kernels.c): unmasked contiguous
- * float sums and products, a register's lanes of rows at a time
+ * float sums, products, min and max, a register's lanes of rows at a time
  * ---------------------------------------------------------------------- */
 
 /* Row lengths around leaves and blocks, up to 70001 (a task holds a
@@ -589,6 +589,10 @@ static void rows_side_by_side_match_the_host_and_the_oracle(void **state)
         { R(SB_PROD, SB_F64, 0, 0, SB_MAP_NONE), FAMILY_SPECIALS },
         { R(SB_SUM,  SB_F32, 0, 0, SB_MAP_NONE), FAMILY_SIGNED_ZEROS },
         { R(SB_SUM,  SB_F64, 0, 0, SB_MAP_NONE), FAMILY_NEGATIVE_ZERO },
+        { R(SB_MIN,  SB_F32, 0, 0, SB_MAP_NONE), FAMILY_SPECIALS },
+        { R(SB_MAX,  SB_F64, 0, 0, SB_MAP_NONE), FAMILY_SIGNED_ZEROS },
+        { R(SB_MAX,  SB_F32, 0, 0, SB_MAP_NONE), FAMILY_NEGATIVE_ZERO },
+        { R(SB_MIN,  SB_F64, 0, 0, SB_MAP_NONE), FAMILY_SPECIALS },
     };
     static const size_t lengths[] = { 1, 2, 15, 16, 17, 31, 32, 33, 255, 256,
                                       257, 1000, 4095, 4096, 4097, 70001 };
