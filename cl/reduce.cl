@@ -21,9 +21,9 @@
  *              consecutive nodes per work-item), until one work-group is
  *              left.
  *   sb_rows    many reductions of one length (a batch's rows): on a CPU
- *              device, 16 (8) unmasked rows per work-item in vector
- *              lanes, else one row each; steps 1 and 2 over the whole
- *              row, then its record.
+ *              device, 8 f32 (4 f64, 16 half) unmasked rows per
+ *              work-item in vector lanes, else one row each; steps 1
+ *              and 2 over the whole row, then its record.
  *   sb_columns many reductions side by side (a matrix's columns): a
  *              block of columns per work-item in vector lanes, steps 1
  *              and 2 for every lane at once, then their records.
@@ -978,53 +978,113 @@ kernel void sb_leaves(const global in_t *x, ulong x_off,
     sb_emit(v, f, at, pos, out_v, out_cap, final, res + res_off);
 }
 
-/* SB_LANES rows of n elements side by side (SB_ROWS_IN_LANES), row l at
- * x + l * x_row: lane l of the result is row l's root. Each full leaf is
- * loaded as 16 / SB_LANES pieces of every row; piece p of the rows,
- * transposed (as sb_lane_leaves() transposes leaves), gives positions
- * p * SB_LANES ... of all of them, folded left to right with one vector
- * step per position. The last leaf, if partial, is each row's sb_leaf().
- * Every row has n elements and none is left out, so every lane builds
- * the same tree: one binary counter of vectors serves them all. One
- * work-item per row had each item stream a row alone, which POCL's
- * vectorisation across items turned into loads strided by the row
- * (134218 f32 rows of 1000: 0.43 of its read kernel; side by side
- * 0.68-0.77, 2-vCPU Zen 3 VM, POCL 3.1). A prefetch 256 or 1024 bytes
- * ahead in each row measured no faster. */
-#if SB_LANE_LEAVES && SB_ROWS_IN_LANES && !SB_ARG && !SB_SKIP_NAN && !SB_DOT
+/* SB_ROWS_LANES rows of n elements side by side (SB_ROWS_IN_LANES), row l
+ * at x + l * x_row: lane l of the result is row l's root. Each full leaf
+ * is loaded as 16 / SB_ROWS_LANES pieces of every row; piece p of the
+ * rows, transposed (as sb_lane_leaves() transposes leaves), gives
+ * positions p * SB_ROWS_LANES ... of all of them, folded left to right
+ * with one vector step per position. The last leaf, if partial, is each
+ * row's sb_leaf(). Every row has n elements and none is left out, so
+ * every lane builds the same tree: one binary counter of vectors serves
+ * them all. One work-item per row had each item stream a row alone,
+ * which POCL's vectorisation across items turned into loads strided by
+ * the row: 134218 f32 rows of 1000 at 0.43 of its read kernel (2-vCPU
+ * Zen 3 VM, POCL 3.1). 16 rows side by side (the 1-D fold's float16)
+ * gave 0.68-0.77, 8 (a float8, one AVX2 register: the W x W transpose
+ * then fits the 16 registers) 0.80-0.92 against 0.70-0.77 interleaved;
+ * f64 takes 4 (a double4) by the same measure of registers. Half
+ * inputs and accumulators keep the 16 lanes of their conversions and
+ * roundings. A prefetch 256 or 1024 bytes ahead in each row measured no
+ * faster. Clang's shuffles only (POCL's compiler); elsewhere the host's
+ * per_item rows fold one after another, with the same bits. */
+#if SB_LANE_LEAVES && SB_ROWS_IN_LANES && defined(__clang__) && \
+    !SB_ARG && !SB_SKIP_NAN && !SB_DOT
+#if SB_IN_HALF || SB_ACC_HALF
+#define SB_ROWS_LANES SB_LANES
 inline vecw_t sb_row_piece(const global in_t *x, ulong at)
 {
-    return SB_VTERMW(at);
+    return SB_VTERMW(at);   /* reads the x given */
 }
+#define SB_ROW_PIECE(x, at) sb_row_piece((x), (at))
+#else
+#if SB_ACC_KIND == SB_KIND_F32
+#define SB_ROWS_LANES 8
+#else
+#define SB_ROWS_LANES 4
+#endif
+#if SB_MAP == SB_MAP_SQUARE
+#define SB_ROW_PIECE(x, at) sb_rsquare(SB_CAT(vload, SB_ROWS_LANES)(0, x + (at)))
+#elif SB_MAP == SB_MAP_ABS
+#define SB_ROW_PIECE(x, at) fabs(SB_CAT(vload, SB_ROWS_LANES)(0, x + (at)))
+#else
+#define SB_ROW_PIECE(x, at) SB_CAT(vload, SB_ROWS_LANES)(0, x + (at))
+#endif
+#endif
+typedef SB_CAT(SB_ACC_T, SB_ROWS_LANES) vecr_t;
+#if SB_MAP == SB_MAP_SQUARE && !(SB_IN_HALF || SB_ACC_HALF)
+inline vecr_t sb_rsquare(vecr_t v) { return v * v; }   /* not fused */
+#endif
+#define SB_T4_LO1 0, 4, 2, 6
+#define SB_T4_HI1 1, 5, 3, 7
+#define SB_T4_LO2 0, 1, 4, 5
+#define SB_T4_HI2 2, 3, 6, 7
+#define SB_RMASK(half, d) SB_CAT(SB_CAT(SB_T, SB_ROWS_LANES), SB_CAT(half, d))
+#define SB_RSWAP_BIT(r, i, d)                                         \
+    {                                                                 \
+        const vecr_t lo_ = __builtin_shufflevector(r[i], r[i + d],    \
+                                                   SB_RMASK(_LO, d)); \
+        const vecr_t hi_ = __builtin_shufflevector(r[i], r[i + d],    \
+                                                   SB_RMASK(_HI, d)); \
+        r[i] = lo_;                                                   \
+        r[i + d] = hi_;                                               \
+    }
+#define SB_RTRANSPOSE_STAGE(r, d)                                     \
+    SB_UNROLL for (int i = 0; i < SB_ROWS_LANES; i++)                 \
+        if ((i & d) == 0)                                             \
+            SB_RSWAP_BIT(r, i, d)
+#if SB_OP == SB_OP_SUM
+#define SB_RFIRST(e) select((e), (vecr_t)SB_ACC_ZERO, (e) == (vecr_t)SB_ACC_ZERO)
+#else
+#define SB_RFIRST(e) (e)
+#endif
 
-SB_FN_INLINE vecw_t sb_rows_in_lanes(const global in_t *x, long x_row,
+SB_FN_INLINE vecr_t sb_rows_in_lanes(const global in_t *x, long x_row,
                                      ulong n)
 {
-    vecw_t sv[SB_ROWS_STACK];
+    vecr_t sv[SB_ROWS_STACK];
     uint sl[SB_ROWS_STACK], top = 0;
     const ulong full = n - n % SB_LEAF_SIZE;
     for (ulong first = 0; first < n; first += SB_LEAF_SIZE) {
-        vecw_t a = (vecw_t)SB_ACC_ZERO;
+        vecr_t a = (vecr_t)SB_ACC_ZERO;
         if (first < full) {
-            SB_UNROLL for (int p = 0; p < SB_LEAF_SIZE / SB_LANES; p++) {
-                vecw_t r[SB_LANES];
-                SB_UNROLL for (int l = 0; l < SB_LANES; l++)
-                    r[l] = sb_row_piece(x + (long)l * x_row,
-                                        first + p * SB_LANES);
-                sb_transpose_lanes(r);
-                a = p == 0 ? SB_VFIRST(r[0]) : SB_VSTEP(a, r[0]);
-                SB_UNROLL for (int j = 1; j < SB_LANES; j++)
+            SB_UNROLL for (int p = 0; p < SB_LEAF_SIZE / SB_ROWS_LANES; p++) {
+                vecr_t r[SB_ROWS_LANES];
+                SB_UNROLL for (int l = 0; l < SB_ROWS_LANES; l++)
+                    r[l] = SB_ROW_PIECE(x + (long)l * x_row,
+                                        first + p * SB_ROWS_LANES);
+                SB_RTRANSPOSE_STAGE(r, 1)
+#if SB_ROWS_LANES >= 4
+                SB_RTRANSPOSE_STAGE(r, 2)
+#endif
+#if SB_ROWS_LANES >= 8
+                SB_RTRANSPOSE_STAGE(r, 4)
+#endif
+#if SB_ROWS_LANES >= 16
+                SB_RTRANSPOSE_STAGE(r, 8)
+#endif
+                a = p == 0 ? SB_RFIRST(r[0]) : SB_VSTEP(a, r[0]);
+                SB_UNROLL for (int j = 1; j < SB_ROWS_LANES; j++)
                     a = SB_VSTEP(a, r[j]);
             }
         } else {
-            acc_t lanes[SB_LANES];
-            for (int l = 0; l < SB_LANES; l++) {
+            acc_t lanes[SB_ROWS_LANES];
+            for (int l = 0; l < SB_ROWS_LANES; l++) {
                 uint f;
                 ulong at;
                 sb_leaf(x + (long)l * x_row, x, 0, 1, first, n, &lanes[l],
                         &f, &at);
             }
-            a = SB_CAT(vload, SB_LANES)(0, lanes);
+            a = SB_CAT(vload, SB_ROWS_LANES)(0, lanes);
         }
         uint level = 0;
         while (top > 0 && sl[top - 1] == level) {
@@ -1036,12 +1096,11 @@ SB_FN_INLINE vecw_t sb_rows_in_lanes(const global in_t *x, long x_row,
         sl[top] = level;
         top++;
     }
-    vecw_t v = sv[top - 1];
+    vecr_t v = sv[top - 1];
     for (int k = (int)top - 2; k >= 0; k--)
         v = SB_VSTEP(sv[k], v);
     return v;
 }
-#define SB_ROWS_LANES SB_LANES
 #else
 #define SB_ROWS_LANES 0
 #endif
@@ -1073,7 +1132,7 @@ kernel void sb_rows(const global in_t *x, ulong x_off, long x_row,
 #if SB_ROWS_LANES
     if (per_item == SB_ROWS_LANES && !mask && rows >= SB_ROWS_LANES) {
         const ulong start = min(r0, rows - SB_ROWS_LANES);
-        const vecw_t v = sb_rows_in_lanes(x + (long)x_off
+        const vecr_t v = sb_rows_in_lanes(x + (long)x_off
                                           + (long)start * x_row, x_row, n);
         acc_t lanes[SB_ROWS_LANES];
         SB_CAT(vstore, SB_ROWS_LANES)(v, 0, lanes);

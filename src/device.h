@@ -16,9 +16,9 @@
 #define SB_DEFAULT_NODES_PER_ITEM 16u
 #define SB_MAX_PER_ITEM_LOG2      7     /* up to 128 leaves or nodes per item */
 #define SB_MAX_PER_ITEM           (1u << SB_MAX_PER_ITEM_LOG2)
-/* sb_rows (cl/reduce.cl): one work-item per row (per 16 or 8 rows side
- * by side), rows of up to 2^SB_ROWS_MAX_LEAVES_LOG2 leaves (2^18
- * elements). */
+/* sb_rows (cl/reduce.cl): one work-item per row (or per sb__row_lanes()
+ * rows side by side), rows of up to 2^SB_ROWS_MAX_LEAVES_LOG2 leaves
+ * (2^18 elements). */
 #define SB_ROWS_MAX_LEAVES_LOG2   14
 #define SB_SCRATCH_SLOTS          64
 
@@ -130,7 +130,7 @@ void sb__hand_over(cl_command_queue queue, cl_event ev, cl_event *done);
  * device: n > 0; a CPU device's rows of up to 2^SB_ROWS_MAX_LEAVES_LOG2
  * leaves, a GPU's of up to SB_MAX_PER_ITEM; and rows of more than
  * SB_ROWS_ALWAYS_N elements only SB_ROWS_MIN_COUNT or more at a time
- * (a work-item each, or each 16: fewer would leave cores idle). */
+ * (a work-item each, or each 4 to 16: fewer would leave cores idle). */
 enum { SB_ROWS_ALWAYS_N = 1 << 13, SB_ROWS_MIN_COUNT = 64 };
 bool sb__rows_kernel_takes(const sb_context *ctx, size_t n, size_t count);
 
@@ -154,9 +154,10 @@ unsigned sb__column_lanes(const sb_context *ctx, const sb__plan *plan);
 
 /* How many rows side by side the plan's sb_rows folds in vector lanes on
  * this device (an unmasked batch of that many rows or more), or 0 where
- * it folds each row alone (cl/reduce.cl: SB_ROWS_LANES): the column
- * lanes on a CPU device; none on a GPU, whose threads read side by side
- * already and would hold 16 rows' counters each. */
+ * it folds each row alone (cl/reduce.cl: SB_ROWS_LANES): on a CPU device
+ * 8 for binary32, 4 for binary64, 16 for half inputs and accumulators;
+ * none on a GPU, whose threads read side by side already and would hold
+ * that many rows' counters each. */
 unsigned sb__row_lanes(const sb_context *ctx, const sb__plan *plan);
 
 /* Whether sb__enqueue_columns() takes count columns of n elements: no

@@ -7,9 +7,10 @@
  *   - other contiguous rows (elem_stride 1) that the rows kernel takes
  *     (sb__rows_kernel_takes(): up to 2^18 elements on a CPU device, and
  *     many of them when long): one launch of sb_rows (cl/reduce.cl), one
- *     work-item per row, or per 16 (8) unmasked rows side by side in
- *     vector lanes (sb__row_lanes(): a CPU device's native float sums,
- *     min and max), into records the blocking form reads back once,
+ *     work-item per row, or per 8 f32 (4 f64, 16 half) unmasked rows
+ *     side by side in vector lanes (sb__row_lanes(): a CPU device's
+ *     native float sums, min and max), into records the blocking form
+ *     reads back once,
  *     or straight into the caller's records (the enqueue form);
  *   - other rows that sb_reduce() would launch, and long segments: one
  *     sb_reduce_enqueue() chain per row, at the row's offset in the

@@ -153,7 +153,14 @@ static int rows_in_lanes_ok(const sb_device_caps *c)
 
 unsigned sb__row_lanes(const sb_context *ctx, const sb__plan *plan)
 {
-    return rows_in_lanes_ok(&ctx->caps) ? sb__column_lanes(ctx, plan) : 0;
+    /* cl/reduce.cl's SB_ROWS_LANES: the halves keep the column lanes of
+     * their conversions; f32 takes a float8, f64 a double4. */
+    const unsigned lanes = sb__column_lanes(ctx, plan);
+    if (!rows_in_lanes_ok(&ctx->caps) || lanes == 0)
+        return 0;
+    if (sb__type_is_half(plan->input) || sb__type_is_half(plan->acc))
+        return lanes;
+    return lanes / 2;
 }
 
 /* How far ahead the W-lane float folds prefetch (cl/reduce.cl,

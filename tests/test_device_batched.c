@@ -375,8 +375,8 @@ static void many_columns_match(void **state)
 
 /* Rows side by side: where the program folds in vector lanes (the column
  * cases' native float sums, min and max of every element) a CPU device's
- * rows kernel folds 16 (f64: 8) unmasked rows per work-item, one lane
- * each, the rows' pieces transposed; counts that leave a partial last
+ * rows kernel folds 8 f32 (4 f64, 16 half) unmasked rows per work-item,
+ * one lane each, the rows' pieces transposed; counts that leave a partial last
  * block (folded as the last 16 rows, written from where the block before
  * ends), one block exactly, one row short of a block (one row per item),
  * and many; packed, padded, negative and zero batch strides; n with no
@@ -390,7 +390,7 @@ static void rows_side_by_side_match(void **state)
     suite *s = *state;
     unsigned long wrong = 0;
     const size_t sizes[] = { 1, 2, 15, 16, 17, 33, 256, 1000, 3001 };
-    const size_t counts[] = { 37, 16, 100, 15, 8, 17 };
+    const size_t counts[] = { 37, 16, 100, 15, 8, 17, 7, 4, 3 };
     for (size_t ci = 0; ci < s->context_count; ci++) {
         const device_context *dc = &s->contexts[ci];
         if (dc->dev->oclgrind)
