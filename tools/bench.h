@@ -11,7 +11,8 @@
  *                                through sb_partial
  *   5. tools/bench_maps.c        (--maps) maps and dot products against
  *                                the plain sum
- *   6. tools/bench_batched.c     (--batched) many reductions in one call:
+ *   6. tools/bench_batched.c     (--batched) many reductions in one call
+ *      (and tools/bench_segments.c, its segments):
  *                                rows and columns against the read
  * tools/bench_common.c holds what more than one part needs: the devices as
  * the bench opens them, the data it measures and the sinks for results.
@@ -113,6 +114,21 @@ const bench_read_variant *bench_read_pick(const void *data, size_t bytes);
 int bench_read_threads(const void *data, size_t bytes, bench_read_fn fn,
                        unsigned threads);
 
+/* The best of `repeat` reads of `bytes` bytes of `data` (the fastest
+ * variant) on `threads` threads (1: the calling one alone), in seconds,
+ * or 0 (no ratio is printed) where a thread did not start. */
+double bench_read_best(const void *data, size_t bytes, unsigned threads,
+                       unsigned repeat);
+
+/* SAMEBITS_THREADS for the host calls that follow: "1" (one != 0), or as
+ * it was when saved. */
+typedef struct {
+    char saved[32];
+    int  had;
+} bench_threads_env;
+void bench_threads_save(bench_threads_env *e);
+void bench_threads_set(const bench_threads_env *e, int one);
+
 /* ---- 1. throughput (tools/bench_throughput.c) --------------------------------- */
 
 /* What the command line asks part 1 to measure. */
@@ -181,5 +197,14 @@ int bench_maps(int json, int log2_n, unsigned repeat, bench_device *devs,
  * or -1 after a message. */
 int bench_batched(int json, int log2_n, unsigned repeat, bench_device *devs,
                   size_t dev_count);
+
+/* Segment sums (sb_reduce_segments_host, and sb_reduce_segments on each
+ * device) of the n f32 of x: segments of 1000, and skewed ones (10^5 of
+ * 10 around one long one), on the host (1 and every thread) next to the
+ * read on as many threads, and on each device next to its read kernel
+ * (tools/bench_segments.c). Returns 0, or -1 after a message. */
+int bench_segments(int json, const float *x, size_t n, unsigned repeat,
+                   const bench_threads_env *env, bench_device *devs,
+                   size_t dev_count);
 
 #endif /* SAMEBITS_BENCH_H */

@@ -14,7 +14,8 @@
  * one sb_reduce_host() call of 16 elements. Last, on each device (its
  * default float mode, SB_OPT_NO_HOST), the same matrix in a cl_mem: row
  * and column sums by sb_reduce_batched, next to the device's read kernel
- * over the same buffer. */
+ * over the same buffer. Last, the same array cut into segments
+ * (bench_segments.c). */
 #include "bench.h"
 
 #include <stdio.h>
@@ -25,30 +26,6 @@
 
 enum { B_ROWS, B_COLS, B_COUNT };
 static const char *const method_names[B_COUNT] = { "rows", "columns" };
-
-/* SAMEBITS_THREADS for the calls that follow: "1", or as it was. */
-typedef struct {
-    char saved[32];
-    int  had;
-} threads_env;
-
-static void threads_env_save(threads_env *e)
-{
-    const char *v = getenv("SAMEBITS_THREADS");
-    e->had = v != NULL && strlen(v) < sizeof e->saved;
-    if (e->had)
-        strcpy(e->saved, v);
-}
-
-static void threads_set(const threads_env *e, int one)
-{
-    if (one)
-        setenv("SAMEBITS_THREADS", "1", 1);
-    else if (e->had)
-        setenv("SAMEBITS_THREADS", e->saved, 1);
-    else
-        unsetenv("SAMEBITS_THREADS");
-}
 
 /* A rows x cols row-major matrix: the row sums or the column sums. */
 static sb_status run_shape(const float *x, size_t rows, size_t cols, int m,
@@ -84,46 +61,28 @@ static double best_of(const float *x, size_t rows, size_t cols, int m,
     return best;
 }
 
-/* The best of `repeat` reads of x on `threads` threads (1: the calling
- * one alone), or 0 (no ratio is printed) where a thread did not start. */
-static double read_seconds(const void *x, size_t bytes, unsigned threads,
-                           unsigned repeat)
-{
-    const bench_read_variant *v = bench_read_pick(x, bytes);
-    double best = 0;
-    for (unsigned i = 0; i < repeat; i++) {
-        const double t0 = cli_now();
-        if (bench_read_threads(x, bytes, v->fn, threads) != 0)
-            return 0;   /* part of it unread: no figure */
-        const double t = cli_now() - t0;
-        if (i == 0 || t < best)
-            best = t;
-    }
-    return best;
-}
-
 /* One shape: the read on 1 and on every thread, then rows and columns on
  * 1 and every thread, each held to the read on as many threads. */
 static void one_shape(int json, const float *x, size_t rows, size_t cols,
-                      unsigned repeat, const threads_env *env,
+                      unsigned repeat, const bench_threads_env *env,
                       float *results, sb_status *statuses)
 {
     const size_t bytes = rows * cols * sizeof(float);
     fprintf(stderr, "bench: batched %zu x %zu\n", rows, cols);
-    threads_set(env, 0);
+    bench_threads_set(env, 0);
     const double read[2] = {
-        read_seconds(x, bytes, cli_default_threads(), repeat),
-        read_seconds(x, bytes, 1, repeat),
+        bench_read_best(x, bytes, cli_default_threads(), repeat),
+        bench_read_best(x, bytes, 1, repeat),
     };
     double best[2][B_COUNT];
     int ok[2][B_COUNT];
     for (int one = 1; one >= 0; one--) {
-        threads_set(env, one);
+        bench_threads_set(env, one);
         for (int m = 0; m < B_COUNT; m++)
             best[one][m] = best_of(x, rows, cols, m, repeat, results,
                                    statuses, &ok[one][m]);
     }
-    threads_set(env, 0);
+    bench_threads_set(env, 0);
     for (int m = 0; m < B_COUNT; m++)
         for (int one = 1; one >= 0; one--) {
             if (!ok[one][m])
@@ -148,14 +107,14 @@ static void one_shape(int json, const float *x, size_t rows, size_t cols,
 
 /* 1000 reductions of 16 in one call against one call of 16. */
 static void short_reductions(int json, unsigned repeat,
-                             const threads_env *env, float *results,
+                             const bench_threads_env *env, float *results,
                              sb_status *statuses)
 {
     enum { COUNT = 1000, N = 16 };
     static float x[COUNT * N];
     bench_fill(x, SB_F32, SB_SUM, COUNT * N);
     const sb_reduction r = { .op = SB_SUM, .input = SB_F32 };
-    threads_set(env, 1);
+    bench_threads_set(env, 1);
     double single = 0, best[B_COUNT] = { 0 };
     float out = 0;
     for (unsigned i = 0; i < repeat; i++) {
@@ -178,7 +137,7 @@ static void short_reductions(int json, unsigned repeat,
                 best[m] = tm;
         }
     }
-    threads_set(env, 0);
+    bench_threads_set(env, 0);
     bench_sink_f32 = out + results[0];
     for (int m = 0; m < B_COUNT; m++) {
         const double ratio = best[m] > 0 ? single / best[m] : 0;
@@ -300,8 +259,8 @@ int bench_batched(int json, int log2_n, unsigned repeat, bench_device *devs,
         return -1;
     }
     bench_fill(x, SB_F32, SB_SUM, other * length);
-    threads_env env;
-    threads_env_save(&env);
+    bench_threads_env env;
+    bench_threads_save(&env);
     if (!json)
         printf("\n6. many f32 sums in one call (sb_reduce_batched_host) at "
                "about 2^%d elements (best of %u, taking turns; host1: "
@@ -325,6 +284,9 @@ int bench_batched(int json, int log2_n, unsigned repeat, bench_device *devs,
         rc = device_shapes(json, &devs[d], x, other, length, repeat, results,
                            statuses);
     }
+    if (rc == 0)
+        rc = bench_segments(json, x, other * length, repeat, &env, devs,
+                            dev_count);
     bench_free_data(x, bytes);
     free(results);
     free(statuses);

@@ -220,3 +220,21 @@ void bench_fill(void *data, sb_type type, sb_op op, size_t n)
                                                  : (int32_t)(state >> 60) - 8;
     }
 }
+
+void bench_threads_save(bench_threads_env *e)
+{
+    const char *v = getenv("SAMEBITS_THREADS");
+    e->had = v != NULL && strlen(v) < sizeof e->saved;
+    if (e->had)
+        strcpy(e->saved, v);
+}
+
+void bench_threads_set(const bench_threads_env *e, int one)
+{
+    if (one)
+        setenv("SAMEBITS_THREADS", "1", 1);
+    else if (e->had)
+        setenv("SAMEBITS_THREADS", e->saved, 1);
+    else
+        unsetenv("SAMEBITS_THREADS");
+}

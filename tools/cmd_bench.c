@@ -19,7 +19,7 @@
  *    against the plain sum and the read.
  * 6. Many reductions in one call (bench_batched.c, --batched): row and
  *    column sums of a matrix against the read; 1000 short reductions
- *    against as many calls.
+ *    against as many calls; segment sums (bench_segments.c).
  *
  * What more than one part needs (the devices, the data, the sinks) is in
  * bench_common.c.
