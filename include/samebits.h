@@ -1105,8 +1105,9 @@ SB_API SB_NODISCARD sb_status sb_reduce_batched_enqueue(sb_context *ctx,
  *  non-decreasing. The offsets are read back (one blocking read), then
  *  checked against the buffers, overflow-safe. Blocks until done.
  *  For now consecutive segments of at most host_max_n elements (without
- *  SB_OPT_NO_HOST) are read back together, about 2^18 elements at a time
- *  (a segment at least), and reduced by sb_reduce_segments_host() with
+ *  SB_OPT_NO_HOST) are mapped together (on a CPU device no copy), up to
+ *  128 * host_max_n elements at a time (2^22 by default; at least 2^18;
+ *  a segment at least), and reduced by sb_reduce_segments_host() with
  *  the context's sb_options.host (threads, isa); the others are launched
  *  as sb_reduce_batched() launches long rows, their records read back
  *  once at the end.

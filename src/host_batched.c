@@ -96,15 +96,16 @@ static bool side_by_side(const batch_job *j)
         && (j->row_threads <= 1 || j->n < SB_THREADED_MIN_N);
 }
 
-/* Rows b .. b + lanes - 1 side by side, and their answers. */
-static void reduce_rows_side_by_side(const batch_job *j, size_t b)
+/* Rows b .. b + lanes - 1 side by side, row k's n elements from element
+ * first + k * pitch of x, and their answers. */
+static void reduce_rows_side_by_side(const batch_job *j, size_t b,
+                                     ptrdiff_t first, size_t n,
+                                     ptrdiff_t pitch)
 {
     const sb__row_engine *e = j->engine;
     const sb__plan *p = e->plan;
     _Alignas(64) unsigned char roots[16 * sizeof(double)];
-    e->rows.fn(j->x + (ptrdiff_t)b * j->batch_stride
-                      * (ptrdiff_t)p->input_size,
-               j->n, j->batch_stride, roots);
+    e->rows.fn(j->x + first * (ptrdiff_t)p->input_size, n, pitch, roots);
     for (unsigned k = 0; k < e->rows.lanes; k++) {
         sb__node node;
         memset(&node, 0, sizeof node);
@@ -113,6 +114,28 @@ static void reduce_rows_side_by_side(const batch_job *j, size_t b)
         j->statuses[b + k] = sb__finish(p, &node, false,
                                         j->results + (b + k) * p->result_size);
     }
+}
+
+/* Whether segments b .. b + lanes - 1 (all before `end`) fold side by
+ * side as rows: unmasked, of one length n > 0 (consecutive segments of
+ * one length are rows of that pitch), short enough to stay on one
+ * thread. A cut into equal pieces (a batch given as offsets) then runs
+ * as fast as the batch; 134218 f32 segments of 1000 one at a time ran
+ * at 0.44 of the read on one thread. */
+static bool segments_side_by_side(const batch_job *j, size_t b, size_t end,
+                                  size_t *n_out)
+{
+    const size_t w = j->engine->rows.lanes;
+    if (j->engine->rows.fn == NULL || j->mask != NULL || end - b < w)
+        return false;
+    const size_t n = row_length(j, b);
+    if (n == 0 || (j->row_threads > 1 && n >= SB_THREADED_MIN_N))
+        return false;
+    for (size_t k = 1; k < w; k++)
+        if (row_length(j, b + k) != n)
+            return false;
+    *n_out = n;
+    return true;
 }
 
 /* A segment's position in the cost order: strictly increasing in b. */
@@ -158,10 +181,21 @@ static void run_tasks(void *arg)
         if (side_by_side(j))
             for (const unsigned w = j->engine->rows.lanes; end - b >= w;
                  b += w)
-                reduce_rows_side_by_side(j, b);
-        for (; b < end; b++)
+                reduce_rows_side_by_side(j, b,
+                                         (ptrdiff_t)b * j->batch_stride,
+                                         j->n, j->batch_stride);
+        while (b < end) {
+            size_t n;
+            if (j->offsets != NULL && segments_side_by_side(j, b, end, &n)) {
+                reduce_rows_side_by_side(j, b, (ptrdiff_t)j->offsets[b], n,
+                                         (ptrdiff_t)n);
+                b += j->engine->rows.lanes;
+                continue;
+            }
             if (j->row_threads <= 1 || row_length(j, b) < SB_THREADED_MIN_N)
                 reduce_row(j, b, 1);
+            b++;
+        }
     }
     sb__fpenv_leave(&env);
 }

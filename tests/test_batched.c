@@ -29,7 +29,8 @@
  *     overflow in some columns only, min/max columns with nothing taking
  *     part;
  *   - segments: random offsets with empty segments, one long segment
- *     among many short ones, offsets[0] > 0;
+ *     among many short ones, runs of equal lengths (side by side),
+ *     offsets[0] > 0;
  *   - refusals: SB_INVALID_ARGUMENT with a detail, and the results and
  *     statuses buffers untouched; count == 0 writes nothing.
  *
@@ -916,11 +917,31 @@ static void segments_match_the_host_and_the_oracle(void **state)
     for (size_t ri = 0; ri < COUNT(reductions); ri++) {
         const reduction_case *rc = &reductions[ri];
         const size_t size = type_size(rc->r.input);
-        for (int layout = 0; layout < 4; layout++) {
+        for (int layout = 0; layout < 6; layout++) {
             uint64_t st = mix_seed(seed, 9000 + ri * 8 + (size_t)layout);
             size_t count;
             uint64_t *offsets;
-            if (layout == 3) {          /* skewed: one long among short */
+            if (layout >= 4) {
+                /* Runs of equal lengths (unmasked: side by side where the
+                 * plan has the rows' fold, a register's lanes of
+                 * segments at a time), runs shorter than the lanes and
+                 * runs that tasks of 2^14 elements cut (the 40 of
+                 * 1000). */
+                static const size_t runs[][2] = {
+                    { 10, 8 }, { 10, 3 }, { 1, 16 }, { 0, 2 }, { 17, 9 },
+                    { 1000, 40 }, { 16, 24 }, { 5, 7 }, { 33, 17 },
+                    { 2, 1 }, { 300, 8 },
+                };
+                count = 0;
+                for (size_t k = 0; k < COUNT(runs); k++)
+                    count += runs[k][1];
+                offsets = checked_malloc((count + 1) * sizeof *offsets);
+                offsets[0] = 5;
+                size_t b = 0;
+                for (size_t k = 0; k < COUNT(runs); k++)
+                    for (size_t i = 0; i < runs[k][1]; i++, b++)
+                        offsets[b + 1] = offsets[b] + runs[k][0];
+            } else if (layout == 3) {   /* skewed: one long among short */
                 count = 400;
                 offsets = checked_malloc((count + 1) * sizeof *offsets);
                 offsets[0] = 5;

@@ -18,7 +18,8 @@
  *     and max, halves among them; a partial last block);
  *   - the enqueue form's records (after a pad, untouched where no value);
  *   - segments with empty ones, from an offsets buffer; many short ones
- *     around long ones, which the default context reads back by chunks;
+ *     around long ones, which the default context maps run by run (and
+ *     one with a smaller host_max_n by chunks);
  *   - argmin / argmax (NaNs, signed zeros, |x|, NaN skipping) of many
  *     short rows and segments, through the chunks;
  *   - the context's sb_options.host reaches the read-back batches;
@@ -673,32 +674,46 @@ static void segments_match_the_host_and_the_oracle(void **state)
 }
 
 /* Many segments, short ones (some empty) around three longer ones past
- * the default host_max_n (2^15): the default context reads the runs of
- * short ones (about 3.6 * 10^5 elements between long ones) back in chunks
- * of up to 2^18 elements, the long ones launch. Not on Oclgrind (too many
- * launches with SB_OPT_NO_HOST). */
+ * the default host_max_n (2^15): the default context maps each run of
+ * short ones (about 3.6 * 10^5 elements between long ones) at once, the
+ * long ones launch; a context with host_max_n 2048 (every short one
+ * still on the host) maps them in chunks of up to 2^18 elements. Not on
+ * Oclgrind (too many launches with SB_OPT_NO_HOST). */
 static void many_segments_match_by_chunks(void **state)
 {
     suite *s = *state;
     unsigned long wrong = 0;
     enum { SEGMENTS = 1200 };
     uint64_t *offsets = checked_malloc((SEGMENTS + 1) * sizeof *offsets);
+    const sb_options chunked = { .host_max_n = 2048 };
     for (size_t ci = 0; ci < s->context_count; ci++) {
-        const device_context *dc = &s->contexts[ci];
-        if (dc->dev->oclgrind)
+        if (s->contexts[ci].dev->oclgrind)
             continue;
-        for (size_t ri = 0; ri < 3; ri++) {
-            uint64_t st = mix_seed(seed, 8000 + ci * 100 + ri);
-            offsets[0] = 0;
-            for (size_t b = 0; b < SEGMENTS; b++) {
-                const uint64_t len = b % 397 == 5 ? 32768 + random_below(&st, 9000)
-                                   : b % 13 == 0 ? 0
-                                   : random_below(&st, 2000);
-                offsets[b + 1] = offsets[b] + len;
+        /* The suite's context, then (once per device) the chunked one. */
+        device_context own;
+        const bool first = ci % CONTEXTS_PER_DEVICE == 0;
+        if (first)
+            assert_int_equal(device_context_open(&own, s->contexts[ci].dev,
+                                                 &chunked), SB_OK);
+        for (size_t pass = 0; pass < (first ? 2u : 1u); pass++) {
+            const device_context *dc = pass == 0 ? &s->contexts[ci] : &own;
+            for (size_t ri = 0; ri < 3; ri++) {
+                uint64_t st = mix_seed(seed, 8000 + ci * 100 + pass * 10
+                                       + ri);
+                offsets[0] = 0;
+                for (size_t b = 0; b < SEGMENTS; b++) {
+                    const uint64_t len = b % 397 == 5
+                                       ? 32768 + random_below(&st, 9000)
+                                       : b % 13 == 0 ? 0
+                                       : random_below(&st, 2000);
+                    offsets[b + 1] = offsets[b] + len;
+                }
+                wrong += check_segments_on(dc, &reductions[ri], ri % 2,
+                                           offsets, SEGMENTS, st);
             }
-            wrong += check_segments_on(dc, &reductions[ri], ri % 2, offsets,
-                                       SEGMENTS, st);
         }
+        if (first)
+            device_context_close(&own);
     }
     free(offsets);
     assert_int_equal(wrong, 0);
