@@ -644,6 +644,29 @@ inline float16 sb_vround_acc(float16 v)
 #define SB_VFIRST(e) (e)
 #endif
 
+/* A binary counter of vectors (sb_push() and sb_pop_all() for lanes that
+ * all build the same tree: every lane has every leaf, so no flags): node
+ * a of level 0 enters and combines with its left neighbours of the same
+ * level; what is left combines from the right. */
+#define SB_VPUSH(sv, sl, top, a)                                      \
+    {                                                                 \
+        uint level_ = 0;                                              \
+        while ((top) > 0 && (sl)[(top) - 1] == level_) {              \
+            (a) = SB_VSTEP((sv)[(top) - 1], (a));                     \
+            (top)--;                                                  \
+            level_++;                                                 \
+        }                                                             \
+        (sv)[(top)] = (a);                                            \
+        (sl)[(top)] = level_;                                         \
+        (top)++;                                                      \
+    }
+#define SB_VPOP_ALL(sv, top, v)                                       \
+    {                                                                 \
+        (v) = (sv)[(top) - 1];                                        \
+        for (int k_ = (int)(top) - 2; k_ >= 0; k_--)                  \
+            (v) = SB_VSTEP((sv)[k_], (v));                            \
+    }
+
 #if SB_ACC_KIND == SB_KIND_F32
 #define SB_LANES 16
 #define SB_LANES_LOG2 4
@@ -1086,19 +1109,10 @@ SB_FN_INLINE vecr_t sb_rows_in_lanes(const global in_t *x, long x_row,
             }
             a = SB_CAT(vload, SB_ROWS_LANES)(0, lanes);
         }
-        uint level = 0;
-        while (top > 0 && sl[top - 1] == level) {
-            a = SB_VSTEP(sv[top - 1], a);
-            top--;
-            level++;
-        }
-        sv[top] = a;
-        sl[top] = level;
-        top++;
+        SB_VPUSH(sv, sl, top, a);
     }
-    vecr_t v = sv[top - 1];
-    for (int k = (int)top - 2; k >= 0; k--)
-        v = SB_VSTEP(sv[k], v);
+    vecr_t v;
+    SB_VPOP_ALL(sv, top, v);
     return v;
 }
 #else
@@ -1202,20 +1216,11 @@ kernel void sb_columns(const global in_t *x, ulong x_off, long step,
             vecw_t a = SB_VFIRST(SB_VTERMW((long)first * step));
             for (ulong i = first + 1; i < end; i++)
                 a = SB_VSTEP(a, SB_VTERMW((long)i * step));
-            uint level = 0;
-            while (top > 0 && sl[top - 1] == level) {
-                a = SB_VSTEP(sv[top - 1], a);
-                top--;
-                level++;
-            }
-            sv[top] = a;
-            sl[top] = level;
-            top++;
+            SB_VPUSH(sv, sl, top, a);
             barrier(CLK_LOCAL_MEM_FENCE);
         }
-        vecw_t v = sv[top - 1];
-        for (int k = (int)top - 2; k >= 0; k--)
-            v = SB_VSTEP(sv[k], v);
+        vecw_t v;
+        SB_VPOP_ALL(sv, top, v);
         acc_t lanes[SB_LANES];
         SB_CAT(vstore, SB_LANES)(v, 0, lanes);
         for (uint l = 0; l < SB_LANES; l++)

@@ -71,6 +71,12 @@ void bench_device_close(bench_device *b);
  * `data`, waited for. Returns 0, or -1 if a call failed. */
 int bench_device_read(bench_device *b, cl_mem data, size_t bytes);
 
+/* Sample i of a timed bench_device_read(): sample 0 warms up and is not
+ * counted, sample 1 sets *best, later ones lower it. 0, or -1 after a
+ * message. */
+int bench_device_read_sample(bench_device *b, cl_mem data, size_t bytes,
+                             unsigned i, double *best);
+
 /* A buffer of `bytes` for the data, as numpy gives a large array: on
  * Linux, 2 MiB-aligned and marked for transparent huge pages
  * (MADV_HUGEPAGE), so that neither the host path nor the read baseline

@@ -194,15 +194,11 @@ static int device_shapes(int json, bench_device *b, const float *x,
         double read = 0, best[B_COUNT] = { 0 };
         for (unsigned i = 0; i <= repeat && rc == 0; i++) {
             /* Sample 0 warms up (kernel builds) and is not counted. */
-            double t0 = cli_now();
-            if (bench_device_read(b, xb, bytes) != 0) {
-                cli_error("bench", "%s: the read kernel failed", b->label);
+            if (bench_device_read_sample(b, xb, bytes, i, &read) != 0) {
                 rc = -1;
                 break;
             }
-            double t = cli_now() - t0;
-            if (i == 1 || (i > 1 && t < read))
-                read = t;
+            double t0, t;
             for (int m = 0; m < B_COUNT; m++) {
                 t0 = cli_now();
                 const sb_status s = run_device_shape(b, xb, rows, cols, m,

@@ -57,6 +57,20 @@ static const char *read_kernel_source =
     "}\n"
     "__kernel void bench_nothing(void) {}\n";
 
+int bench_device_read_sample(bench_device *b, cl_mem data, size_t bytes,
+                             unsigned i, double *best)
+{
+    const double t0 = cli_now();
+    if (bench_device_read(b, data, bytes) != 0) {
+        cli_error("bench", "%s: the read kernel failed", b->label);
+        return -1;
+    }
+    const double t = cli_now() - t0;
+    if (i == 1 || (i > 1 && t < *best))
+        *best = t;
+    return 0;
+}
+
 int bench_device_read(bench_device *b, cl_mem data, size_t bytes)
 {
     const cl_ulong words = bytes / 8;

@@ -138,17 +138,12 @@ static int on_device(int json, bench_device *b, const float *x, size_t n,
     double read = 0, best[2] = { 0, 0 };
     for (unsigned i = 0; i <= repeat && rc == 0; i++) {
         /* Sample 0 warms up (kernel builds) and is not counted. */
-        double t0 = cli_now();
-        if (bench_device_read(b, xb, bytes) != 0) {
-            cli_error("bench", "%s: the read kernel failed", b->label);
+        if (bench_device_read_sample(b, xb, bytes, i, &read) != 0) {
             rc = -1;
             break;
         }
-        double t = cli_now() - t0;
-        if (i == 1 || (i > 1 && t < read))
-            read = t;
         for (int k = 0; k < 2 && rc == 0; k++) {
-            t0 = cli_now();
+            const double t0 = cli_now();
             if (sb_reduce_segments(b->sb_default, b->queue, r, xb, 0, NULL, 0,
                                    ob[k], 0, cuts[k].count, results,
                                    statuses) != SB_OK) {
@@ -156,7 +151,7 @@ static int on_device(int json, bench_device *b, const float *x, size_t n,
                           cuts[k].name, sb_error_detail());
                 rc = -1;
             }
-            t = cli_now() - t0;
+            const double t = cli_now() - t0;
             if (i == 1 || (i > 1 && t < best[k]))
                 best[k] = t;
         }
