@@ -1017,9 +1017,9 @@ SB_API SB_NODISCARD sb_status sb_partial_add_dot(sb_context *ctx,
  *  (on a GPU 2^11), rows of up to 2^13 elements or 64 rows and more, are
  *  one launch of a rows kernel, one work-item per row folding its whole
  *  row (the same folds and binary counter as sb_reduce()'s work-items;
- *  on a CPU device, unmasked native float sums, min and max of 8 rows or
- *  more: 8 f32 rows per work-item, 4 f64, 16 of a half input or
- *  accumulator, side by side in vector lanes),
+ *  on a CPU device, unmasked native float sums, min and max: 8 f32 rows
+ *  per work-item, 4 f64, 16 of a half input or accumulator, side by side
+ *  in vector lanes, when the batch has that many rows or more),
  *  records read back once, unless the whole batch is small enough for
  *  the host shortcut (count * n <= host_max_n, no SB_OPT_NO_HOST); rows
  *  the kernel does not take that sb_reduce() would reduce on the host

@@ -128,10 +128,14 @@ void sb__hand_over(cl_command_queue queue, cl_event ev, cl_event *done);
 
 /* Whether sb__enqueue_rows() takes count rows of n elements on this
  * device: n > 0; a CPU device's rows of up to 2^SB_ROWS_MAX_LEAVES_LOG2
- * leaves, a GPU's of up to SB_MAX_PER_ITEM; and rows of more than
- * SB_ROWS_ALWAYS_N elements only SB_ROWS_MIN_COUNT or more at a time
- * (a work-item each, or each 4 to 16: fewer would leave cores idle). */
-enum { SB_ROWS_ALWAYS_N = 1 << 13, SB_ROWS_MIN_COUNT = 64 };
+ * leaves, a GPU's of up to SB_MAX_PER_ITEM, llvmpipe's of up to
+ * SB_LLVMPIPE_ROW_LEAVES (its loop limit: src/device_reduce.c); and rows
+ * of more than SB_ROWS_ALWAYS_N elements only SB_ROWS_MIN_COUNT or more
+ * at a time (a work-item each, or each 4 to 16: fewer would leave cores
+ * idle; with 8 rows per item, 64 rows are 8 items, which may leave a
+ * larger CPU's cores idle: not measured). */
+enum { SB_ROWS_ALWAYS_N = 1 << 13, SB_ROWS_MIN_COUNT = 64,
+       SB_LLVMPIPE_ROW_LEAVES = 1 << 11 };
 bool sb__rows_kernel_takes(const sb_context *ctx, size_t n, size_t count);
 
 /* Enqueues `rows` reductions of n elements (n > 0, checked, and taken by

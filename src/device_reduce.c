@@ -409,8 +409,17 @@ bool sb__rows_kernel_takes(const sb_context *ctx, size_t n, size_t count)
     const size_t leaves = div_up(n, SB_LEAF_SIZE);
     /* A GPU wants its threads side by side in memory: one thread per long
      * row would read it alone. Its long rows take a launch chain each. */
-    const size_t most = ctx->caps.is_gpu ? SB_MAX_PER_ITEM
-                                         : (size_t)1 << SB_ROWS_MAX_LEAVES_LOG2;
+    size_t most = ctx->caps.is_gpu ? SB_MAX_PER_ITEM
+                                   : (size_t)1 << SB_ROWS_MAX_LEAVES_LOG2;
+    /* Mesa's llvmpipe (gallivm) stops a work-item's loops, silently, once
+     * they have run 65535 iterations in all (LP_MAX_TGSI_LOOP_ITERATIONS,
+     * "shared between every loop" of a shader): rows of 65600 f32 came
+     * back as the sums of their first part (Mesa 22.3, rusticl). A row's
+     * item runs about n + n/8 iterations; 2^15 elements keep it well
+     * inside, and longer rows take a launch chain each. */
+    if (sb__contains_nocase(ctx->caps.name, "llvmpipe") &&
+        most > SB_LLVMPIPE_ROW_LEAVES)
+        most = SB_LLVMPIPE_ROW_LEAVES;
     /* A row is one work-item, so a few long rows would leave most cores
      * idle, where a launch chain per row spreads each row over all of
      * them (and costs a launch, small next to a long row). */

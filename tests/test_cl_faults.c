@@ -42,7 +42,8 @@
  * hit a launch while earlier ones are running), sb_reduce_enqueue() with a
  * wait list and a done event, sb_reduce()'s host shortcut (buffers
  * read back), and sb_reduce_batched() / sb_reduce_segments() of short rows
- * and segments (read back by chunks); each swept twice, with the error typical of each call
+ * and segments (mapped: the rows by chunks, the segments in one run of up
+ * to 128 host_max_n elements); each swept twice, with the error typical of each call
  * (CL_BUILD_PROGRAM_FAILURE for clBuildProgram,
  * CL_MEM_OBJECT_ALLOCATION_FAILURE for clCreateBuffer,
  * CL_INVALID_COMMAND_QUEUE for enqueues, CL_OUT_OF_RESOURCES mostly) and
@@ -297,7 +298,7 @@ static const char *const scenario_names[] = {
     "sb_reduce_enqueue(wait list, done event)",
     "sb_reduce(host shortcut, read back)",
     "sb_reduce_batched(25 short rows, host_max_n 2^20: mapped, 3 chunks)",
-    "sb_reduce_segments(short segments read back, 2 chunks)",
+    "sb_reduce_segments(short segments mapped, one run)",
     "sb_reduce_batched(SB_OPT_NO_HOST, 4 rows, the rows kernel)",
     "sb_reduce_batched_enqueue(SB_OPT_NO_HOST, 4 rows, the rows kernel)",
     "sb_reduce_batched(2 rows of 300000, a launch chain each, records read "
@@ -309,8 +310,10 @@ static const char *const scenario_names[] = {
 };
 
 /* The segments of SCENARIO_SEGMENTS: 12000 to 23999 elements (below
- * host_max_n), every fifth empty, about 4 * 10^5 in all (two read-back
- * chunks), within MANY_N. */
+ * host_max_n), every fifth empty, about 4 * 10^5 in all (one mapped run:
+ * runs hold up to 128 host_max_n elements, and these segments need a
+ * host_max_n of 24000; test_device_batched maps runs in chunks), within
+ * MANY_N. */
 static void segment_offsets(uint64_t off[MANY + 1])
 {
     off[0] = 0;

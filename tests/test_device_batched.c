@@ -336,6 +336,8 @@ static const column_case column_cases[] = {
     { { SB_MAX, SB_BF16, SB_F32, 0, SB_MAP_NONE }, HALF_SPECIALS },
     { { SB_SUM, SB_BF16, SB_BF16, 0, SB_MAP_SQUARE }, HALF_MODERATE },
     { { SB_SUM, SB_F32, 0, SB_SKIP_NAN, SB_MAP_NONE }, FAMILY_SPECIALS },
+    { { SB_SUM, SB_F32, 0, 0, SB_MAP_NONE }, FAMILY_NEGATIVE_ZERO },
+    { { SB_SUM, SB_F64, 0, 0, SB_MAP_NONE }, FAMILY_SIGNED_ZEROS },
 };
 
 static void many_columns_match(void **state)
@@ -375,14 +377,16 @@ static void many_columns_match(void **state)
 }
 
 /* Rows side by side: where the program folds in vector lanes (the column
- * cases' native float sums, min and max of every element) a CPU device's
- * rows kernel folds 8 f32 (4 f64, 16 half) unmasked rows per work-item,
- * one lane each, the rows' pieces transposed; counts that leave a partial last
- * block (folded as the last 16 rows, written from where the block before
- * ends), one block exactly, one row short of a block (one row per item),
- * and many; packed, padded, negative and zero batch strides; n with no
- * full leaf, with a partial last leaf and without, up to the kernel's
- * 2^18. Masked batches and the programs with no lanes fold one row per
+ * cases' native float sums, min and max of every element, and sums of
+ * -0.0, which a leaf's first step turns into +0.0) a CPU device's rows
+ * kernel folds 8 f32 (4 f64, 16 half) unmasked rows per work-item, one
+ * lane each, the rows' pieces transposed; counts that leave a partial
+ * last block (folded as the last lanes' worth of rows, written from where
+ * the block before ends), one block exactly, one row short of a block
+ * (one row per item), and many; packed, padded, negative and zero batch
+ * strides; n with no full leaf, with a partial last leaf and without, up
+ * to near the kernel's 2^18 (64 rows: fewer that long take a launch chain
+ * each). Masked batches and the programs with no lanes fold one row per
  * work-item. The suite's SB_OPT_NO_HOST context launches every batch; the
  * default one reduces the smaller ones on the host. Not on Oclgrind,
  * which has no lanes. */
@@ -412,13 +416,15 @@ static void rows_side_by_side_match(void **state)
                                                      ci * 10000 + k * 100
                                                      + si * 10 + sh));
                 }
-        /* The kernel's longest rows, a partial block of them. */
-        if (ci % CONTEXTS_PER_DEVICE == 0)
-            wrong += check_batch_on(dc, column_cases[5].r,
-                                    (data_family)column_cases[5].family,
-                                    false, (size_t)1 << 18, 1, 19,
-                                    ((ptrdiff_t)1 << 18) + 5,
+        /* Rows near the kernel's longest, with a partial last leaf and
+         * the deepest counter, as many as the kernel takes at that
+         * length (SB_ROWS_MIN_COUNT). */
+        if (ci % CONTEXTS_PER_DEVICE == 0) {
+            const size_t n = ((size_t)1 << 18) - 3;
+            wrong += check_batch_on(dc, column_cases[0].r, FAMILY_UNIFORM,
+                                    false, n, 1, 64, (ptrdiff_t)n + 5,
                                     mix_seed(seed, 9990000 + ci));
+        }
     }
     assert_int_equal(wrong, 0);
 }
@@ -464,7 +470,8 @@ static void many_short_rows_match(void **state)
 }
 
 /* Many rows past host_max_n (2^15), which both contexts launch (on a
- * CPU device the rows kernel, one work-item per row); a few such rows
+ * CPU device the rows kernel, a work-item per row or per lanes' worth of
+ * rows); a few such rows
  * (too few for the rows kernel), and a few rows past 2^18 elements, a
  * launch chain each, several work-groups per row so that its node passes
  * need scratch buffers; both forms launch every row before reading any

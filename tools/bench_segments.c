@@ -8,8 +8,8 @@
  *     among many short ones, which must not hold them up).
  * Each on 1 thread (SAMEBITS_THREADS=1) and on every thread next to the
  * fastest read of the same bytes on as many threads, and on each device
- * (its default options: runs of short segments read back and reduced on
- * the host, long ones launched) next to its read kernel over the same
+ * (its default options: runs of short segments mapped and reduced on the
+ * host, long ones launched) next to its read kernel over the same
  * cl_mem; methods take turns, best of --repeat. */
 #include "bench.h"
 
