@@ -1168,6 +1168,76 @@ kernel void sb_rows(const global in_t *x, ulong x_off, long x_row,
     }
 }
 
+/* Ragged reductions (sb_segments): segment b covers elements x_off +
+ * offsets[off_at + b] .. x_off + offsets[off_at + b + 1] of x (the host
+ * read the offsets and checked every one, and every address), its mask
+ * the same elements from mask_off, and its record goes to byte res_off +
+ * b * res_row of res. Work-item w takes the per_item segments from
+ * segment w * per_item. Where the program folds rows in vector lanes
+ * (SB_ROWS_LANES), the host makes per_item SB_ROWS_LANES for unmasked
+ * segments, and an item whose segments all have the same length (a
+ * uniform cut, as a reshape makes: rows of that pitch) folds them side by
+ * side, as sb_rows does (sb_rows_in_lanes()). Otherwise each segment
+ * alone, as sb_rows folds a row (its leaves padded to the power of two
+ * that covers them: the segment's root, with no work-group tree); on
+ * POCL ragged segments of 1000 f32 ran at 0.38 of its read kernel this
+ * way (2-vCPU Zen 3 VM). Segments of fewer than
+ * least_n elements or more than most_n the host answers otherwise, after
+ * this kernel (on the host, or a launch chain each); their records here
+ * say empty. most_n keeps a segment within 2^SB_ROWS_MAX_LPI_LOG2 leaves
+ * (the counter's depth) and within a device's limits (the host's
+ * sb__segments_kernel_most()). Never a dot product. */
+kernel void sb_segments(const global in_t *x, ulong x_off,
+                        const global uchar *mask, ulong mask_off,
+                        const global ulong *offsets, ulong off_at,
+                        ulong count, ulong least_n, ulong most_n,
+                        uint per_item, global uchar *res, ulong res_off,
+                        ulong res_row)
+{
+    const ulong b0 = get_global_id(0) * per_item;
+    if (b0 >= count)
+        return;
+    offsets += off_at;
+    res += res_off;
+#if SB_ROWS_LANES
+    if (per_item == SB_ROWS_LANES && !mask && b0 + SB_ROWS_LANES <= count) {
+        const ulong first = offsets[b0];
+        const ulong n = offsets[b0 + 1] - first;
+        bool uniform = n > 0 && n >= least_n && n <= most_n;
+        for (uint l = 2; l <= SB_ROWS_LANES && uniform; l++)
+            uniform = offsets[b0 + l] - offsets[b0 + l - 1] == n;
+        if (uniform) {
+            const vecr_t v = sb_rows_in_lanes(x + x_off + first, (long)n, n);
+            acc_t lanes[SB_ROWS_LANES];
+            SB_CAT(vstore, SB_ROWS_LANES)(v, 0, lanes);
+            for (uint l = 0; l < SB_ROWS_LANES; l++)
+                sb_record(lanes[l], SB_HAS, 0, res + (b0 + l) * res_row);
+            return;
+        }
+    }
+#endif
+    for (ulong b = b0; b < b0 + per_item && b < count; b++) {
+        global uchar *rec = res + b * res_row;
+        const ulong first = offsets[b];
+        const ulong n = offsets[b + 1] - first;
+        if (n < least_n || n > most_n) {
+            *(global int *)(rec + SB_RESULT_STATUS_OFFSET) = SB_STATUS_EMPTY;
+            continue;
+        }
+        acc_t sv[SB_ROWS_STACK], v;
+        uint sf[SB_ROWS_STACK], sl[SB_ROWS_STACK], f;
+        ulong si[SB_ROWS_STACK], at;
+        const ulong leaves = (n + SB_LEAF_SIZE - 1) / SB_LEAF_SIZE;
+        uint lpi = 1;
+        while (lpi < leaves)
+            lpi *= 2;
+        const global in_t *xs = x + x_off + first;
+        const global uchar *ms = mask ? mask + mask_off + first : 0;
+        sb_item_node(xs, xs, ms, n, 0, lpi, sv, sf, si, sl, &v, &f, &at);
+        sb_record(v, f, at, rec);
+    }
+}
+
 /* Many reductions of n elements each that lie side by side (columns of a
  * matrix: batch stride 1, element stride `step`, any sign; sb_columns):
  * column c starts at element x_off + c of x, and its record goes to byte

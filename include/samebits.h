@@ -1104,13 +1104,22 @@ SB_API SB_NODISCARD sb_status sb_reduce_batched_enqueue(sb_context *ctx,
  *  count + 1 uint64_t from element offsets_offset (counted in uint64_t),
  *  non-decreasing. The offsets are read back (one blocking read), then
  *  checked against the buffers, overflow-safe. Blocks until done.
- *  For now consecutive segments of at most host_max_n elements (without
- *  SB_OPT_NO_HOST) are mapped together (on a CPU device no copy), up to
- *  128 * host_max_n elements at a time (2^22 by default; at least 2^18;
- *  a segment at least), and reduced by sb_reduce_segments_host() with
- *  the context's sb_options.host (threads, isa); the others are launched
- *  as sb_reduce_batched() launches long rows, their records read back
- *  once at the end.
+ *  Where each segment goes, by its length (the bits are the same on
+ *  every path):
+ *  - on a CPU device, consecutive segments of at most host_max_n
+ *    elements (without SB_OPT_NO_HOST) are mapped together (no copy), up
+ *    to 128 * host_max_n elements at a time (2^22 by default; at least
+ *    2^18; a segment at least), and reduced by sb_reduce_segments_host()
+ *    with the context's sb_options.host (threads, isa); on a GPU, where a
+ *    map copies, only a call of at most host_max_n elements in all;
+ *  - the others, up to 2^18 elements on a CPU device (2^15 on Mesa's
+ *    llvmpipe, 2048 on a GPU), in one launch of the segments kernel, a
+ *    work-item per segment (on a CPU device 8 f32, 4 f64 or 16 half
+ *    unmasked segments of one length side by side, for native float
+ *    sums, min and max); those past 8192 elements only when 64 or more
+ *    are, since each is one work-item;
+ *  - the rest as sb_reduce_batched() launches long rows, a launch chain
+ *    each, their records read back once at the end.
  *  @return as sb_reduce_batched(), and SB_INVALID_ARGUMENT for a NULL
  *          `offsets` with count > 0, offsets past the end of their buffer,
  *          offsets that decrease, or segments past the end of `x` or

@@ -41,7 +41,8 @@ typedef enum {
 } sb__kernel_family;
 
 typedef enum { SB_PASS_LEAVES, SB_PASS_NODES, SB_PASS_ROWS,
-               SB_PASS_COLUMNS, SB_PASS_COUNT } sb__kernel_pass;
+               SB_PASS_COLUMNS, SB_PASS_SEGMENTS,
+               SB_PASS_COUNT } sb__kernel_pass;
 
 /* What else tells a family's programs apart (cl/types.cl): the map, or a
  * dot product (0 plain, 1 abs, 2 square, 3 dot), whether NaNs are skipped
@@ -150,6 +151,26 @@ sb_status sb__enqueue_rows(sb_context *ctx, const sb__checked_call *c,
                            ptrdiff_t row_stride, cl_mem res, size_t res_offset,
                            cl_uint num_wait, const cl_event *wait,
                            cl_event *done);
+
+/* The longest segment (in elements) the segments kernel folds on this
+ * device: a work-item per segment, as the rows kernel's items (2^18
+ * elements on a CPU device, 2048 on a GPU, 2^15 on llvmpipe). */
+size_t sb__segments_kernel_most(const sb_context *ctx);
+
+/* Enqueues one launch of sb_segments (cl/reduce.cl) over `count` checked
+ * segments whose offsets are the count + 1 uint64_t from element
+ * offsets_offset of `offsets`, relative to x_offset (and mask_offset),
+ * whose event is *done: record b at byte res_offset + b *
+ * sb__record_size() of res, for the segments of least_n to most_n
+ * elements (most_n <= sb__segments_kernel_most()); the others' records
+ * say empty. Takes ctx->lock. Nothing is enqueued on an error. */
+sb_status sb__enqueue_segments(sb_context *ctx, const sb__checked_call *c,
+                               cl_mem x, size_t x_offset, cl_mem mask,
+                               size_t mask_offset, cl_mem offsets,
+                               size_t offsets_offset, size_t count,
+                               size_t least_n, size_t most_n, cl_mem res,
+                               size_t res_offset, cl_uint num_wait,
+                               const cl_event *wait, cl_event *done);
 
 /* How many columns side by side the plan's sb_columns folds in vector
  * lanes on this device (16 for binary32 accumulators, 8 for binary64),

@@ -12,16 +12,21 @@
  *     native float sums, min and max), into records the blocking form
  *     reads back once,
  *     or straight into the caller's records (the enqueue form);
- *   - other rows that sb_reduce() would launch, and long segments: one
+ *   - other rows that sb_reduce() would launch, and longer segments: one
  *     sb_reduce_enqueue() chain per row, at the row's offset in the
  *     buffer, on the caller's queue, each waiting for the one before,
  *     into records of a buffer of the call's own, which the blocking forms
  *     read back once and the enqueue form copies into the caller's buffer
  *     with one copy (reduce_rows_launched()); short rows far apart, and
  *     rows of no element: one sb_reduce() each;
- *   - runs of short segments: mapped by chunks of up to 128 host_max_n
- *     elements (segment_run_elements()) and reduced by the host
- *     form;
+ *   - runs of short segments on a CPU device (or a small call on a GPU):
+ *     mapped by chunks of up to 128 host_max_n elements
+ *     (segment_run_elements()) and reduced by the host form;
+ *   - other segments of up to 2^18 elements on a CPU device (2048 on a
+ *     GPU, sb__segments_kernel_most()): one launch of sb_segments, a
+ *     work-item per segment, or per 8 f32 (4 f64, 16 half) unmasked
+ *     segments of one length side by side, into records read back once
+ *     (segments_plan_make() says which);
  *   - columns side by side (batch stride 1, elem_stride != 1) of a
  *     program with vector lanes (native float sums, min and max of every
  *     element), unmasked, at least a vector's worth of them
@@ -754,6 +759,103 @@ static sb_status reduce_segments_on_host(sb_context *ctx,
     return s;
 }
 
+/* Where sb_reduce_segments() reduces each segment, by its length n:
+ *   - on the host, in runs (segment_on_host()): where sb_reduce() would
+ *     take it there (sb__host_takes()) on a CPU device, whose map is the
+ *     buffer itself; on a GPU only when the whole call is that small,
+ *     since a map copies there;
+ *   - else in one launch of the segments kernel (segment_in_kernel()):
+ *     lengths least .. most, a work-item per segment; segments past
+ *     SB_ROWS_ALWAYS_N only when there are SB_ROWS_MIN_COUNT or more of
+ *     them, as rows, since a few such items would leave cores idle;
+ *   - else a launch chain each. */
+typedef struct {
+    size_t least, most;   /* the kernel's lengths; most 0: none */
+    bool kernel_takes;    /* some segment is the kernel's */
+    size_t launched;      /* how many take a launch chain */
+    bool host_runs;       /* short segments may go to the host */
+} segments_plan;
+
+static bool segment_on_host(const sb_context *ctx, const segments_plan *sp,
+                            uint64_t n)
+{
+    return sp->host_runs && sb__host_takes(ctx, n);
+}
+
+static bool segment_in_kernel(const segments_plan *sp, uint64_t n)
+{
+    return n >= sp->least && n <= sp->most;
+}
+
+static segments_plan segments_plan_make(const sb_context *ctx,
+                                        const uint64_t *off, size_t count)
+{
+    segments_plan sp = { 0, 0, false, 0, true };
+    const uint64_t total = off[count] - off[0];
+    sp.host_runs = !ctx->caps.is_gpu || sb__host_takes(ctx, total);
+    const size_t kmost = sb__segments_kernel_most(ctx);
+    size_t mediums = 0;
+    for (size_t b = 0; b < count; b++) {
+        const uint64_t n = off[b + 1] - off[b];
+        mediums += !segment_on_host(ctx, &sp, n) && n > SB_ROWS_ALWAYS_N
+                   && n <= kmost;
+    }
+    sp.most = mediums >= SB_ROWS_MIN_COUNT ? kmost
+            : kmost < SB_ROWS_ALWAYS_N ? kmost : SB_ROWS_ALWAYS_N;
+    /* Beside the host's runs, the kernel takes what the host does not. */
+    const size_t hmn = ctx->opts.host_max_n;
+    sp.least = !sp.host_runs || (ctx->opts.flags & SB_OPT_NO_HOST) ? 0
+             : hmn < SIZE_MAX ? hmn + 1 : SIZE_MAX;
+    for (size_t b = 0; b < count; b++) {
+        const uint64_t n = off[b + 1] - off[b];
+        if (segment_on_host(ctx, &sp, n))
+            continue;
+        if (segment_in_kernel(&sp, n))
+            sp.kernel_takes = true;
+        else
+            sp.launched++;
+    }
+    return sp;
+}
+
+/* The segments that sp gives the kernel, by one launch into records of a
+ * buffer of the call's own, read back with one blocking read, into a
+ * (the others' answers there say empty until their own paths answer). */
+static sb_status reduce_segments_by_kernel(sb_context *ctx,
+                                           const sb__checked_call *c,
+                                           cl_mem x, size_t x_offset,
+                                           cl_mem mask, size_t mask_offset,
+                                           cl_mem offsets,
+                                           size_t offsets_offset,
+                                           size_t count,
+                                           const segments_plan *sp,
+                                           answers *a)
+{
+    const size_t bytes = count * sb__record_size(&c->plan);
+    unsigned char *rec;
+    cl_mem buf;
+    sb_status s = records_make(ctx, &c->plan, count, &rec, &buf);
+    SB_RETURN_IF(s != SB_OK, s);
+    cl_event ev = NULL;
+    s = sb__enqueue_segments(ctx, c, x, x_offset, mask, mask_offset, offsets,
+                             offsets_offset, count, sp->least, sp->most, buf,
+                             0, 0, NULL, &ev);
+    if (s == SB_OK) {
+        const cl_int err = SB_CL(clEnqueueReadBuffer)(c->queue, buf, CL_TRUE,
+                                                      0, bytes, rec, 1, &ev,
+                                                      NULL);
+        if (err != CL_SUCCESS)
+            s = sb__cl_fail(ctx, err, "clEnqueueReadBuffer (the records of "
+                            "the segments)");
+        SB_CL(clReleaseEvent)(ev);
+    }
+    SB_CL(clReleaseMemObject)(buf);
+    if (s == SB_OK)
+        records_answer(&c->plan, rec, count, NULL, a);
+    free(rec);
+    return s;
+}
+
 sb_status sb_reduce_segments(sb_context *ctx, cl_command_queue queue,
                              sb_reduction r, cl_mem x, size_t x_offset,
                              cl_mem mask, size_t mask_offset, cl_mem offsets,
@@ -814,25 +916,31 @@ sb_status sb_reduce_segments(sb_context *ctx, cl_command_queue queue,
     answers a = { NULL, NULL };
     if (s == SB_OK)
         s = answers_new(&a, count, rs);
-    /* The long segments' list, as long as there are long ones (millions
-     * of short segments need none). */
+    /* Which segments go where (segments_plan()); the launched ones'
+     * list, as long as there are such (millions of short segments need
+     * none). */
+    segments_plan sp = { 0 };
+    if (s == SB_OK)
+        sp = segments_plan_make(ctx, off, count);
     row_ref *launched = NULL;
-    size_t k = 0, longs = 0;
-    for (size_t b = 0; b < count && s == SB_OK; b++)
-        longs += !sb__host_takes(ctx, off[b + 1] - off[b]);
-    if (s == SB_OK && longs > 0) {
-        launched = longs <= SIZE_MAX / sizeof *launched
-                 ? sb__mem.malloc(longs * sizeof *launched) : NULL;
+    size_t k = 0;
+    if (s == SB_OK && sp.launched > 0) {
+        launched = sp.launched <= SIZE_MAX / sizeof *launched
+                 ? sb__mem.malloc(sp.launched * sizeof *launched) : NULL;
         if (launched == NULL)
             s = sb__fail(SB_OUT_OF_MEMORY, "cannot allocate the list of %zu "
-                         "long segments", longs);
+                         "long segments", sp.launched);
     }
+    if (s == SB_OK && sp.kernel_takes)
+        s = reduce_segments_by_kernel(ctx, &c, x, x_offset, mask,
+                                      mask_offset, offsets, offsets_offset,
+                                      count, &sp, &a);
     /* Runs of short segments by chunks on the host; the long ones on the
      * device, launched together at the end. */
     const size_t most = segment_run_elements(ctx);
     for (size_t b = 0; b < count && s == SB_OK;) {
         size_t b1 = b, run = 0;
-        while (b1 < count && sb__host_takes(ctx, off[b1 + 1] - off[b1])
+        while (b1 < count && segment_on_host(ctx, &sp, off[b1 + 1] - off[b1])
                && (b1 == b || run + (off[b1 + 1] - off[b1])
                               <= most)) {
             run += (size_t)(off[b1 + 1] - off[b1]);
@@ -843,9 +951,11 @@ sb_status sb_reduce_segments(sb_context *ctx, cl_command_queue queue,
                                         mask_offset, off, b, b1, &a);
             b = b1;
         } else {
-            launched[k++] = (row_ref){ x_offset + (size_t)off[b],
-                                       mask_offset + (size_t)off[b],
-                                       (size_t)(off[b + 1] - off[b]), b };
+            const size_t n = (size_t)(off[b + 1] - off[b]);
+            if (!segment_in_kernel(&sp, n))
+                launched[k++] = (row_ref){ x_offset + (size_t)off[b],
+                                           mask_offset + (size_t)off[b], n,
+                                           b };
             b++;
         }
     }

@@ -56,6 +56,7 @@ unsigned sb__kernel_variant_of(const sb__plan *p)
 static const char *const pass_names[SB_PASS_COUNT] = {
     [SB_PASS_LEAVES] = "sb_leaves", [SB_PASS_NODES] = "sb_nodes",
     [SB_PASS_ROWS] = "sb_rows", [SB_PASS_COLUMNS] = "sb_columns",
+    [SB_PASS_SEGMENTS] = "sb_segments",
 };
 
 /* A half accumulator's nodes are binary32 values (cl/arith_half.cl). */

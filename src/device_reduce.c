@@ -404,9 +404,10 @@ static sb_status enqueue_chain(sb_context *ctx, const sb__checked_call *c,
     return SB_OK;
 }
 
-bool sb__rows_kernel_takes(const sb_context *ctx, size_t n, size_t count)
+/* The most leaves one work-item of the rows or segments kernel folds on
+ * this device. */
+static size_t item_most_leaves(const sb_context *ctx)
 {
-    const size_t leaves = div_up(n, SB_LEAF_SIZE);
     /* A GPU wants its threads side by side in memory: one thread per long
      * row would read it alone. Its long rows take a launch chain each. */
     size_t most = ctx->caps.is_gpu ? SB_MAX_PER_ITEM
@@ -420,11 +421,22 @@ bool sb__rows_kernel_takes(const sb_context *ctx, size_t n, size_t count)
     if (sb__contains_nocase(ctx->caps.name, "llvmpipe") &&
         most > SB_LLVMPIPE_ROW_LEAVES)
         most = SB_LLVMPIPE_ROW_LEAVES;
+    return most;
+}
+
+bool sb__rows_kernel_takes(const sb_context *ctx, size_t n, size_t count)
+{
+    const size_t leaves = div_up(n, SB_LEAF_SIZE);
     /* A row is one work-item, so a few long rows would leave most cores
      * idle, where a launch chain per row spreads each row over all of
      * them (and costs a launch, small next to a long row). */
     const bool enough_rows = n <= SB_ROWS_ALWAYS_N || count >= SB_ROWS_MIN_COUNT;
-    return n > 0 && leaves <= most && enough_rows;
+    return n > 0 && leaves <= item_most_leaves(ctx) && enough_rows;
+}
+
+size_t sb__segments_kernel_most(const sb_context *ctx)
+{
+    return item_most_leaves(ctx) * SB_LEAF_SIZE;
 }
 
 /* The work-group size of a launch of `items` work-items of one reduction
@@ -494,6 +506,57 @@ sb_status sb__enqueue_rows(sb_context *ctx, const sb__checked_call *c,
     SB_RETURN_IF(err != CL_SUCCESS,
                  sb__cl_fail(ctx, err, "setting up or enqueueing the rows "
                              "kernel (clGetKernelWorkGroupInfo, "
+                             "clSetKernelArg, clEnqueueNDRangeKernel)"));
+    return SB_OK;
+}
+
+sb_status sb__enqueue_segments(sb_context *ctx, const sb__checked_call *c,
+                               cl_mem x, size_t x_offset, cl_mem mask,
+                               size_t mask_offset, cl_mem offsets,
+                               size_t offsets_offset, size_t count,
+                               size_t least_n, size_t most_n, cl_mem res,
+                               size_t res_offset, cl_uint num_wait,
+                               const cl_event *wait, cl_event *done)
+{
+    cl_kernel k;
+    pthread_mutex_lock(&ctx->lock);
+    sb_status s = sb__kernel_get(ctx, &c->plan, SB_PASS_SEGMENTS, &k);
+    if (s != SB_OK) {
+        pthread_mutex_unlock(&ctx->lock);
+        return s;
+    }
+    /* Runs of segments of one length side by side where the program has
+     * the lanes (unmasked), else one segment per work-item. */
+    const unsigned lanes = sb__row_lanes(ctx, &c->plan);
+    const cl_uint per_item = lanes > 0 && mask == NULL && count >= lanes
+                             ? lanes : 1;
+    const size_t items = div_up(count, per_item);
+    size_t wg;
+    cl_int err = batch_group_size(ctx, k, items, &wg);
+    const size_t groups = div_up(items, wg);
+    const cl_ulong xo = x_offset, mo = mask_offset, oo = offsets_offset;
+    const cl_ulong c64 = count, least = least_n, most = most_n;
+    const cl_ulong ro = res_offset;
+    const cl_ulong rr = sb__record_size(&c->plan);
+    if (err == CL_SUCCESS) err = ARG(0, x);
+    if (err == CL_SUCCESS) err = ARG(1, xo);
+    if (err == CL_SUCCESS) err = ARG(2, mask);
+    if (err == CL_SUCCESS) err = ARG(3, mo);
+    if (err == CL_SUCCESS) err = ARG(4, offsets);
+    if (err == CL_SUCCESS) err = ARG(5, oo);
+    if (err == CL_SUCCESS) err = ARG(6, c64);
+    if (err == CL_SUCCESS) err = ARG(7, least);
+    if (err == CL_SUCCESS) err = ARG(8, most);
+    if (err == CL_SUCCESS) err = ARG(9, per_item);
+    if (err == CL_SUCCESS) err = ARG(10, res);
+    if (err == CL_SUCCESS) err = ARG(11, ro);
+    if (err == CL_SUCCESS) err = ARG(12, rr);
+    if (err == CL_SUCCESS)
+        err = launch(c->queue, k, groups, wg, num_wait, wait, done);
+    pthread_mutex_unlock(&ctx->lock);
+    SB_RETURN_IF(err != CL_SUCCESS,
+                 sb__cl_fail(ctx, err, "setting up or enqueueing the "
+                             "segments kernel (clGetKernelWorkGroupInfo, "
                              "clSetKernelArg, clEnqueueNDRangeKernel)"));
     return SB_OK;
 }

@@ -317,8 +317,8 @@ WRAP_CREATE(cl_kernel, clCreateKernel,
 WRAP_RELEASE(clReleaseKernel, cl_kernel)
 /* While used_buffers.on: the library's own buffers (scratch) that the
  * launches it enqueues write, i.e. each launch's output argument (in
- * cl/reduce.cl, argument 9 of sb_leaves, 10 of sb_rows, 7 of sb_nodes, 6
- * of sb_columns; with final != 0 it is the record). w_clSetKernelArg() notes each kernel's
+ * cl/reduce.cl, argument 9 of sb_leaves, 10 of sb_rows and sb_segments, 7
+ * of sb_nodes, 6 of sb_columns; with final != 0 it is the record). w_clSetKernelArg() notes each kernel's
  * output argument, w_clEnqueueNDRangeKernel() the buffer it writes. */
 launch_outputs used_buffers;
 
@@ -348,7 +348,8 @@ static cl_uint output_argument(cl_kernel k)
     const size_t len = strlen(name);
     if (len > 8 && strcmp(name + len - 8, "_columns") == 0)
         return 6;
-    if (len > 5 && strcmp(name + len - 5, "_rows") == 0)
+    if ((len > 5 && strcmp(name + len - 5, "_rows") == 0) ||
+        (len > 9 && strcmp(name + len - 9, "_segments") == 0))
         return 10;
     return len > 6 && strcmp(name + len - 6, "_nodes") == 0 ? 7 : 9;
 }

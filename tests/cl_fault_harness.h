@@ -58,8 +58,8 @@
  *
  * The launches' outputs: while used_buffers.on, each kernel launch the
  * library enqueues whose output argument (in cl/reduce.cl, argument 9 of
- * sb_leaves and sb_rows, 7 of sb_nodes, 6 of sb_columns; with final != 0
- * it is the record) is one
+ * sb_leaves, 10 of sb_rows and sb_segments, 7 of sb_nodes, 6 of
+ * sb_columns; with final != 0 it is the record) is one
  * of the library's own buffers (in the ledger) adds that buffer to
  * used_buffers.buffer[] (used_buffers.count of them, at most 64). Set
  * used_buffers.count and .kernels to 0 to start afresh. */

@@ -244,7 +244,8 @@ typedef enum {
     SCENARIO_SEGMENTS, SCENARIO_LAUNCHED, SCENARIO_BATCHED_ENQUEUE,
     SCENARIO_LONG_ROWS, SCENARIO_LONG_ROWS_ENQUEUE, SCENARIO_COLUMNS,
     SCENARIO_COLUMNS_KERNEL, SCENARIO_COLUMNS_KERNEL_ENQUEUE,
-    SCENARIO_LAST = SCENARIO_COLUMNS_KERNEL_ENQUEUE
+    SCENARIO_SEGMENTS_KERNEL,
+    SCENARIO_LAST = SCENARIO_SEGMENTS_KERNEL
 } scenario;
 enum { LAUNCHED_ROWS = 4, LAUNCHED_N = N_DEVICE / LAUNCHED_ROWS };
 
@@ -281,10 +282,16 @@ static batch_shape shape_of(scenario s)
     }
 }
 
+static bool is_segments(scenario s)
+{
+    return s == SCENARIO_SEGMENTS || s == SCENARIO_SEGMENTS_KERNEL;
+}
+
 static bool is_batched(scenario s)
 {
     return s == SCENARIO_BATCHED || s == SCENARIO_LAUNCHED ||
-           s == SCENARIO_BATCHED_ENQUEUE || s >= SCENARIO_LONG_ROWS;
+           s == SCENARIO_BATCHED_ENQUEUE ||
+           (s >= SCENARIO_LONG_ROWS && !is_segments(s));
 }
 
 static bool is_batched_enqueue(scenario s)
@@ -307,18 +314,25 @@ static const char *const scenario_names[] = {
     "sb_reduce_batched(25 masked columns of 24000, mapped, on the host)",
     "sb_reduce_batched(25 columns of 24000, the columns kernel)",
     "sb_reduce_batched_enqueue(25 columns of 24000, the columns kernel)",
+    "sb_reduce_segments(SB_OPT_NO_HOST, 24 by the segments kernel, one "
+    "launch chain)",
 };
 
 /* The segments of SCENARIO_SEGMENTS: 12000 to 23999 elements (below
  * host_max_n), every fifth empty, about 4 * 10^5 in all (one mapped run:
  * runs hold up to 128 host_max_n elements, and these segments need a
  * host_max_n of 24000; test_device_batched maps runs in chunks), within
- * MANY_N. */
-static void segment_offsets(uint64_t off[MANY + 1])
+ * MANY_N. Those of SCENARIO_SEGMENTS_KERNEL: up to 7999 elements (the
+ * segments kernel's, with SB_OPT_NO_HOST), every fifth empty, and one of
+ * 20000 (past SB_ROWS_ALWAYS_N: a launch chain). */
+static void segment_offsets(scenario s, uint64_t off[MANY + 1])
 {
     off[0] = 0;
     for (size_t b = 0; b < MANY; b++)
-        off[b + 1] = off[b] + (b % 5 == 3 ? 0 : 12000 + (b * 7919) % 12000);
+        off[b + 1] = off[b] + (b % 5 == 3 ? 0
+                               : s == SCENARIO_SEGMENTS
+                               ? 12000 + (b * 7919) % 12000
+                               : b == 7 ? 20000 : (b * 7919) % 8000);
 }
 
 /* The narrow launch shape: 64 elements per work-group, node passes of 2
@@ -341,6 +355,8 @@ static const sb_options *options_of(scenario s)
 {
     if (s == SCENARIO_BATCHED)
         return &roomy;
+    if (s == SCENARIO_SEGMENTS_KERNEL)
+        return &narrow;
     return s == SCENARIO_HOST || s == SCENARIO_SEGMENTS ||
            s >= SCENARIO_LONG_ROWS ? NULL : &narrow;
 }
@@ -394,9 +410,9 @@ static void want_of(const fixture *f, scenario s, unsigned char *want)
                                     : b.many ? f->mask_many_host
                                              : f->mask_host,
                                     b.n, b.es, b.count, b.bs, want, statuses);
-    } else if (s == SCENARIO_SEGMENTS) {
+    } else if (is_segments(s)) {
         uint64_t off[MANY + 1];
-        segment_offsets(off);
+        segment_offsets(s, off);
         st = sb_reduce_segments_host(r, f->f64_many, f->mask_many_host, off,
                                      MANY, want, statuses);
     } else {
@@ -424,7 +440,7 @@ static sb_status reduce_many(const fixture *f, scenario s, sb_context *ctx,
                                b.es, b.count, b.bs, got, statuses);
     } else {
         uint64_t off[MANY + 1];
-        segment_offsets(off);
+        segment_offsets(s, off);
         cl_mem ob = buffer_of(f, sizeof off, off);
         st = sb_reduce_segments(ctx, NULL, r, f->x_many, 0, f->mask_many, 0,
                                 ob, 0, MANY, got, statuses);
@@ -519,7 +535,7 @@ static sb_status reduce_once(const fixture *f, scenario s, sb_context *ctx,
     const sb_reduction r = reduction_of(s);
     if (is_batched_enqueue(s))
         return enqueue_many(f, s, ctx, want, k);
-    if (is_batched(s) || s == SCENARIO_SEGMENTS)
+    if (is_batched(s) || is_segments(s))
         return reduce_many(f, s, ctx, want, k);
     unsigned char got[RESULT_BUFFER];
     memset(got, RESULT_SENTINEL, sizeof got);
@@ -739,6 +755,7 @@ static void every_call_of_a_batch_of_short_rows_can_fail(void **state)
 static void every_call_of_short_segments_can_fail(void **state)
 {
     sweep(*state, SCENARIO_SEGMENTS);
+    sweep(*state, SCENARIO_SEGMENTS_KERNEL);
 }
 
 static void every_call_of_a_batch_of_launched_rows_can_fail(void **state)
@@ -792,7 +809,7 @@ static cl_int CL_API_CALL lowered_kernel_limit(cl_kernel k, cl_device_id d,
     return e;
 }
 
-static unsigned long columns_launches;
+static unsigned long columns_launches, segments_launches;
 
 static cl_int CL_API_CALL watched_launch(cl_command_queue q, cl_kernel k,
                                          cl_uint dim, const size_t *off,
@@ -805,6 +822,7 @@ static cl_int CL_API_CALL watched_launch(cl_command_queue q, cl_kernel k,
     char name[64] = "";
     clGetKernelInfo(k, CL_KERNEL_FUNCTION_NAME, sizeof name - 1, name, NULL);
     columns_launches += strcmp(name, "sb_columns") == 0;
+    segments_launches += strcmp(name, "sb_segments") == 0;
     return real_launch(q, k, dim, off, global, local, nw, wait, ev);
 }
 
@@ -818,6 +836,7 @@ static void a_kernel_limit_below_the_options_changes_no_bit(void **state)
     limit_queries = 0;
     largest_local = 0;
     columns_launches = 0;
+    segments_launches = 0;
     ledger_reset();
     arm(0, 0, 0);
     const sb_options wide = { .flags = SB_OPT_NO_HOST, .work_group_size = 64,
@@ -876,17 +895,26 @@ static void a_kernel_limit_below_the_options_changes_no_bit(void **state)
                      || memcmp(&o, &rows_want[b], sizeof o) != 0;
         }
     }
+    /* Segments (the segments kernel, and a launch chain for the long one)
+     * of f64 min, masked. */
+    if (created == SB_OK) {
+        const scenario s = SCENARIO_SEGMENTS_KERNEL;
+        unsigned char seg_want[WANT_BYTES];
+        want_of(f, s, seg_want);
+        wrong += reduce_many(f, s, ctx, seg_want, 0) != SB_OK;
+    }
     sb_context_release(ctx);
     sb__cl.clGetKernelWorkGroupInfo = real_kernel_limit;
     sb__cl.clEnqueueNDRangeKernel = real_launch;
     disarm();
     ledger_check(0);
     printf("  kernel limit queries %lu, largest launch %zu items, %lu "
-           "launches of sb_columns\n", limit_queries, largest_local,
-           columns_launches);
+           "launches of sb_columns, %lu of sb_segments\n", limit_queries,
+           largest_local, columns_launches, segments_launches);
     assert_int_equal(created, SB_OK);
     assert_int_equal(wrong, 0);
     assert_true(columns_launches == 1);
+    assert_true(segments_launches == 1);
     assert_true(limit_queries >= 4);
     assert_true(largest_local > 0 && largest_local <= 8);
 }

@@ -19,7 +19,9 @@
  *   - the enqueue form's records (after a pad, untouched where no value);
  *   - segments with empty ones, from an offsets buffer; many short ones
  *     around long ones, which the default context maps run by run (and
- *     one with a smaller host_max_n by chunks);
+ *     one with a smaller host_max_n by chunks), SB_OPT_NO_HOST folds in
+ *     the segments kernel; the kernel's longer segments (64 or more past
+ *     8192 elements) beside the host's runs, adversarial lengths;
  *   - argmin / argmax (NaNs, signed zeros, |x|, NaN skipping) of many
  *     short rows and segments, through the chunks;
  *   - the context's sb_options.host reaches the read-back batches;
@@ -684,8 +686,9 @@ static void segments_match_the_host_and_the_oracle(void **state)
  * the default host_max_n (2^15): the default context maps each run of
  * short ones (about 3.6 * 10^5 elements between long ones) at once, the
  * long ones launch; a context with host_max_n 2048 (every short one
- * still on the host) maps them in chunks of up to 2^18 elements. Not on
- * Oclgrind (too many launches with SB_OPT_NO_HOST). */
+ * still on the host) maps them in chunks of up to 2^18 elements; with
+ * SB_OPT_NO_HOST the segments kernel takes the short ones. Not on
+ * Oclgrind (1.5 * 10^6 elements). */
 static void many_segments_match_by_chunks(void **state)
 {
     suite *s = *state;
@@ -721,6 +724,70 @@ static void many_segments_match_by_chunks(void **state)
         }
         if (first)
             device_context_close(&own);
+    }
+    free(offsets);
+    assert_int_equal(wrong, 0);
+}
+
+/* The segments kernel (one launch, a work-item per segment): over 64
+ * segments past SB_ROWS_ALWAYS_N (8192) let it take them, up to 2^18
+ * elements on a CPU device, where fewer go to a launch chain each; on the
+ * default context only those past host_max_n (the shorter ones stay on
+ * the host, beside it), with SB_OPT_NO_HOST all of them. The lengths:
+ * 64 or more of 8193 to 40000 among adversarial short ones (0, 1, 15, 16,
+ * 17, 31, 32, 33, 255, 256, 257, 1000 and random), in random order, in
+ * runs of 1 to 20 of one length (a run of a register's lanes of them,
+ * unmasked, folds side by side in the kernel of a CPU device's native
+ * float sums, min and max); sums (signed zeros among them), min, counts
+ * and argmin / argmax, masked every other time. Not on Oclgrind
+ * (millions of elements). */
+static const reduction_case kernel_segment_reductions[] = {
+    { { SB_SUM, SB_F32, 0, 0, SB_MAP_NONE }, FAMILY_CANCELLATION },
+    { { SB_SUM, SB_I32, 0, 0, SB_MAP_NONE }, FAMILY_LIMITS },
+    { { SB_SUM, SB_F32, 0, 0, SB_MAP_NONE }, FAMILY_NEGATIVE_ZERO },
+    { { SB_MAX, SB_F32, 0, 0, SB_MAP_NONE }, FAMILY_SPECIALS },
+    { { SB_SUM, SB_F64, 0, 0, SB_MAP_NONE }, FAMILY_SIGNED_ZEROS },
+    { { SB_MIN, SB_F64, 0, 0, SB_MAP_NONE }, FAMILY_SIGNED_ZEROS },
+    { { SB_COUNT, SB_F32, 0, SB_SKIP_NAN, SB_MAP_NONE }, FAMILY_SPECIALS },
+    { { SB_ARGMAX, SB_F32, 0, 0, SB_MAP_ABS }, FAMILY_SPECIALS },
+    { { SB_ARGMIN, SB_F64, 0, 0, SB_MAP_NONE }, FAMILY_SIGNED_ZEROS },
+};
+
+static void segments_of_every_length_by_the_kernel(void **state)
+{
+    suite *s = *state;
+    unsigned long wrong = 0;
+    enum { SEGMENTS = 600, LONG_IN = 45 };   /* a run long: 45 in 100 */
+    static const uint64_t edges[] = { 0, 1, 15, 16, 17, 31, 32, 33, 255, 256,
+                                      257, 1000 };
+    uint64_t *offsets = checked_malloc((SEGMENTS + 1) * sizeof *offsets);
+    for (size_t ci = 0; ci < s->context_count; ci++) {
+        const device_context *dc = &s->contexts[ci];
+        if (dc->dev->oclgrind)
+            continue;
+        for (size_t ri = 0; ri < COUNT(kernel_segment_reductions); ri++) {
+            const reduction_case *rc = &kernel_segment_reductions[ri];
+            uint64_t st = mix_seed(seed, 8500 + ci * 100 + ri);
+            offsets[0] = 0;
+            size_t longs = 0;
+            for (size_t b = 0; b < SEGMENTS;) {
+                const bool is_long = random_below(&st, 100) < LONG_IN ||
+                                     (longs < 64 &&
+                                      SEGMENTS - b < 2 * (64 - longs));
+                const size_t run = 1 + random_below(&st, is_long ? 4 : 20);
+                const uint64_t len = is_long
+                                   ? 8193 + random_below(&st, 40000 - 8193)
+                                   : b % 3 == 0 ? random_below(&st, 3000)
+                                   : edges[random_below(&st, COUNT(edges))];
+                for (size_t j = 0; j < run && b < SEGMENTS; j++, b++) {
+                    offsets[b + 1] = offsets[b] + len;
+                    longs += is_long;
+                }
+            }
+            assert_true(longs >= 64);   /* else the kernel takes none */
+            wrong += check_segments_on(dc, rc, ri % 2 == 1, offsets,
+                                       SEGMENTS, mix_seed(st, 3));
+        }
     }
     free(offsets);
     assert_int_equal(wrong, 0);
@@ -936,6 +1003,7 @@ int main(void)
         cmocka_unit_test(many_long_rows_match),
         cmocka_unit_test(enqueued_rows_take_turns_with_scratch),
         cmocka_unit_test(many_segments_match_by_chunks),
+        cmocka_unit_test(segments_of_every_length_by_the_kernel),
         cmocka_unit_test(segments_match_the_host_and_the_oracle),
         cmocka_unit_test(args_of_short_rows_and_segments_by_chunks),
         cmocka_unit_test(context_host_options_reach_the_read_backs),

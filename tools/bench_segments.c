@@ -112,7 +112,9 @@ static int on_host(int json, const float *x, size_t n, const cut cuts[2],
     return 0;
 }
 
-/* Both cuts on one device: the read kernel and each cut, taking turns. */
+/* Both cuts on one device: the read kernel and each cut with the default
+ * options (short segments on the host) and with SB_OPT_NO_HOST (the
+ * segments kernel), taking turns. */
 static int on_device(int json, bench_device *b, const float *x, size_t n,
                      const cut cuts[2], unsigned repeat, float *results,
                      sb_status *statuses)
@@ -135,30 +137,36 @@ static int on_device(int json, bench_device *b, const float *x, size_t n,
         rc = -1;
     }
     const sb_reduction r = { .op = SB_SUM, .input = SB_F32 };
-    double read = 0, best[2] = { 0, 0 };
+    double read = 0, best[2][2] = { { 0, 0 }, { 0, 0 } };
     for (unsigned i = 0; i <= repeat && rc == 0; i++) {
         /* Sample 0 warms up (kernel builds) and is not counted. */
         if (bench_device_read_sample(b, xb, bytes, i, &read) != 0) {
             rc = -1;
             break;
         }
-        for (int k = 0; k < 2 && rc == 0; k++) {
+        for (int k = 0; k < 4 && rc == 0; k++) {
+            sb_context *ctx = k % 2 == 0 ? b->sb_default : b->sb;
             const double t0 = cli_now();
-            if (sb_reduce_segments(b->sb_default, b->queue, r, xb, 0, NULL, 0,
-                                   ob[k], 0, cuts[k].count, results,
+            if (sb_reduce_segments(ctx, b->queue, r, xb, 0, NULL, 0,
+                                   ob[k / 2], 0, cuts[k / 2].count, results,
                                    statuses) != SB_OK) {
                 cli_error("bench", "%s: sb_reduce_segments %s: %s", b->label,
-                          cuts[k].name, sb_error_detail());
+                          cuts[k / 2].name, sb_error_detail());
                 rc = -1;
             }
             const double t = cli_now() - t0;
-            if (i == 1 || (i > 1 && t < best[k]))
-                best[k] = t;
+            double *bt = &best[k / 2][k % 2];
+            if (i == 1 || (i > 1 && t < *bt))
+                *bt = t;
         }
     }
     bench_sink_f32 = results[0];
-    for (int k = 0; k < 2 && rc == 0; k++)
-        print_line(json, &cuts[k], b->label, best[k], bytes, read);
+    char kernel_label[sizeof b->label + 1];
+    snprintf(kernel_label, sizeof kernel_label, "%sk", b->label);
+    for (int k = 0; k < 2 && rc == 0; k++) {
+        print_line(json, &cuts[k], b->label, best[k][0], bytes, read);
+        print_line(json, &cuts[k], kernel_label, best[k][1], bytes, read);
+    }
     for (int k = 0; k < 2; k++)
         if (ob[k] != NULL)
             clReleaseMemObject(ob[k]);
@@ -186,7 +194,8 @@ int bench_segments(int json, const float *x, size_t n, unsigned repeat,
     if (rc == 0 && !json)
         printf("\n  count   segments  cut      where        ms    GB/s    "
                "read  /read   (sb_reduce_segments_host; on a device "
-               "sb_reduce_segments, default options, over its read kernel)"
+               "sb_reduce_segments, default options, and devNk with "
+               "SB_OPT_NO_HOST: the segments kernel; over its read kernel)"
                "\n");
     if (rc == 0)
         rc = on_host(json, x, n, cuts, repeat, env, results, statuses);
