@@ -760,51 +760,55 @@ static sb_status reduce_segments_on_host(sb_context *ctx,
 }
 
 /* Where sb_reduce_segments() reduces each segment, by its length n:
- *   - on the host, in runs (segment_on_host()): where sb_reduce() would
- *     take it there (sb__host_takes()) on a CPU device, whose map is the
- *     buffer itself; on a GPU only when the whole call is that small,
- *     since a map copies there;
- *   - else in one launch of the segments kernel (segment_in_kernel()):
- *     lengths least .. most, a work-item per segment; segments past
- *     SB_ROWS_ALWAYS_N only when there are SB_ROWS_MIN_COUNT or more of
- *     them, as rows, since a few such items would leave cores idle;
+ *   - in one launch of the segments kernel (segment_in_kernel()): lengths
+ *     least .. most, a work-item per segment (or a register's lanes of
+ *     them side by side); past SB_ROWS_ALWAYS_N only when there are
+ *     SB_ROWS_MIN_COUNT or more such, as rows, since a few such items
+ *     would leave cores idle. On a CPU device only those the host does
+ *     not take (least past host_max_n): there the two measured the same
+ *     and a map is the buffer itself. On a GPU (kernel_first), where a
+ *     map copies over the bus, every length it can, once the call holds
+ *     more than host_max_n elements in all;
+ *   - else on the host, in runs (segment_on_host()), where sb_reduce()
+ *     would take it there (sb__host_takes());
  *   - else a launch chain each. */
 typedef struct {
-    size_t least, most;   /* the kernel's lengths; most 0: none */
+    size_t least, most;   /* the kernel's lengths */
+    bool kernel_first;    /* the kernel takes its lengths before the host */
     bool kernel_takes;    /* some segment is the kernel's */
     size_t launched;      /* how many take a launch chain */
-    bool host_runs;       /* short segments may go to the host */
 } segments_plan;
-
-static bool segment_on_host(const sb_context *ctx, const segments_plan *sp,
-                            uint64_t n)
-{
-    return sp->host_runs && sb__host_takes(ctx, n);
-}
 
 static bool segment_in_kernel(const segments_plan *sp, uint64_t n)
 {
     return n >= sp->least && n <= sp->most;
 }
 
+static bool segment_on_host(const sb_context *ctx, const segments_plan *sp,
+                            uint64_t n)
+{
+    return sb__host_takes(ctx, n)
+           && !(sp->kernel_first && segment_in_kernel(sp, n));
+}
+
 static segments_plan segments_plan_make(const sb_context *ctx,
                                         const uint64_t *off, size_t count)
 {
-    segments_plan sp = { 0, 0, false, 0, true };
-    const uint64_t total = off[count] - off[0];
-    sp.host_runs = !ctx->caps.is_gpu || sb__host_takes(ctx, total);
+    segments_plan sp = { 0, 0, false, false, 0 };
+    sp.kernel_first = ctx->caps.is_gpu
+                      && !sb__host_takes(ctx, off[count] - off[0]);
     const size_t kmost = sb__segments_kernel_most(ctx);
     size_t mediums = 0;
     for (size_t b = 0; b < count; b++) {
         const uint64_t n = off[b + 1] - off[b];
-        mediums += !segment_on_host(ctx, &sp, n) && n > SB_ROWS_ALWAYS_N
-                   && n <= kmost;
+        mediums += (sp.kernel_first || !sb__host_takes(ctx, n))
+                   && n > SB_ROWS_ALWAYS_N && n <= kmost;
     }
     sp.most = mediums >= SB_ROWS_MIN_COUNT ? kmost
             : kmost < SB_ROWS_ALWAYS_N ? kmost : SB_ROWS_ALWAYS_N;
     /* Beside the host's runs, the kernel takes what the host does not. */
     const size_t hmn = ctx->opts.host_max_n;
-    sp.least = !sp.host_runs || (ctx->opts.flags & SB_OPT_NO_HOST) ? 0
+    sp.least = sp.kernel_first || (ctx->opts.flags & SB_OPT_NO_HOST) ? 0
              : hmn < SIZE_MAX ? hmn + 1 : SIZE_MAX;
     for (size_t b = 0; b < count; b++) {
         const uint64_t n = off[b + 1] - off[b];

@@ -919,6 +919,85 @@ static void a_kernel_limit_below_the_options_changes_no_bit(void **state)
     assert_true(largest_local > 0 && largest_local <= 8);
 }
 
+/* A GPU's plan for segments, on POCL: the device says it is a GPU
+ * (CL_DEVICE_TYPE answered CL_DEVICE_TYPE_GPU), so that a call of more
+ * than host_max_n elements in all gives the segments kernel every
+ * segment of up to 2048 elements (a GPU's work-item limit), maps the
+ * others up to host_max_n to the host, and launches a chain for each
+ * longer one; a call of at most host_max_n elements in all stays on the
+ * host (no launch of sb_segments). The answers: the host path's. */
+static __typeof__(sb__cl.clGetDeviceInfo) real_device_info;
+
+static cl_int CL_API_CALL gpu_device_info(cl_device_id d,
+                                          cl_device_info what, size_t size,
+                                          void *v, size_t *ret)
+{
+    const cl_int e = real_device_info(d, what, size, v, ret);
+    if (e == CL_SUCCESS && what == CL_DEVICE_TYPE && v != NULL)
+        *(cl_device_type *)v = CL_DEVICE_TYPE_GPU;
+    return e;
+}
+
+static void a_gpu_plan_gives_short_segments_to_the_kernel(void **state)
+{
+    const fixture *f = *state;
+    real_device_info = sb__cl.clGetDeviceInfo;
+    real_launch = sb__cl.clEnqueueNDRangeKernel;
+    sb__cl.clGetDeviceInfo = gpu_device_info;
+    sb__cl.clEnqueueNDRangeKernel = watched_launch;
+    ledger_reset();
+    arm(0, 0, 0);
+    sb_context *ctx = NULL;
+    const sb_status created = sb_context_create(f->cl_ctx, f->device, NULL,
+                                                &ctx);
+    sb_device_caps caps;
+    memset(&caps, 0, sizeof caps);
+    if (created == SB_OK)
+        assert_int_equal(sb_context_report(ctx, &caps), SB_OK);
+    /* 40 segments: lengths 0, 1, 17, 2048 (the kernel), 2049, 5000 (the
+     * host), 40000 (a chain), 700 (the kernel), repeated; then the first
+     * eight alone (2048 + ... < host_max_n in all: the host). */
+    static const uint64_t lengths[] = { 0, 1, 17, 2048, 2049, 5000, 40000,
+                                        700 };
+    enum { SEGMENTS = 40 };
+    uint64_t off[SEGMENTS + 1];
+    off[0] = 0;
+    for (size_t b = 0; b < SEGMENTS; b++)
+        off[b + 1] = off[b] + lengths[b % COUNT(lengths)];
+    assert_true(off[SEGMENTS] <= MANY_N);
+    const sb_reduction r = { .op = SB_SUM, .input = SB_F64 };
+    unsigned long launches[2] = { 0, 0 }, wrong = 0;
+    for (int small = 0; small < 2 && created == SB_OK; small++) {
+        const size_t count = small ? 4 : SEGMENTS;
+        double got[SEGMENTS], want[SEGMENTS];
+        sb_status gs[SEGMENTS], ws[SEGMENTS];
+        memset(got, 0, sizeof got);
+        memset(want, 0, sizeof want);
+        cl_mem ob = buffer_of(f, sizeof off, off);
+        segments_launches = 0;
+        wrong += sb_reduce_segments(ctx, NULL, r, f->x_many, 0, f->mask_many,
+                                    0, ob, 0, count, got, gs) != SB_OK;
+        launches[small] = segments_launches;
+        clReleaseMemObject(ob);
+        wrong += sb_reduce_segments_host(r, f->f64_many, f->mask_many_host,
+                                         off, count, want, ws) != SB_OK;
+        wrong += memcmp(got, want, count * sizeof *got) != 0
+                 || memcmp(gs, ws, count * sizeof *gs) != 0;
+    }
+    sb_context_release(ctx);
+    sb__cl.clGetDeviceInfo = real_device_info;
+    sb__cl.clEnqueueNDRangeKernel = real_launch;
+    disarm();
+    ledger_check(0);
+    printf("  as a GPU: %lu launch(es) of sb_segments past host_max_n, %lu "
+           "within it\n", launches[0], launches[1]);
+    assert_int_equal(created, SB_OK);
+    assert_true(caps.is_gpu);
+    assert_int_equal(wrong, 0);
+    assert_true(launches[0] == 1);
+    assert_true(launches[1] == 0);
+}
+
 /* sb_context_create_default() picks a device by asking every platform: a
  * failed query there may only change which device it finds. So any failure
  * gives SB_OK (another device, or the same one), SB_UNSUPPORTED (no device
@@ -1239,6 +1318,7 @@ int main(void)
             every_call_of_an_enqueued_batch_of_long_rows_can_fail),
         cmocka_unit_test(every_call_of_a_batch_of_columns_can_fail),
         cmocka_unit_test(a_kernel_limit_below_the_options_changes_no_bit),
+        cmocka_unit_test(a_gpu_plan_gives_short_segments_to_the_kernel),
         cmocka_unit_test(every_call_of_sb_context_create_default_can_fail),
         cmocka_unit_test(every_allocation_can_fail),
         cmocka_unit_test(
