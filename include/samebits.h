@@ -1106,12 +1106,13 @@ SB_API SB_NODISCARD sb_status sb_reduce_batched_enqueue(sb_context *ctx,
  *  checked against the buffers, overflow-safe. Blocks until done.
  *  Where each segment goes, by its length (the bits are the same on
  *  every path):
- *  - on a CPU device, consecutive segments of at most host_max_n
- *    elements (without SB_OPT_NO_HOST) are mapped together (no copy), up
+ *  - consecutive segments of at most host_max_n elements (without
+ *    SB_OPT_NO_HOST) are mapped together (on a CPU device no copy), up
  *    to 128 * host_max_n elements at a time (2^22 by default; at least
  *    2^18; a segment at least), and reduced by sb_reduce_segments_host()
- *    with the context's sb_options.host (threads, isa); on a GPU, where a
- *    map copies, only a call of at most host_max_n elements in all;
+ *    with the context's sb_options.host (threads, isa); but on a GPU,
+ *    where a map copies, a call of more than host_max_n elements in all
+ *    gives its segments of up to 2048 elements to the segments kernel;
  *  - the others, up to 2^18 elements on a CPU device (2^15 on Mesa's
  *    llvmpipe, 2048 on a GPU), in one launch of the segments kernel, a
  *    work-item per segment (on a CPU device 8 f32, 4 f64 or 16 half

@@ -19,14 +19,15 @@
  *     read back once and the enqueue form copies into the caller's buffer
  *     with one copy (reduce_rows_launched()); short rows far apart, and
  *     rows of no element: one sb_reduce() each;
- *   - runs of short segments on a CPU device (or a small call on a GPU):
+ *   - segments of up to 2^18 elements on a CPU device that the host does
+ *     not take (on a GPU, up to 2048 elements, all of them once the call
+ *     is past host_max_n elements; sb__segments_kernel_most(),
+ *     segments_plan_make()): one launch of sb_segments, a work-item per
+ *     segment, or per 8 f32 (4 f64, 16 half) unmasked segments of one
+ *     length side by side, into records read back once;
+ *   - runs of the other short segments (at most host_max_n elements):
  *     mapped by chunks of up to 128 host_max_n elements
  *     (segment_run_elements()) and reduced by the host form;
- *   - other segments of up to 2^18 elements on a CPU device (2048 on a
- *     GPU, sb__segments_kernel_most()): one launch of sb_segments, a
- *     work-item per segment, or per 8 f32 (4 f64, 16 half) unmasked
- *     segments of one length side by side, into records read back once
- *     (segments_plan_make() says which);
  *   - columns side by side (batch stride 1, elem_stride != 1) of a
  *     program with vector lanes (native float sums, min and max of every
  *     element), unmasked, at least a vector's worth of them
@@ -776,6 +777,7 @@ typedef struct {
     size_t least, most;   /* the kernel's lengths */
     bool kernel_first;    /* the kernel takes its lengths before the host */
     bool kernel_takes;    /* some segment is the kernel's */
+    size_t first, end;    /* the kernel's segments lie in [first, end) */
     size_t launched;      /* how many take a launch chain */
 } segments_plan;
 
@@ -794,7 +796,7 @@ static bool segment_on_host(const sb_context *ctx, const segments_plan *sp,
 static segments_plan segments_plan_make(const sb_context *ctx,
                                         const uint64_t *off, size_t count)
 {
-    segments_plan sp = { 0, 0, false, false, 0 };
+    segments_plan sp = { 0, 0, false, false, 0, 0, 0 };
     sp.kernel_first = ctx->caps.is_gpu
                       && !sb__host_takes(ctx, off[count] - off[0]);
     const size_t kmost = sb__segments_kernel_most(ctx);
@@ -814,36 +816,42 @@ static segments_plan segments_plan_make(const sb_context *ctx,
         const uint64_t n = off[b + 1] - off[b];
         if (segment_on_host(ctx, &sp, n))
             continue;
-        if (segment_in_kernel(&sp, n))
+        if (segment_in_kernel(&sp, n)) {
+            if (!sp.kernel_takes)
+                sp.first = b;
             sp.kernel_takes = true;
-        else
+            sp.end = b + 1;
+        } else {
             sp.launched++;
+        }
     }
     return sp;
 }
 
-/* The segments that sp gives the kernel, by one launch into records of a
- * buffer of the call's own, read back with one blocking read, into a
- * (the others' answers there say empty until their own paths answer). */
+/* The segments that sp gives the kernel, by one launch over [sp->first,
+ * sp->end) into records of a buffer of the call's own, read back with one
+ * blocking read, into a (the others' answers in that range say empty
+ * until their own paths answer): a few long segments among millions of
+ * short ones on the host cost records for their range only. */
 static sb_status reduce_segments_by_kernel(sb_context *ctx,
                                            const sb__checked_call *c,
                                            cl_mem x, size_t x_offset,
                                            cl_mem mask, size_t mask_offset,
                                            cl_mem offsets,
                                            size_t offsets_offset,
-                                           size_t count,
                                            const segments_plan *sp,
                                            answers *a)
 {
-    const size_t bytes = count * sb__record_size(&c->plan);
+    const size_t k = sp->end - sp->first;
+    const size_t bytes = k * sb__record_size(&c->plan);
     unsigned char *rec;
     cl_mem buf;
-    sb_status s = records_make(ctx, &c->plan, count, &rec, &buf);
+    sb_status s = records_make(ctx, &c->plan, k, &rec, &buf);
     SB_RETURN_IF(s != SB_OK, s);
     cl_event ev = NULL;
     s = sb__enqueue_segments(ctx, c, x, x_offset, mask, mask_offset, offsets,
-                             offsets_offset, count, sp->least, sp->most, buf,
-                             0, 0, NULL, &ev);
+                             offsets_offset + sp->first, k, sp->least,
+                             sp->most, buf, 0, 0, NULL, &ev);
     if (s == SB_OK) {
         const cl_int err = SB_CL(clEnqueueReadBuffer)(c->queue, buf, CL_TRUE,
                                                       0, bytes, rec, 1, &ev,
@@ -854,8 +862,12 @@ static sb_status reduce_segments_by_kernel(sb_context *ctx,
         SB_CL(clReleaseEvent)(ev);
     }
     SB_CL(clReleaseMemObject)(buf);
-    if (s == SB_OK)
-        records_answer(&c->plan, rec, count, NULL, a);
+    if (s == SB_OK) {
+        const size_t rs = c->plan.result_size;
+        answers range = { a->results + sp->first * rs,
+                          a->statuses + sp->first };
+        records_answer(&c->plan, rec, k, NULL, &range);
+    }
     free(rec);
     return s;
 }
@@ -938,7 +950,7 @@ sb_status sb_reduce_segments(sb_context *ctx, cl_command_queue queue,
     if (s == SB_OK && sp.kernel_takes)
         s = reduce_segments_by_kernel(ctx, &c, x, x_offset, mask,
                                       mask_offset, offsets, offsets_offset,
-                                      count, &sp, &a);
+                                      &sp, &a);
     /* Runs of short segments by chunks on the host; the long ones on the
      * device, launched together at the end. */
     const size_t most = segment_run_elements(ctx);

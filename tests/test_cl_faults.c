@@ -956,7 +956,7 @@ static void a_gpu_plan_gives_short_segments_to_the_kernel(void **state)
         assert_int_equal(sb_context_report(ctx, &caps), SB_OK);
     /* 40 segments: lengths 0, 1, 17, 2048 (the kernel), 2049, 5000 (the
      * host), 40000 (a chain), 700 (the kernel), repeated; then the first
-     * eight alone (2048 + ... < host_max_n in all: the host). */
+     * four alone (2066 elements, within host_max_n: the host). */
     static const uint64_t lengths[] = { 0, 1, 17, 2048, 2049, 5000, 40000,
                                         700 };
     enum { SEGMENTS = 40 };

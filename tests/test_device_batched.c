@@ -729,18 +729,19 @@ static void many_segments_match_by_chunks(void **state)
     assert_int_equal(wrong, 0);
 }
 
-/* The segments kernel (one launch, a work-item per segment): over 64
+/* The segments kernel (one launch, a work-item per segment): 64 or more
  * segments past SB_ROWS_ALWAYS_N (8192) let it take them, up to 2^18
- * elements on a CPU device, where fewer go to a launch chain each; on the
- * default context only those past host_max_n (the shorter ones stay on
- * the host, beside it), with SB_OPT_NO_HOST all of them. The lengths:
- * 64 or more of 8193 to 40000 among adversarial short ones (0, 1, 15, 16,
+ * elements on a CPU device (2^15 on llvmpipe), where fewer go to a launch
+ * chain each; on the default context only those past host_max_n (2^15:
+ * the shorter ones stay on the host, beside it), with SB_OPT_NO_HOST all
+ * of them. The lengths: 64 or more of 32769 to 60000 (past host_max_n),
+ * others of 8193 to 32768, among adversarial short ones (0, 1, 15, 16,
  * 17, 31, 32, 33, 255, 256, 257, 1000 and random), in random order, in
- * runs of 1 to 20 of one length (a run of a register's lanes of them,
- * unmasked, folds side by side in the kernel of a CPU device's native
- * float sums, min and max); sums (signed zeros among them), min, counts
- * and argmin / argmax, masked every other time. Not on Oclgrind
- * (millions of elements). */
+ * runs of one length (up to 20 short or 10 long ones: a run of a
+ * register's lanes of them, unmasked, folds side by side in the kernel of
+ * a CPU device's native float sums, min and max); sums (signed zeros
+ * among them), min, max, counts and argmin / argmax, masked every other
+ * time. Not on Oclgrind (millions of elements). */
 static const reduction_case kernel_segment_reductions[] = {
     { { SB_SUM, SB_F32, 0, 0, SB_MAP_NONE }, FAMILY_CANCELLATION },
     { { SB_SUM, SB_I32, 0, 0, SB_MAP_NONE }, FAMILY_LIMITS },
@@ -757,7 +758,9 @@ static void segments_of_every_length_by_the_kernel(void **state)
 {
     suite *s = *state;
     unsigned long wrong = 0;
-    enum { SEGMENTS = 600, LONG_IN = 45 };   /* a run long: 45 in 100 */
+    /* A run is long 45 times in 100; a long one is past host_max_n 60
+     * times in 100. */
+    enum { SEGMENTS = 600, LONG_IN = 45, OVER_IN = 60, OVERS = 64 };
     static const uint64_t edges[] = { 0, 1, 15, 16, 17, 31, 32, 33, 255, 256,
                                       257, 1000 };
     uint64_t *offsets = checked_malloc((SEGMENTS + 1) * sizeof *offsets);
@@ -769,22 +772,28 @@ static void segments_of_every_length_by_the_kernel(void **state)
             const reduction_case *rc = &kernel_segment_reductions[ri];
             uint64_t st = mix_seed(seed, 8500 + ci * 100 + ri);
             offsets[0] = 0;
-            size_t longs = 0;
+            size_t overs = 0;
             for (size_t b = 0; b < SEGMENTS;) {
-                const bool is_long = random_below(&st, 100) < LONG_IN ||
-                                     (longs < 64 &&
-                                      SEGMENTS - b < 2 * (64 - longs));
-                const size_t run = 1 + random_below(&st, is_long ? 4 : 20);
-                const uint64_t len = is_long
-                                   ? 8193 + random_below(&st, 40000 - 8193)
+                const bool must = overs < OVERS
+                                  && SEGMENTS - b < 2 * (OVERS - overs);
+                const bool is_long = must
+                                     || random_below(&st, 100) < LONG_IN;
+                const bool is_over = must || (is_long &&
+                                     random_below(&st, 100) < OVER_IN);
+                const size_t run = 1 + random_below(&st, is_long ? 10 : 20);
+                const uint64_t len = is_over
+                                   ? 32769 + random_below(&st, 60000 - 32769)
+                                   : is_long
+                                   ? 8193 + random_below(&st, 32768 - 8193)
                                    : b % 3 == 0 ? random_below(&st, 3000)
                                    : edges[random_below(&st, COUNT(edges))];
                 for (size_t j = 0; j < run && b < SEGMENTS; j++, b++) {
                     offsets[b + 1] = offsets[b] + len;
-                    longs += is_long;
+                    overs += is_over;
                 }
             }
-            assert_true(longs >= 64);   /* else the kernel takes none */
+            /* Else the kernel takes none beside the host's runs. */
+            assert_true(overs >= OVERS);
             wrong += check_segments_on(dc, rc, ri % 2 == 1, offsets,
                                        SEGMENTS, mix_seed(st, 3));
         }
