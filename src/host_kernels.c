@@ -854,6 +854,123 @@ static void NAME(const void *xv, size_t n, ptrdiff_t pitch, void *roots)  \
     ROWS_STEP_PICK(V, VI, a, b, first, VBETTER_MIN)
 #define ROWS_STEP_MAX(V, VI, a, b, first)                                   \
     ROWS_STEP_PICK(V, VI, a, b, first, VBETTER_MAX)
+/* W consecutive segments of different lengths (ragged: segment k from
+ * element bounds[k] to bounds[k + 1] of x, each n_k > 0) at once: their
+ * leaves up to the fewest full ones any of them has (`common`) fold side
+ * by side as rows do. A leaf's place in the binary counter depends only
+ * on its index, so every lane's counter has the same shape as long as it
+ * has leaves: the rest go on in the same vectors, leaf index by leaf
+ * index, each element taken only by the lanes that have it and each push
+ * and merge only by the lanes that have that leaf (a select on the bits,
+ * `live`), the others' entries kept as they were. Each lane remembers its
+ * counter's height when its leaves end (tops[k]), and the last pop
+ * combines each lane's own entries only. Past `common` a lane's leaf is
+ * loaded whole, as the others, and the positions past its end (the next
+ * segments' elements, or its own first ones where it has no such leaf)
+ * are loaded but not taken: the caller keeps at least L - 1 elements of
+ * x after the last segment, and the lengths within a few leaves of each
+ * other. One at a time, a segment paid a call's fixed work: 66 ns for a
+ * segment of 10. */
+#define RAGGED_SELECT(V, VI, m, a, b) ((V)(((VI)(a) & (m)) | ((VI)(b) & ~(m))))
+#define DEFINE_RAGGED_FOLD(NAME, T, V, VIN, VI, W, START, STEP)             \
+static void NAME(const void *xv, const uint64_t *bounds, void *roots)      \
+{                                                                           \
+    const T *row[W];                                                        \
+    size_t n[W], common = SIZE_MAX, most = 0;                               \
+    for (int k = 0; k < (W); k++) {                                         \
+        row[k] = (const T *)xv + bounds[k];                                 \
+        n[k] = (size_t)(bounds[k + 1] - bounds[k]);                         \
+        if (n[k] / L < common)                                              \
+            common = n[k] / L;                                              \
+        if ((n[k] + L - 1) / L > most)                                      \
+            most = (n[k] + L - 1) / L;                                      \
+    }                                                                       \
+    V stack[ROWS_LEVELS];                                                   \
+    unsigned lev[ROWS_LEVELS];                                              \
+    int top = 0;                                                            \
+    for (size_t j = 0; j < common; j++) {                                   \
+        const size_t s = j * L;                                             \
+        V acc;                                                              \
+        for (int k = 0; k < (W); k++) acc[k] = (START);                     \
+        for (int i = 0; i < L; i += (W)) {                                  \
+            V r[W];                                                         \
+            for (int k = 0; k < (W); k++)                                   \
+                r[k] = *(const VIN *)(row[k] + s + (size_t)i);              \
+            SB_TRANSPOSE(V, r, W)                                           \
+            for (int k = 0; k < (W); k++)                                   \
+                STEP(V, VI, acc, r[k], i + k == 0);                         \
+        }                                                                   \
+        stack[top] = acc;                                                   \
+        lev[top++] = 0;                                                     \
+        while (top >= 2 && lev[top - 2] == lev[top - 1]) {                  \
+            STEP(V, VI, stack[top - 2], stack[top - 1], 0);                 \
+            lev[top - 2]++;                                                 \
+            top--;                                                          \
+        }                                                                   \
+    }                                                                       \
+    int tops[W], written = top, most_top = top;                             \
+    for (int k = 0; k < (W); k++) tops[k] = top;                            \
+    for (size_t j = common; j < most; j++) {                                \
+        const size_t s = j * L;                                             \
+        VI live, rem;                                                       \
+        V acc;                                                              \
+        const T *at[W];                                                     \
+        for (int k = 0; k < (W); k++) {                                     \
+            const size_t r = s < n[k] ? n[k] - s : 0;                       \
+            rem[k] = r < L ? (int)r : L;                                    \
+            live[k] = r > 0 ? -1 : 0;                                       \
+            at[k] = row[k] + (r > 0 ? s : 0);                               \
+            acc[k] = (START);                                               \
+        }                                                                   \
+        for (int i = 0; i < L; i += (W)) {                                  \
+            V r[W];                                                         \
+            for (int k = 0; k < (W); k++)                                   \
+                r[k] = *(const VIN *)(at[k] + i);                           \
+            SB_TRANSPOSE(V, r, W)                                           \
+            for (int k = 0; k < (W); k++) {                                 \
+                const VI has = rem > (i + k);                               \
+                V t = acc;                                                  \
+                STEP(V, VI, t, r[k], i + k == 0);                           \
+                acc = RAGGED_SELECT(V, VI, has, t, acc);                    \
+            }                                                               \
+        }                                                                   \
+        /* A fresh entry belongs to no lane yet: written whole. */          \
+        stack[top] = top < written                                          \
+                     ? RAGGED_SELECT(V, VI, live, acc, stack[top]) : acc;   \
+        if (top >= written)                                                 \
+            written = top + 1;                                              \
+        lev[top++] = 0;                                                     \
+        while (top >= 2 && lev[top - 2] == lev[top - 1]) {                  \
+            V t = stack[top - 2];                                           \
+            STEP(V, VI, t, stack[top - 1], 0);                              \
+            stack[top - 2] = RAGGED_SELECT(V, VI, live, t, stack[top - 2]); \
+            lev[top - 2]++;                                                 \
+            top--;                                                          \
+        }                                                                   \
+        for (int k = 0; k < (W); k++)                                       \
+            if (live[k]) {                                                  \
+                tops[k] = top;                                              \
+                if (top > most_top)                                         \
+                    most_top = top;                                         \
+            }                                                               \
+    }                                                                       \
+    for (int t = most_top - 2; t >= 0; t--) {                               \
+        VI m;                                                               \
+        for (int k = 0; k < (W); k++) m[k] = t <= tops[k] - 2 ? -1 : 0;     \
+        V c = stack[t];                                                     \
+        STEP(V, VI, c, stack[t + 1], 0);                                    \
+        stack[t] = RAGGED_SELECT(V, VI, m, c, stack[t]);                    \
+    }                                                                       \
+    memcpy(roots, &stack[0], sizeof stack[0]);                              \
+}
+DEFINE_RAGGED_FOLD(ragged_f32_sum,  float,  sb_vf, sb_vf_in, sb_vi32, F32_LANES, 0.0f, ROWS_STEP_ADD)
+DEFINE_RAGGED_FOLD(ragged_f64_sum,  double, sb_vd, sb_vd_in, sb_vi64, F64_LANES, 0.0,  ROWS_STEP_ADD)
+DEFINE_RAGGED_FOLD(ragged_f32_prod, float,  sb_vf, sb_vf_in, sb_vi32, F32_LANES, 1.0f, ROWS_STEP_MUL)
+DEFINE_RAGGED_FOLD(ragged_f64_prod, double, sb_vd, sb_vd_in, sb_vi64, F64_LANES, 1.0,  ROWS_STEP_MUL)
+DEFINE_RAGGED_FOLD(ragged_f32_min,  float,  sb_vf, sb_vf_in, sb_vi32, F32_LANES, 0.0f, ROWS_STEP_MIN)
+DEFINE_RAGGED_FOLD(ragged_f64_min,  double, sb_vd, sb_vd_in, sb_vi64, F64_LANES, 0.0,  ROWS_STEP_MIN)
+DEFINE_RAGGED_FOLD(ragged_f32_max,  float,  sb_vf, sb_vf_in, sb_vi32, F32_LANES, 0.0f, ROWS_STEP_MAX)
+DEFINE_RAGGED_FOLD(ragged_f64_max,  double, sb_vd, sb_vd_in, sb_vi64, F64_LANES, 0.0,  ROWS_STEP_MAX)
 DEFINE_ROWS_FOLD(rows_f32_sum,  float,  sb_vf, sb_vf_in, sb_vi32, F32_LANES, 0.0f, ROWS_STEP_ADD)
 DEFINE_ROWS_FOLD(rows_f64_sum,  double, sb_vd, sb_vd_in, sb_vi64, F64_LANES, 0.0,  ROWS_STEP_ADD)
 DEFINE_ROWS_FOLD(rows_f32_prod, float,  sb_vf, sb_vf_in, sb_vi32, F32_LANES, 1.0f, ROWS_STEP_MUL)
@@ -866,7 +983,7 @@ DEFINE_ROWS_FOLD(rows_f64_max,  double, sb_vd, sb_vd_in, sb_vi64, F64_LANES, 0.0
 
 sb__rows_kernel SB_ROWS_LOOKUP(const sb__plan *plan)
 {
-    sb__rows_kernel none = { NULL, 0 };
+    sb__rows_kernel none = { NULL, NULL, 0 };
 #ifdef SB_HAVE_SHUFFLE
     /* Floats read as they are stored: no conversion, map, dot product
      * or NaN skipping. */
@@ -877,17 +994,25 @@ sb__rows_kernel SB_ROWS_LOOKUP(const sb__plan *plan)
     const bool f32 = plan->acc == SB_F32;
     switch (plan->op) {
     case SB_SUM:
-        return f32 ? (sb__rows_kernel){ rows_f32_sum, F32_LANES }
-                   : (sb__rows_kernel){ rows_f64_sum, F64_LANES };
+        return f32 ? (sb__rows_kernel){ rows_f32_sum, ragged_f32_sum,
+                                        F32_LANES }
+                   : (sb__rows_kernel){ rows_f64_sum, ragged_f64_sum,
+                                        F64_LANES };
     case SB_PROD:
-        return f32 ? (sb__rows_kernel){ rows_f32_prod, F32_LANES }
-                   : (sb__rows_kernel){ rows_f64_prod, F64_LANES };
+        return f32 ? (sb__rows_kernel){ rows_f32_prod, ragged_f32_prod,
+                                        F32_LANES }
+                   : (sb__rows_kernel){ rows_f64_prod, ragged_f64_prod,
+                                        F64_LANES };
     case SB_MIN:
-        return f32 ? (sb__rows_kernel){ rows_f32_min, F32_LANES }
-                   : (sb__rows_kernel){ rows_f64_min, F64_LANES };
+        return f32 ? (sb__rows_kernel){ rows_f32_min, ragged_f32_min,
+                                        F32_LANES }
+                   : (sb__rows_kernel){ rows_f64_min, ragged_f64_min,
+                                        F64_LANES };
     case SB_MAX:
-        return f32 ? (sb__rows_kernel){ rows_f32_max, F32_LANES }
-                   : (sb__rows_kernel){ rows_f64_max, F64_LANES };
+        return f32 ? (sb__rows_kernel){ rows_f32_max, ragged_f32_max,
+                                        F32_LANES }
+                   : (sb__rows_kernel){ rows_f64_max, ragged_f64_max,
+                                        F64_LANES };
     default:
         break;
     }

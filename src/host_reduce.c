@@ -473,7 +473,8 @@ void sb__row_engine_init(sb__row_engine *e, const sb__plan *plan,
     e->block_map = !boolean && plan->prepared
                  ? sb__host_block_map(plan, isa) : NULL;
     e->prefetch = sb__host_prefetch_bytes();
-    e->rows = boolean ? (sb__rows_kernel){ NULL, 0 } : sb__host_rows(plan, isa);
+    e->rows = boolean ? (sb__rows_kernel){ NULL, NULL, 0 }
+                      : sb__host_rows(plan, isa);
 }
 
 /* any / all of strided elements: the truths of pieces gathered into a

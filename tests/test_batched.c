@@ -30,7 +30,8 @@
  *     part;
  *   - segments: random offsets with empty segments, one long segment
  *     among many short ones, runs of equal lengths (side by side),
- *     offsets[0] > 0;
+ *     offsets[0] > 0; ragged lengths within a few leaves of each other
+ *     (side by side too), around leaf edges, with NaNs and signed zeros;
  *   - refusals: SB_INVALID_ARGUMENT with a detail, and the results and
  *     statuses buffers untouched; count == 0 writes nothing.
  *
@@ -976,6 +977,70 @@ static void segments_match_the_host_and_the_oracle(void **state)
     assert_int_equal(wrong, 0);
 }
 
+/* Ragged segments side by side (host_kernels.c's ragged folds: a
+ * register's lanes of consecutive unmasked segments whose lengths lie
+ * within a few leaves of each other): lengths 1 to 40, around leaf edges
+ * (15, 16, 17, 31, 32, 33, 47, 48, 49), 990 to 1010, runs of equal ones
+ * among them, and now and then an empty segment or one far longer (which
+ * break a group); native float sums, products, min and max over NaNs,
+ * infinities, signed zeros, subnormals and huge ranges; unmasked, and
+ * masked once (one at a time). */
+static const reduction_case ragged_reductions[] = {
+    { R(SB_SUM, SB_F32, 0, 0, SB_MAP_NONE), FAMILY_NEGATIVE_ZERO },
+    { R(SB_SUM, SB_F32, 0, 0, SB_MAP_NONE), FAMILY_SPECIALS },
+    { R(SB_SUM, SB_F64, 0, 0, SB_MAP_NONE), FAMILY_HUGE_RANGE },
+    { R(SB_SUM, SB_F64, 0, 0, SB_MAP_NONE), FAMILY_SIGNED_ZEROS },
+    { R(SB_PROD, SB_F32, 0, 0, SB_MAP_NONE), FAMILY_PROD_EDGE },
+    { R(SB_PROD, SB_F64, 0, 0, SB_MAP_NONE), FAMILY_SPECIALS },
+    { R(SB_MIN, SB_F64, 0, 0, SB_MAP_NONE), FAMILY_SPECIALS },
+    { R(SB_MIN, SB_F32, 0, 0, SB_MAP_NONE), FAMILY_SUBNORMAL },
+    { R(SB_MAX, SB_F32, 0, 0, SB_MAP_NONE), FAMILY_SPECIALS },
+    { R(SB_MAX, SB_F64, 0, 0, SB_MAP_NONE), FAMILY_SIGNED_ZEROS },
+};
+
+static void ragged_segments_fold_side_by_side(void **state)
+{
+    (void)state;
+    unsigned long wrong = 0;
+    static const uint64_t edges[] = { 15, 16, 17, 31, 32, 33, 47, 48, 49 };
+    enum { COUNT_OF = 700 };
+    uint64_t *offsets = checked_malloc((COUNT_OF + 1) * sizeof *offsets);
+    for (size_t ri = 0; ri < COUNT(ragged_reductions); ri++) {
+        const reduction_case *rc = &ragged_reductions[ri];
+        const size_t size = type_size(rc->r.input);
+        for (int layout = 0; layout < 4; layout++) {
+            uint64_t st = mix_seed(seed, 9500 + ri * 8 + (size_t)layout);
+            offsets[0] = 3;
+            for (size_t b = 0; b < COUNT_OF;) {
+                const uint64_t pick = random_below(&st, 100);
+                const size_t run = pick < 10 ? 1 + random_below(&st, 12) : 1;
+                uint64_t len = layout == 2 ? 990 + random_below(&st, 21)
+                             : pick < 40 ? edges[random_below(&st,
+                                                              COUNT(edges))]
+                             : 1 + random_below(&st, 40);
+                if (pick >= 97)
+                    len = pick == 99 ? 0 : 3000 + random_below(&st, 100);
+                for (size_t k = 0; k < run && b < COUNT_OF; k++, b++)
+                    offsets[b + 1] = offsets[b] + len;
+            }
+            const size_t total = (size_t)offsets[COUNT_OF] + 5;
+            unsigned char *x = checked_malloc(total * size);
+            fill(rc->r, rc->family, x, total, mix_seed(st, 1));
+            const mask_kind mk = layout == 3 ? MASK_EMPTY_LEAVES : MASK_NONE;
+            unsigned char *mask = make_mask(mk, total, mix_seed(st, 2));
+            char what[96];
+            snprintf(what, sizeof what, "ragged segments, layout %d",
+                     layout);
+            wrong += check_segments(what, rc->r, x, mask, offsets, COUNT_OF,
+                                    NULL);
+            free(x);
+            free(mask);
+        }
+    }
+    free(offsets);
+    assert_int_equal(wrong, 0);
+}
+
 /* A refused call: the status, a detail, and nothing written. */
 static void expect_refusal(const char *what, sb_status s,
                            const unsigned char *results, size_t rbytes,
@@ -1087,6 +1152,7 @@ int main(void)
         cmocka_unit_test(overflowing_and_empty_rows_sit_beside_answers),
         cmocka_unit_test(batches_of_every_shape_match_the_host_and_the_oracle),
         cmocka_unit_test(segments_match_the_host_and_the_oracle),
+        cmocka_unit_test(ragged_segments_fold_side_by_side),
         cmocka_unit_test(long_rows_and_many_short_rows_agree_on_1_and_2_threads),
         cmocka_unit_test(rows_side_by_side_match_the_host_and_the_oracle),
         cmocka_unit_test(column_panels_match_the_host_and_the_oracle),

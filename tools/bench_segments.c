@@ -1,11 +1,13 @@
 /* bench_segments.c: the segments of part 6 of `samebits bench`
  * (--batched): sb_reduce_segments_host, and sb_reduce_segments on each
- * device, over the f32 array the rest of the part uses, cut two ways:
+ * device, over the f32 array the rest of the part uses, cut three ways:
  *   - "of 1000": segments of 1000 elements, the rows of part 6's first
  *     matrix given as offsets;
  *   - "skewed": 10^5 segments of 10, then one long segment holding the
  *     rest but for 10^5 more of 10 after it (the issue's one long segment
- *     among many short ones, which must not hold them up).
+ *     among many short ones, which must not hold them up);
+ *   - "ragged": lengths 1 to 40 drawn at random (a fixed sequence), as a
+ *     graph's neighbour lists or a batch of sentences cut them.
  * Each on 1 thread (SAMEBITS_THREADS=1) and on every thread next to the
  * fastest read of the same bytes on as many threads, and on each device
  * (its default options: runs of short segments mapped and reduced on the
@@ -18,7 +20,8 @@
 
 #include "samebits.h"
 
-enum { SHORT_COUNT = 100000, SHORT_N = 10, UNIFORM_N = 1000 };
+enum { SHORT_COUNT = 100000, SHORT_N = 10, UNIFORM_N = 1000, CUTS = 3,
+       RAGGED_MOST = 40 };
 
 typedef struct {
     const char *name;
@@ -26,9 +29,30 @@ typedef struct {
     size_t      count;
 } cut;
 
-/* The two cuts of n elements (n >= 2 * SHORT_COUNT * SHORT_N + 1), or
- * -1 when memory is short. */
-static int cuts_make(size_t n, cut cuts[2])
+/* The lengths of the ragged cut: 1 to RAGGED_MOST, a fixed sequence (an
+ * LCG), the last cut to end at n. With offsets NULL, only counts them. */
+static size_t ragged_cut(size_t n, uint64_t *offsets)
+{
+    uint64_t state = 0x9E3779B97F4A7C15u, at = 0;
+    size_t count = 0;
+    while (at < n) {
+        state = state * 6364136223846793005u + 1442695040888963407u;
+        uint64_t len = 1 + (state >> 33) % RAGGED_MOST;
+        if (len > n - at)
+            len = n - at;
+        if (offsets != NULL)
+            offsets[count] = at;
+        at += len;
+        count++;
+    }
+    if (offsets != NULL)
+        offsets[count] = at;
+    return count;
+}
+
+/* The cuts of n elements (n >= 2 * SHORT_COUNT * SHORT_N + 1), or -1
+ * when memory is short. */
+static int cuts_make(size_t n, cut cuts[CUTS])
 {
     const size_t uniform = n / UNIFORM_N;
     cuts[0] = (cut){ "of 1000", malloc((uniform + 1) * sizeof(uint64_t)),
@@ -36,8 +60,13 @@ static int cuts_make(size_t n, cut cuts[2])
     cuts[1] = (cut){ "skewed", malloc((2 * SHORT_COUNT + 2)
                                       * sizeof(uint64_t)),
                      2 * SHORT_COUNT + 1 };
-    if (cuts[0].offsets == NULL || cuts[1].offsets == NULL)
+    const size_t ragged = ragged_cut(n, NULL);
+    cuts[2] = (cut){ "ragged", malloc((ragged + 1) * sizeof(uint64_t)),
+                     ragged };
+    if (cuts[0].offsets == NULL || cuts[1].offsets == NULL
+        || cuts[2].offsets == NULL)
         return -1;
+    ragged_cut(n, cuts[2].offsets);
     for (size_t b = 0; b <= uniform; b++)
         cuts[0].offsets[b] = (uint64_t)b * UNIFORM_N;
     uint64_t *o = cuts[1].offsets;
@@ -88,7 +117,8 @@ static double host_best(const float *x, const cut *c, unsigned repeat,
     return best;
 }
 
-static int on_host(int json, const float *x, size_t n, const cut cuts[2],
+static int on_host(int json, const float *x, size_t n,
+                   const cut cuts[CUTS],
                    unsigned repeat, const bench_threads_env *env,
                    float *results, sb_status *statuses)
 {
@@ -98,7 +128,7 @@ static int on_host(int json, const float *x, size_t n, const cut cuts[2],
         bench_read_best(x, bytes, cli_default_threads(), repeat),
         bench_read_best(x, bytes, 1, repeat),
     };
-    for (int k = 0; k < 2; k++)
+    for (int k = 0; k < CUTS; k++)
         for (int one = 1; one >= 0; one--) {
             bench_threads_set(env, one);
             const double t = host_best(x, &cuts[k], repeat, results,
@@ -116,7 +146,7 @@ static int on_host(int json, const float *x, size_t n, const cut cuts[2],
  * options (short segments on the host) and with SB_OPT_NO_HOST (the
  * segments kernel), taking turns. */
 static int on_device(int json, bench_device *b, const float *x, size_t n,
-                     const cut cuts[2], unsigned repeat, float *results,
+                     const cut cuts[CUTS], unsigned repeat, float *results,
                      sb_status *statuses)
 {
     const size_t bytes = n * sizeof(float);
@@ -124,27 +154,27 @@ static int on_device(int json, bench_device *b, const float *x, size_t n,
     cl_mem xb = clCreateBuffer(b->cl_ctx, CL_MEM_READ_ONLY
                                | CL_MEM_COPY_HOST_PTR, bytes, (void *)x,
                                &err);
-    cl_mem ob[2] = { NULL, NULL };
-    for (int k = 0; k < 2 && xb != NULL && err == CL_SUCCESS; k++)
+    cl_mem ob[CUTS] = { NULL, NULL, NULL };
+    for (int k = 0; k < CUTS && xb != NULL && err == CL_SUCCESS; k++)
         ob[k] = clCreateBuffer(b->cl_ctx, CL_MEM_READ_ONLY
                                | CL_MEM_COPY_HOST_PTR,
                                (cuts[k].count + 1) * sizeof(uint64_t),
                                cuts[k].offsets, &err);
     int rc = 0;
-    if (xb == NULL || ob[0] == NULL || ob[1] == NULL) {
+    if (xb == NULL || ob[0] == NULL || ob[1] == NULL || ob[2] == NULL) {
         cli_error("bench", "%s: segments: clCreateBuffer: %s", b->label,
                   cli_cl_error_name(err));
         rc = -1;
     }
     const sb_reduction r = { .op = SB_SUM, .input = SB_F32 };
-    double read = 0, best[2][2] = { { 0, 0 }, { 0, 0 } };
+    double read = 0, best[CUTS][2] = { { 0, 0 }, { 0, 0 }, { 0, 0 } };
     for (unsigned i = 0; i <= repeat && rc == 0; i++) {
         /* Sample 0 warms up (kernel builds) and is not counted. */
         if (bench_device_read_sample(b, xb, bytes, i, &read) != 0) {
             rc = -1;
             break;
         }
-        for (int k = 0; k < 4 && rc == 0; k++) {
+        for (int k = 0; k < 2 * CUTS && rc == 0; k++) {
             sb_context *ctx = k % 2 == 0 ? b->sb_default : b->sb;
             const double t0 = cli_now();
             if (sb_reduce_segments(ctx, b->queue, r, xb, 0, NULL, 0,
@@ -163,11 +193,11 @@ static int on_device(int json, bench_device *b, const float *x, size_t n,
     bench_sink_f32 = results[0];
     char kernel_label[sizeof b->label + 1];
     snprintf(kernel_label, sizeof kernel_label, "%sk", b->label);
-    for (int k = 0; k < 2 && rc == 0; k++) {
+    for (int k = 0; k < CUTS && rc == 0; k++) {
         print_line(json, &cuts[k], b->label, best[k][0], bytes, read);
         print_line(json, &cuts[k], kernel_label, best[k][1], bytes, read);
     }
-    for (int k = 0; k < 2; k++)
+    for (int k = 0; k < CUTS; k++)
         if (ob[k] != NULL)
             clReleaseMemObject(ob[k]);
     if (xb != NULL)
@@ -181,13 +211,15 @@ int bench_segments(int json, const float *x, size_t n, unsigned repeat,
 {
     if (n < 2 * (size_t)SHORT_COUNT * SHORT_N + UNIFORM_N)
         return 0;   /* too few elements for the skewed cut */
-    cut cuts[2] = { { 0 }, { 0 } };
-    const size_t most = n / UNIFORM_N > 2 * SHORT_COUNT + 1
-                      ? n / UNIFORM_N : 2 * SHORT_COUNT + 1;
+    cut cuts[CUTS] = { { 0 }, { 0 }, { 0 } };
+    int rc = cuts_make(n, cuts) != 0 ? -1 : 0;
+    size_t most = 0;
+    for (int k = 0; k < CUTS; k++)
+        if (cuts[k].count > most)
+            most = cuts[k].count;
     float *results = malloc(most * sizeof *results);
     sb_status *statuses = malloc(most * sizeof *statuses);
-    int rc = results == NULL || statuses == NULL || cuts_make(n, cuts) != 0
-             ? -1 : 0;
+    rc = rc != 0 || results == NULL || statuses == NULL ? -1 : 0;
     if (rc != 0)
         cli_error("bench", "segments: out of memory");
     fprintf(stderr, "bench: segments\n");
@@ -205,8 +237,8 @@ int bench_segments(int json, const float *x, size_t n, unsigned repeat,
         rc = on_device(json, &devs[d], x, n, cuts, repeat, results,
                        statuses);
     }
-    free(cuts[0].offsets);
-    free(cuts[1].offsets);
+    for (int k = 0; k < CUTS; k++)
+        free(cuts[k].offsets);
     free(results);
     free(statuses);
     return rc;
