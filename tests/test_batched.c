@@ -980,7 +980,9 @@ static void segments_match_the_host_and_the_oracle(void **state)
 /* Ragged segments side by side (host_kernels.c's ragged folds: a
  * register's lanes of consecutive unmasked segments whose lengths lie
  * within a few leaves of each other): lengths 1 to 40, around leaf edges
- * (15, 16, 17, 31, 32, 33, 47, 48, 49), 990 to 1010, runs of equal ones
+ * (15, 16, 17, 31, 32, 33, 47, 48, 49), 33 to 96 (3 to 6 leaves: a lane
+ * that ends at 3 leaves keeps its counter while the others push a 5th
+ * leaf lower), 990 to 1010, runs of equal ones
  * among them, and now and then an empty segment or one far longer (which
  * break a group); native float sums, products, min and max over NaNs,
  * infinities, signed zeros, subnormals and huge ranges; unmasked, and
@@ -1015,6 +1017,7 @@ static void ragged_segments_fold_side_by_side(void **state)
                 const uint64_t pick = random_below(&st, 100);
                 const size_t run = pick < 10 ? 1 + random_below(&st, 12) : 1;
                 uint64_t len = layout == 2 ? 990 + random_below(&st, 21)
+                             : layout == 1 ? 33 + random_below(&st, 64)
                              : pick < 40 ? edges[random_below(&st,
                                                               COUNT(edges))]
                              : 1 + random_below(&st, 40);
