@@ -794,6 +794,19 @@ DEFINE_FOLD_KERNEL(f64_prod, double, f64, 1.0,  1.0,   STEP_PLAIN_MUL, FULL_VEC(
  * next lines ahead (prefetch_ahead) made no difference. */
 #ifdef SB_HAVE_SHUFFLE
 #define ROWS_LEVELS 64   /* counter entries: enough for any n */
+/* A leaf node `acc` into the binary counter of vectors (stack, lev,
+ * top): merged with the nodes of its level, as the 1-D folds do; shared
+ * by the rows and ragged folds. */
+#define ROWS_PUSH(V, VI, STEP, stack, lev, top, acc)                        \
+    do {                                                                    \
+        (stack)[top] = (acc);                                               \
+        (lev)[(top)++] = 0;                                                 \
+        while ((top) >= 2 && (lev)[(top) - 2] == (lev)[(top) - 1]) {        \
+            STEP(V, VI, (stack)[(top) - 2], (stack)[(top) - 1], 0);         \
+            (lev)[(top) - 2]++;                                             \
+            (top)--;                                                        \
+        }                                                                   \
+    } while (0)
 #define DEFINE_ROWS_FOLD(NAME, T, V, VIN, VI, W, START, STEP)               \
 static void NAME(const void *xv, size_t n, ptrdiff_t pitch, void *roots)  \
 {                                                                           \
@@ -822,13 +835,7 @@ static void NAME(const void *xv, size_t n, ptrdiff_t pitch, void *roots)  \
                 STEP(V, VI, acc, e, i == s);                                \
             }                                                               \
         }                                                                   \
-        stack[top] = acc;                                                   \
-        lev[top++] = 0;                                                     \
-        while (top >= 2 && lev[top - 2] == lev[top - 1]) {                  \
-            STEP(V, VI, stack[top - 2], stack[top - 1], 0);                 \
-            lev[top - 2]++;                                                 \
-            top--;                                                          \
-        }                                                                   \
+        ROWS_PUSH(V, VI, STEP, stack, lev, top, acc);                       \
     }                                                                       \
     for (int k = top - 2; k >= 0; k--)                                      \
         STEP(V, VI, stack[k], stack[k + 1], 0);                             \
@@ -900,13 +907,7 @@ static void NAME(const void *xv, const uint64_t *bounds, void *roots)      \
             for (int k = 0; k < (W); k++)                                   \
                 STEP(V, VI, acc, r[k], i + k == 0);                         \
         }                                                                   \
-        stack[top] = acc;                                                   \
-        lev[top++] = 0;                                                     \
-        while (top >= 2 && lev[top - 2] == lev[top - 1]) {                  \
-            STEP(V, VI, stack[top - 2], stack[top - 1], 0);                 \
-            lev[top - 2]++;                                                 \
-            top--;                                                          \
-        }                                                                   \
+        ROWS_PUSH(V, VI, STEP, stack, lev, top, acc);                       \
     }                                                                       \
     int tops[W], written = top, most_top = top;                             \
     for (int k = 0; k < (W); k++) tops[k] = top;                            \
