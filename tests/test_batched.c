@@ -153,26 +153,44 @@ static void set_threads(unsigned threads)
     setenv("SAMEBITS_THREADS", text, 1);
 }
 
-/* When not 0, check_batched() also runs each batch on this many threads. */
+/* One host call of the test: a batch (offsets NULL) or segments. */
+typedef struct {
+    sb_reduction r;
+    const unsigned char *x, *mask;
+    size_t n;            /* a batch's row length */
+    ptrdiff_t es, bs;    /* a batch's strides */
+    const uint64_t *offsets;
+    size_t count;
+} host_call;
+
+static sb_status run_call(const host_call *c, unsigned char *results,
+                          sb_status *statuses)
+{
+    if (c->offsets != NULL)
+        return sb_reduce_segments_host(c->r, c->x, c->mask, c->offsets,
+                                       c->count, results, statuses);
+    return sb_reduce_batched_host(c->r, c->x, c->mask, c->n, c->es, c->count,
+                                  c->bs, results, statuses);
+}
+
+/* When not 0, check_calls_agree() also runs each call on this many threads. */
 static unsigned extra_threads;
 
 /* The instruction sets the host folds are built for (host_isa.c). */
 static const unsigned other_isas[] = { SB_ISA_BASELINE, SB_ISA_AVX2,
                                        SB_ISA_AVX512 };
 
-/* The batch once more, into results[1] / statuses[1] (sentinel-filled),
+/* The call once more, into results[1] / statuses[1] (sentinel-filled),
  * on `threads` threads and, when isa is not NULL, with SAMEBITS_ISA
  * naming it (the caller's value restored after): true when the call
  * succeeds and agrees bit for bit with results[0] / statuses[0]. */
-static bool rerun_agrees(sb_reduction r, const unsigned char *x,
-                         const unsigned char *mask, size_t n, ptrdiff_t es,
-                         size_t count, ptrdiff_t bs, unsigned threads,
+static bool rerun_agrees(const host_call *c, unsigned threads,
                          const char *isa, unsigned char *results[2],
                          sb_status *statuses[2])
 {
-    const size_t rs = result_size(r);
-    memset(results[1], RESULT_SENTINEL, count * rs);
-    memset(statuses[1], STATUS_SENTINEL, count * sizeof(sb_status));
+    const size_t rs = result_size(c->r);
+    memset(results[1], RESULT_SENTINEL, c->count * rs);
+    memset(statuses[1], STATUS_SENTINEL, c->count * sizeof(sb_status));
     set_threads(threads);
     const char *had = getenv("SAMEBITS_ISA");
     char saved[32] = "";
@@ -180,74 +198,100 @@ static bool rerun_agrees(sb_reduction r, const unsigned char *x,
         snprintf(saved, sizeof saved, "%s", had);
     if (isa != NULL)
         setenv("SAMEBITS_ISA", isa, 1);
-    const sb_status s = sb_reduce_batched_host(r, x, mask, n, es, count, bs,
-                                               results[1], statuses[1]);
+    const sb_status s = run_call(c, results[1], statuses[1]);
     if (had != NULL)
         setenv("SAMEBITS_ISA", saved, 1);
     else
         unsetenv("SAMEBITS_ISA");
     unsetenv("SAMEBITS_THREADS");
-    return s == SB_OK && bits_equal(results[0], results[1], count * rs) &&
-           bits_equal(statuses[0], statuses[1], count * sizeof(sb_status));
+    return s == SB_OK &&
+           bits_equal(results[0], results[1], c->count * rs) &&
+           bits_equal(statuses[0], statuses[1],
+                      c->count * sizeof(sb_status));
 }
 
-/* Runs the batch on 1 and 2 threads with the widest instruction set and
- * on 2 threads with each other one this CPU runs, checks the calls agree
- * bit for bit, then every row. @return the number of wrong rows. */
-static unsigned long check_batched(const char *what, sb_reduction r,
-                                   const unsigned char *x,
-                                   const unsigned char *mask, size_t n,
-                                   ptrdiff_t es, size_t count, ptrdiff_t bs,
-                                   seen_statuses *seen)
+/* Runs the call on 1 and 2 threads with the widest instruction set, on 2
+ * threads with each other one this CPU runs (and on extra_threads), into
+ * results[0] / statuses[0] (allocated here, freed by the caller) and
+ * checks the calls agree bit for bit. @return the number of
+ * disagreements, or count + 1 when the first call fails. */
+static unsigned long run_everywhere(const char *what, const host_call *c,
+                                    unsigned char *results[2],
+                                    sb_status *statuses[2])
 {
-    const size_t rs = result_size(r), size = type_size(r.input);
-    unsigned char *results[2];
-    sb_status *statuses[2];
+    const size_t rs = result_size(c->r);
     for (int k = 0; k < 2; k++) {
-        results[k] = checked_malloc(count * rs);
-        statuses[k] = checked_malloc(count * sizeof(sb_status));
-        memset(results[k], RESULT_SENTINEL, count * rs);
-        memset(statuses[k], STATUS_SENTINEL, count * sizeof(sb_status));
+        results[k] = checked_malloc(c->count * rs + 1);
+        statuses[k] = checked_malloc(c->count * sizeof(sb_status) + 1);
+    }
+    for (int k = 0; k < 2; k++) {
+        memset(results[k], RESULT_SENTINEL, c->count * rs);
+        memset(statuses[k], STATUS_SENTINEL, c->count * sizeof(sb_status));
         set_threads((unsigned)k + 1);
-        const sb_status s = sb_reduce_batched_host(r, x, mask, n, es, count,
-                                                   bs, results[k],
-                                                   statuses[k]);
+        const sb_status s = run_call(c, results[k], statuses[k]);
         if (s != SB_OK) {
             fprintf(stderr, "%s: the call returned %s (%s)\n", what,
                     status_name(s), sb_error_detail());
-            return count + 1;
+            unsetenv("SAMEBITS_THREADS");
+            return c->count + 1;
         }
         assert_string_equal(sb_error_detail(), "");
     }
     unsetenv("SAMEBITS_THREADS");
     unsigned long wrong = 0;
-    if (!bits_equal(results[0], results[1], count * rs) ||
-        !bits_equal(statuses[0], statuses[1], count * sizeof(sb_status))) {
+    if (!bits_equal(results[0], results[1], c->count * rs) ||
+        !bits_equal(statuses[0], statuses[1],
+                    c->count * sizeof(sb_status))) {
         fprintf(stderr, "%s: threads 1 and 2 differ\n", what);
         wrong++;
     }
-    /* Every other instruction set this CPU runs (the calls above took
-     * the widest), on 2 threads, against the first call. */
     for (size_t i = 0; i < COUNT(other_isas); i++) {
         if (sb_host_isa_check(other_isas[i]) != SB_OK ||
             other_isas[i] == sb_host_isa(NULL))
             continue;
-        if (!rerun_agrees(r, x, mask, n, es, count, bs, 2,
-                          sb_isa_name(other_isas[i]), results, statuses)) {
+        if (!rerun_agrees(c, 2, sb_isa_name(other_isas[i]), results,
+                          statuses)) {
             fprintf(stderr, "%s: %s differs from %s\n", what,
                     sb_isa_name(other_isas[i]), sb_isa_name(sb_host_isa(NULL)));
             wrong++;
         }
     }
     if (extra_threads != 0 &&
-        !rerun_agrees(r, x, mask, n, es, count, bs, extra_threads, NULL,
-                      results, statuses)) {
+        !rerun_agrees(c, extra_threads, NULL, results, statuses)) {
         fprintf(stderr, "%s: %u threads differ from 1\n", what,
                 extra_threads);
         wrong++;
     }
-    unsigned char *g = checked_malloc(n * size);
-    unsigned char *gmask = mask ? checked_malloc(n) : NULL;
+    return wrong;
+}
+
+static void free_runs(unsigned char *results[2], sb_status *statuses[2])
+{
+    for (int k = 0; k < 2; k++) {
+        free(results[k]);
+        free(statuses[k]);
+    }
+}
+
+/* Runs the batch everywhere (run_everywhere()), then checks every row.
+ * @return the number of wrong rows. */
+static unsigned long check_batched(const char *what, sb_reduction r,
+                                   const unsigned char *x,
+                                   const unsigned char *mask, size_t n,
+                                   ptrdiff_t es, size_t count, ptrdiff_t bs,
+                                   seen_statuses *seen)
+{
+    const host_call c = { r, x, mask, n, es, bs, NULL, count };
+    const size_t size = type_size(r.input);
+    unsigned char *results[2];
+    sb_status *statuses[2];
+    unsigned long wrong = run_everywhere(what, &c, results, statuses);
+    if (wrong > count) {
+        free_runs(results, statuses);
+        return wrong;
+    }
+    unsigned char *g = checked_malloc(n * size + 1);
+    unsigned char *gmask = mask ? checked_malloc(n + 1) : NULL;
     for (size_t b = 0; b < count; b++) {
         for (size_t i = 0; i < n; i++) {
             const ptrdiff_t at = (ptrdiff_t)b * bs + (ptrdiff_t)i * es;
@@ -260,44 +304,26 @@ static unsigned long check_batched(const char *what, sb_reduction r,
     }
     free(g);
     free(gmask);
-    for (int k = 0; k < 2; k++) {
-        free(results[k]);
-        free(statuses[k]);
-    }
+    free_runs(results, statuses);
     return wrong;
 }
 
+/* Runs the segments everywhere (run_everywhere()), then checks every
+ * segment. @return the number of wrong segments. */
 static unsigned long check_segments(const char *what, sb_reduction r,
                                     const unsigned char *x,
                                     const unsigned char *mask,
                                     const uint64_t *offsets, size_t count,
                                     seen_statuses *seen)
 {
-    const size_t rs = result_size(r), size = type_size(r.input);
+    const host_call c = { r, x, mask, 0, 0, 0, offsets, count };
+    const size_t size = type_size(r.input);
     unsigned char *results[2];
     sb_status *statuses[2];
-    for (int k = 0; k < 2; k++) {
-        results[k] = checked_malloc(count * rs);
-        statuses[k] = checked_malloc(count * sizeof(sb_status));
-        memset(results[k], RESULT_SENTINEL, count * rs);
-        memset(statuses[k], STATUS_SENTINEL, count * sizeof(sb_status));
-        set_threads((unsigned)k + 1);
-        const sb_status s = sb_reduce_segments_host(r, x, mask, offsets,
-                                                    count, results[k],
-                                                    statuses[k]);
-        if (s != SB_OK) {
-            fprintf(stderr, "%s: the call returned %s (%s)\n", what,
-                    status_name(s), sb_error_detail());
-            return count + 1;
-        }
-        assert_string_equal(sb_error_detail(), "");
-    }
-    unsetenv("SAMEBITS_THREADS");
-    unsigned long wrong = 0;
-    if (!bits_equal(results[0], results[1], count * rs) ||
-        !bits_equal(statuses[0], statuses[1], count * sizeof(sb_status))) {
-        fprintf(stderr, "%s: threads 1 and 2 differ\n", what);
-        wrong++;
+    unsigned long wrong = run_everywhere(what, &c, results, statuses);
+    if (wrong > count) {
+        free_runs(results, statuses);
+        return wrong;
     }
     for (size_t b = 0; b < count; b++) {
         const size_t n = (size_t)(offsets[b + 1] - offsets[b]);
@@ -305,10 +331,7 @@ static unsigned long check_segments(const char *what, sb_reduction r,
                              mask ? mask + offsets[b] : NULL, n, results[0],
                              statuses[0], seen);
     }
-    for (int k = 0; k < 2; k++) {
-        free(results[k]);
-        free(statuses[k]);
-    }
+    free_runs(results, statuses);
     return wrong;
 }
 
