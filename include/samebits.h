@@ -628,15 +628,49 @@ SB_API unsigned sb_host_isa(const sb_host_options *opts);
 /*! SAMEBITS_PREFETCH (environment variable) :
  *  How many bytes ahead of what it folds the host path asks the CPU to
  *  fetch (software prefetch), as a decimal number; 0 turns it off;
- *  anything else is ignored; capped at 1 MiB. The default, 4096, was
- *  measured (README: Performance): without it the folds' vector work and
- *  the memory's latency did not overlap and a sum from memory ran at
- *  0.55-0.65 of a plain read on AMD EPYC (Zen 5). For benchmarks
- *  (`samebits bench --prefetch`); the bits never depend on it. */
+ *  capped at 1 MiB; anything else is ignored. Unset (or ignored), the
+ *  library measures: the best distance depends on the microarchitecture
+ *  (README: Performance; 4096 bytes took a 1-thread f32 sum from memory
+ *  from 0.55 to 0.97 of a plain read on AMD Zen 5, and cost a third on
+ *  Zen 4). The first float sum, product, min or max of a process over at
+ *  least 64 MiB of unmasked contiguous input (dot products and maps
+ *  included; argmin/argmax not) folds its spans of 64 blocks at each of
+ *  SB_PREFETCH_CANDIDATES distances in turn (0 and 4096 bytes), timing
+ *  each span, and once each distance has folded 48 MiB in 24 spans (one
+ *  call of 2^25 f32, two of 2^24) the faster is kept for every later call
+ *  of the process, host folds of every shape and POCL's programs built
+ *  after it alike. Until then the host path prefetches 4096 bytes ahead.
+ *  The bits never depend on the distance: a prefetch is a hint, and the
+ *  fold is the same code at every distance (tests/test_host_isa.c). For
+ *  benchmarks: `samebits bench --prefetch B` sets it. */
 
 /*! sb_host_prefetch() : the distance in bytes the host path prefetches
- *  at now (SAMEBITS_PREFETCH, else the default 4096; 0: none). */
+ *  at now (SAMEBITS_PREFETCH, else the one measured fastest, else 4096;
+ *  0: none). */
 SB_API size_t sb_host_prefetch(void);
+
+/*! sb_prefetch_report : how sb_host_prefetch() came to its value. */
+#define SB_PREFETCH_CANDIDATES 2
+typedef enum {
+    SB_PREFETCH_NOT_YET,          /* measuring: no call has been large
+                                     enough yet; 4096 until then */
+    SB_PREFETCH_MEASURED,         /* the faster candidate, kept */
+    SB_PREFETCH_FROM_ENVIRONMENT  /* SAMEBITS_PREFETCH */
+} sb_prefetch_source;
+typedef struct {
+    size_t             bytes;     /* sb_host_prefetch() */
+    sb_prefetch_source source;
+    size_t candidates[SB_PREFETCH_CANDIDATES];   /* 0 and 4096 */
+    double gb_per_s[SB_PREFETCH_CANDIDATES];     /* what each folded at,
+                                     over all spans timed so far (10^9
+                                     bytes of input a second); 0 before
+                                     its first span */
+} sb_prefetch_report;
+
+/*! sb_host_prefetch_report() : fills *report (NULL: nothing) with the
+ *  distance, where it came from and the measurements behind it; for
+ *  benchmarks and for a user who wants to know. */
+SB_API void sb_host_prefetch_report(sb_prefetch_report *report);
 
 /* ------------------------------------------------------------------------
  * OpenCL devices (absent from a host-only build: SAMEBITS_OPENCL == 0)

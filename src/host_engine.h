@@ -51,12 +51,25 @@ typedef struct {
 typedef void (*sb__block_map_fn)(const void *x, const void *y, sb_map map,
                                  size_t prefetch, sb__node *out);
 
-/* The host folds' prefetch distance in bytes (sb__block_fn): the
- * SAMEBITS_PREFETCH environment variable when it is a decimal number of
- * bytes (0: no software prefetch), else SB_PREFETCH_DEFAULT. Read per
- * call, as SAMEBITS_ISA is, so a benchmark can sweep it in one process. */
+/* The host folds' prefetch distance in bytes (sb__block_fn,
+ * host_prefetch.c): the SAMEBITS_PREFETCH environment variable when it is
+ * a decimal number of bytes (0: no software prefetch), else the distance
+ * measured fastest on this CPU, else (not measured yet)
+ * SB_PREFETCH_DEFAULT. Read per call, as SAMEBITS_ISA is, so a benchmark
+ * can sweep it in one process. */
 #define SB_PREFETCH_DEFAULT 4096
 size_t sb__host_prefetch_bytes(void);
+/* While measuring (no SAMEBITS_PREFETCH, nothing kept yet), a large float
+ * fold takes turns: span `span` (SB_PREFETCH_SPAN_BLOCKS blocks) folds at
+ * sb__prefetch_span_distance(span) and reports its time with
+ * sb__prefetch_span_record(); once one is kept, every span gets it. */
+#define SB_PREFETCH_SPAN_BLOCKS 64
+#define SB_PREFETCH_MEASURED_BYTES ((size_t)64 << 20)   /* calls this big */
+bool sb__prefetch_measuring(void);
+size_t sb__prefetch_span_distance(size_t span);
+void sb__prefetch_span_record(size_t span, uint_least64_t bytes,
+                              uint_least64_t ns);
+uint_least64_t sb__prefetch_clock_ns(void);
 
 /* The host kernel of a plan's (accumulator, op, wrap) in the copy of
  * host_kernels.c built for `isa` (SB_ISA_BASELINE, SB_ISA_AVX2,

@@ -137,27 +137,6 @@ static unsigned isa_from_environment(void)
     return isa;
 }
 
-size_t sb__host_prefetch_bytes(void)
-{
-    const char *env = getenv("SAMEBITS_PREFETCH");
-    if (env == NULL || *env == '\0')
-        return SB_PREFETCH_DEFAULT;
-    size_t bytes = 0;
-    for (const char *p = env; *p != '\0'; p++) {
-        if (*p < '0' || *p > '9')
-            return SB_PREFETCH_DEFAULT;   /* not a number: ignored */
-        if (bytes < (size_t)1 << 20)      /* capped at 1 MiB ahead */
-            bytes = bytes * 10 + (size_t)(*p - '0');
-    }
-    return bytes < (size_t)1 << 20 ? bytes : (size_t)1 << 20;
-}
-
-size_t sb_host_prefetch(void)
-{
-    sb__detail_clear();
-    return sb__host_prefetch_bytes();
-}
-
 sb_status sb__isa_resolve(unsigned requested, unsigned *isa)
 {
     if (requested != SB_ISA_AUTO) {

@@ -76,6 +76,10 @@ typedef struct {
                                             are gathered per block, and y
                                             is NULL */
     size_t               prefetch;       /* sb__block_fn */
+    bool                 measuring;      /* spans take turns at the
+                                            candidate prefetch distances
+                                            (host_prefetch.c) */
+    uint_least64_t       span_bytes;     /* input read by a whole span */
     size_t               chunk_blocks;   /* a power of two */
     size_t               chunk_count;
     sb__node            *chunk_nodes;
@@ -162,14 +166,32 @@ static sb__node reduce_blocks(const job *j, size_t first_block,
         return reduce_blocks_strided(j, first_block, block_count, overflow);
     merge_stack stack;
     stack.top = 0;
-    for (size_t b = first_block; b < first_block + block_count; b++) {
-        const size_t start = b * SB_BLOCK_SIZE;
-        const size_t count = j->n - start < SB_BLOCK_SIZE
-                           ? j->n - start : SB_BLOCK_SIZE;
-        fold_block(j, j->x + start * j->plan->input_size,
-                   j->y ? j->y + start * j->plan->input_size : NULL,
-                   j->mask ? j->mask + start : NULL, count, start,
-                   j->prefetch, &stack, overflow);
+    const size_t end = first_block + block_count;
+    for (size_t b = first_block; b < end;) {
+        /* Measuring the prefetch distance: one span at a time, each at
+         * its candidate, timed when whole. */
+        size_t stop = end, prefetch = j->prefetch;
+        const size_t span = b / SB_PREFETCH_SPAN_BLOCKS;
+        uint_least64_t began = 0;
+        if (j->measuring) {
+            const size_t span_end = (span + 1) * SB_PREFETCH_SPAN_BLOCKS;
+            stop = span_end < end ? span_end : end;
+            prefetch = sb__prefetch_span_distance(span);
+            began = sb__prefetch_clock_ns();
+        }
+        const bool whole = stop - b == SB_PREFETCH_SPAN_BLOCKS;
+        for (; b < stop; b++) {
+            const size_t start = b * SB_BLOCK_SIZE;
+            const size_t count = j->n - start < SB_BLOCK_SIZE
+                               ? j->n - start : SB_BLOCK_SIZE;
+            fold_block(j, j->x + start * j->plan->input_size,
+                       j->y ? j->y + start * j->plan->input_size : NULL,
+                       j->mask ? j->mask + start : NULL, count, start,
+                       prefetch, &stack, overflow);
+        }
+        if (j->measuring && whole)
+            sb__prefetch_span_record(span, j->span_bytes,
+                                     sb__prefetch_clock_ns() - began);
     }
     return merge_finish(&stack, j->kernel, overflow);
 }
@@ -252,6 +274,24 @@ unsigned sb_host_thread_count(const sb_host_options *opts)
     return thread_count(opts ? opts->threads : 0);
 }
 
+/* Whether this call helps measure the prefetch distance
+ * (host_prefetch.c): a float sum, product, min or max (what the
+ * prefetching vector folds take; NaN skipping folds a copy) over enough
+ * unmasked contiguous input to
+ * come from memory, while nothing is kept yet. */
+static bool measures_prefetch(const sb__plan *plan,
+                              const unsigned char *mask, size_t n,
+                              ptrdiff_t stride)
+{
+    const bool float_fold = (plan->acc == SB_F32 || plan->acc == SB_F64) &&
+                            !plan->arg && !plan->skip_nan &&
+                            (plan->op == SB_SUM || plan->op == SB_PROD ||
+                             plan->op == SB_MIN || plan->op == SB_MAX);
+    return float_fold && mask == NULL && stride == 1 &&
+           n >= SB_PREFETCH_MEASURED_BYTES / plan->input_size &&
+           sb__prefetch_measuring();
+}
+
 static sb__node reduce_tree(const sb__plan *plan, const unsigned char *x,
                             const unsigned char *y,
                             const unsigned char *mask, size_t n,
@@ -289,6 +329,9 @@ static sb__node reduce_tree(const sb__plan *plan, const unsigned char *x,
         .stride = stride,
         .block_map = plan->prepared ? sb__host_block_map(plan, isa) : NULL,
         .prefetch = sb__host_prefetch_bytes(),
+        .measuring = measures_prefetch(plan, mask, n, stride),
+        .span_bytes = (uint_least64_t)SB_PREFETCH_SPAN_BLOCKS * SB_BLOCK_SIZE
+                      * plan->input_size * (y != NULL ? 2 : 1),
         .chunk_blocks = chunk_blocks,
         .chunk_count = (blocks + chunk_blocks - 1) / chunk_blocks,
         .chunk_nodes = chunk_nodes,

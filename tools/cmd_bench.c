@@ -89,7 +89,8 @@ static void print_usage(FILE *out)
             "                SAMEBITS_ISA, else the widest this CPU runs), sse2,\n"
             "                avx2, avx512 (sb_host_options.isa)\n"
             "  --prefetch B  the host path prefetches B bytes ahead (0: none;\n"
-            "                default SAMEBITS_PREFETCH, else 4096): sets\n"
+            "                default SAMEBITS_PREFETCH, else measured: the\n"
+            "                report's first and last lines say how): sets\n"
             "                SAMEBITS_PREFETCH for this run\n"
             "  --json        one JSON object per line: the setup, each\n"
             "                measurement, each ratio, each latency\n"
@@ -159,6 +160,53 @@ static void print_json_setup(const char *cpu, unsigned threads, unsigned isa,
     printf("]}\n");
 }
 
+static const char *prefetch_source_name(sb_prefetch_source source)
+{
+    switch (source) {
+    case SB_PREFETCH_FROM_ENVIRONMENT: return "SAMEBITS_PREFETCH";
+    case SB_PREFETCH_MEASURED:         return "measured";
+    default:                           return "not measured yet";
+    }
+}
+
+/* Where the host path's prefetch distance stands (sb_host_prefetch_report):
+ * set, measured (with what each candidate folded at), or still to be. */
+static void print_prefetch_text(void)
+{
+    sb_prefetch_report r;
+    sb_host_prefetch_report(&r);
+    /* The library ignores anything but decimal digits. */
+    const char *pf = getenv("SAMEBITS_PREFETCH");
+    if (pf != NULL && *pf != '\0' && r.source != SB_PREFETCH_FROM_ENVIRONMENT)
+        printf("SAMEBITS_PREFETCH ignored; ");
+    printf("prefetch %zu bytes ahead (%s", r.bytes,
+           prefetch_source_name(r.source));
+    if (r.source == SB_PREFETCH_NOT_YET)
+        printf(": the first float folds of 64 MiB or more time each of");
+    else if (r.source == SB_PREFETCH_MEASURED)
+        printf(":");
+    if (r.source != SB_PREFETCH_FROM_ENVIRONMENT)
+        for (int k = 0; k < SB_PREFETCH_CANDIDATES; k++) {
+            printf(" %zu", r.candidates[k]);
+            if (r.gb_per_s[k] > 0)
+                printf(" -> %.1f GB/s", r.gb_per_s[k]);
+            printf("%s", k + 1 < SB_PREFETCH_CANDIDATES ? "," : "");
+        }
+    printf(")\n");
+}
+
+static void print_prefetch_json(void)
+{
+    sb_prefetch_report r;
+    sb_host_prefetch_report(&r);
+    printf("{\"kind\":\"prefetch\",\"bytes\":%zu,\"source\":\"%s\","
+           "\"candidates\":[", r.bytes, prefetch_source_name(r.source));
+    for (int k = 0; k < SB_PREFETCH_CANDIDATES; k++)
+        printf("%s{\"bytes\":%zu,\"gb_per_s\":%.3f}", k ? "," : "",
+               r.candidates[k], r.gb_per_s[k]);
+    printf("]}\n");
+}
+
 /* The text report's first lines: the command, the machine, the devices. */
 static void print_text_setup(const char *cpu, unsigned threads, unsigned isa,
                              const bench_device *devs, size_t dev_count)
@@ -172,15 +220,10 @@ static void print_text_setup(const char *cpu, unsigned threads, unsigned isa,
                      ? " (SAMEBITS_THREADS)" : " (SAMEBITS_THREADS ignored)";
     printf("cpu: %s; %u online CPUs; host-all = threads 0 = %u threads%s\n",
            cpu, cli_online_cpus(), threads, from);
-    /* The same for SAMEBITS_PREFETCH: the library ignores anything but
-     * decimal digits. */
-    const char *pf = getenv("SAMEBITS_PREFETCH");
-    const char *pf_from = pf == NULL || *pf == '\0' ? ""
-                        : strspn(pf, "0123456789") == strlen(pf)
-                        ? " (SAMEBITS_PREFETCH)" : " (SAMEBITS_PREFETCH ignored)";
-    printf("host path: %s (%s); prefetch %zu bytes ahead%s\n",
+    printf("host path: %s (%s); ",
            sb_isa_name(sb_host_isa(&(sb_host_options){ .isa = isa })),
-           isa_source(isa), sb_host_prefetch(), pf_from);
+           isa_source(isa));
+    print_prefetch_text();
     for (size_t i = 0; i < dev_count; i++) {
         char title[300];
         cli_device_title(devs[i].dev, title, sizeof title);
@@ -399,6 +442,7 @@ static int run_bench(int argc, char **argv)
         .repeat = (unsigned)repeat, .threads = cli_default_threads(),
         .isa = isa, .json = json,
     };
+    const size_t prefetch_before = sb_host_prefetch();
     if (json)
         print_json_setup(cpu, plan.threads, isa, plan.repeat, devs, dev_count);
     else
@@ -420,6 +464,14 @@ static int run_bench(int argc, char **argv)
     if (batched && bench_batched(json, largest, plan.repeat, devs,
                                  dev_count) != 0)
         goto done;
+    /* What the runs measured of the prefetch distance, when that moved. */
+    if (json)
+        print_prefetch_json();
+    else if (sb_host_prefetch() != prefetch_before
+             || getenv("SAMEBITS_PREFETCH") == NULL) {
+        printf("\nafter these runs: ");
+        print_prefetch_text();
+    }
     rc = CLI_EXIT_OK;
 done:
     for (size_t i = 0; i < dev_count; i++)

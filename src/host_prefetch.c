@@ -1,0 +1,137 @@
+/* host_prefetch.c: how far ahead the host folds prefetch, chosen by
+ * measurement on the CPU the library runs on.
+ *
+ * The best distance is a fact about a microarchitecture, not a constant:
+ * 4096 bytes ahead took a 1-thread f32 sum from memory from 0.55 to 0.97
+ * of a plain read on AMD Zen 5 and was best on Zen 3 too, while on Zen 4
+ * the same prefetches cost a third (0.66 against 0.95 without; README:
+ * Performance). So, unless SAMEBITS_PREFETCH fixes it, the first large
+ * float reductions of a process fold their spans of 64 blocks with each
+ * candidate distance in turn, timing every span, and once each candidate
+ * has folded enough the faster one is kept for the rest of the process.
+ * Taking turns span by span puts both candidates under the same memory
+ * and the same neighbours, which on a shared VM move by tens of percent
+ * within seconds. The bits never depend on any of it: a prefetch is a
+ * hint, and the fold is the same code at every distance. */
+#include <stdatomic.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <time.h>
+#include "error_detail.h"
+#include "host_engine.h"
+
+/* The distances tried: none, and the one measured best on Zen 3 and 5. */
+static const size_t candidates[SB_PREFETCH_CANDIDATES] = {
+    0, SB_PREFETCH_DEFAULT
+};
+
+/* Enough to decide: each candidate has folded this much in this many
+ * spans (about 2 ms each from memory), so one call of 2^25 f32 or two of
+ * 2^24 decide. */
+#define DECIDE_BYTES ((uint_least64_t)48 << 20)
+#define DECIDE_SPANS 24
+
+static atomic_uint_least64_t spent_ns[SB_PREFETCH_CANDIDATES];
+static atomic_uint_least64_t folded_bytes[SB_PREFETCH_CANDIDATES];
+static atomic_uint_least64_t span_count[SB_PREFETCH_CANDIDATES];
+/* The kept candidate's index + 1; 0 while none is kept yet. */
+static atomic_uint chosen;
+
+/* SAMEBITS_PREFETCH as a distance, when it is one: decimal digits only,
+ * capped at 1 MiB. */
+static bool distance_from_environment(size_t *bytes)
+{
+    const char *env = getenv("SAMEBITS_PREFETCH");
+    if (env == NULL || *env == '\0')
+        return false;
+    size_t b = 0;
+    for (const char *p = env; *p != '\0'; p++) {
+        if (*p < '0' || *p > '9')
+            return false;                  /* not a number: ignored */
+        if (b < (size_t)1 << 20)
+            b = b * 10 + (size_t)(*p - '0');
+    }
+    *bytes = b < (size_t)1 << 20 ? b : (size_t)1 << 20;
+    return true;
+}
+
+size_t sb__host_prefetch_bytes(void)
+{
+    size_t bytes;
+    if (distance_from_environment(&bytes))
+        return bytes;
+    const unsigned k = atomic_load_explicit(&chosen, memory_order_relaxed);
+    return k != 0 ? candidates[k - 1] : SB_PREFETCH_DEFAULT;
+}
+
+bool sb__prefetch_measuring(void)
+{
+    size_t bytes;
+    return atomic_load_explicit(&chosen, memory_order_relaxed) == 0 &&
+           !distance_from_environment(&bytes);
+}
+
+size_t sb__prefetch_span_distance(size_t span)
+{
+    const unsigned k = atomic_load_explicit(&chosen, memory_order_relaxed);
+    return k != 0 ? candidates[k - 1]
+                  : candidates[span % SB_PREFETCH_CANDIDATES];
+}
+
+uint_least64_t sb__prefetch_clock_ns(void)
+{
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return (uint_least64_t)t.tv_sec * 1000000000u + (uint_least64_t)t.tv_nsec;
+}
+
+void sb__prefetch_span_record(size_t span, uint_least64_t bytes,
+                              uint_least64_t ns)
+{
+    if (atomic_load_explicit(&chosen, memory_order_relaxed) != 0)
+        return;
+    const size_t k = span % SB_PREFETCH_CANDIDATES;
+    atomic_fetch_add_explicit(&spent_ns[k], ns, memory_order_relaxed);
+    atomic_fetch_add_explicit(&folded_bytes[k], bytes, memory_order_relaxed);
+    atomic_fetch_add_explicit(&span_count[k], 1, memory_order_relaxed);
+    /* Decide once every candidate has enough: the fewest ns per byte. */
+    unsigned best = 0;
+    double best_cost = 0;
+    for (unsigned c = 0; c < SB_PREFETCH_CANDIDATES; c++) {
+        const uint_least64_t b = atomic_load(&folded_bytes[c]);
+        if (b < DECIDE_BYTES || atomic_load(&span_count[c]) < DECIDE_SPANS)
+            return;
+        const double cost = (double)atomic_load(&spent_ns[c]) / (double)b;
+        if (best == 0 || cost < best_cost) {
+            best = c + 1;
+            best_cost = cost;
+        }
+    }
+    unsigned none = 0;
+    atomic_compare_exchange_strong(&chosen, &none, best);
+}
+
+void sb_host_prefetch_report(sb_prefetch_report *report)
+{
+    sb__detail_clear();
+    if (report == NULL)
+        return;
+    size_t bytes;
+    const bool set = distance_from_environment(&bytes);
+    const unsigned k = atomic_load(&chosen);
+    report->bytes = sb__host_prefetch_bytes();
+    report->source = set ? SB_PREFETCH_FROM_ENVIRONMENT
+                   : k != 0 ? SB_PREFETCH_MEASURED : SB_PREFETCH_NOT_YET;
+    for (unsigned c = 0; c < SB_PREFETCH_CANDIDATES; c++) {
+        const uint_least64_t ns = atomic_load(&spent_ns[c]);
+        report->candidates[c] = candidates[c];
+        report->gb_per_s[c] = ns != 0
+            ? (double)atomic_load(&folded_bytes[c]) / (double)ns : 0.0;
+    }
+}
+
+size_t sb_host_prefetch(void)
+{
+    sb__detail_clear();
+    return sb__host_prefetch_bytes();
+}
