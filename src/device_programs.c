@@ -193,7 +193,11 @@ static int abs_by_select(const sb_device_caps *c)
  * arithmetic: never -cl-fast-relaxed-math, -cl-mad-enable,
  * -cl-unsafe-math-optimizations or -cl-finite-math-only; and
  * -cl-denorms-are-zero only for the test device that must really flush
- * (SB_OPT_FLUSH_SUBNORMALS), whose context is guarded accordingly. */
+ * (SB_OPT_FLUSH_SUBNORMALS), whose context is guarded accordingly.
+ * -w (OpenCL's own option): the kernels test build constants in ordinary
+ * conditions, which clang warns of (-Wconstant-logical-operand), and
+ * POCL, Oclgrind and rusticl print a build's warnings on the caller's
+ * stderr; a library must not write there. */
 static void build_options(const sb_context *ctx, const sb__plan *plan,
                           char *buf, size_t size)
 {
@@ -218,7 +222,7 @@ static void build_options(const sb_context *ctx, const sb__plan *plan,
     const sb_op op = count ? SB_SUM : plan->op == SB_ARGMIN ? SB_MIN
                    : plan->op == SB_ARGMAX ? SB_MAX : plan->op;
     snprintf(buf, size,
-             "%s%s%s-DSB_IN_T=%s -DSB_ACC_T=%s -DSB_IN_KIND=%d -DSB_ACC_KIND=%d "
+             "-w %s%s%s-DSB_IN_T=%s -DSB_ACC_T=%s -DSB_IN_KIND=%d -DSB_ACC_KIND=%d "
              "-DSB_ACC_SIGNED=%d -DSB_ACC_BITS=%d -DSB_KIND_INT=%d "
              "-DSB_KIND_F32=%d -DSB_KIND_F64=%d -DSB_F32_MODE=%u "
              "-DSB_F64_MODE=%u -DSB_MODE_NATIVE=%u -DSB_MODE_GUARDED=%u "
