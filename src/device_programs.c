@@ -166,8 +166,9 @@ unsigned sb__row_lanes(const sb_context *ctx, const sb__plan *plan)
 
 /* How far ahead the W-lane float folds prefetch (cl/reduce.cl,
  * SB_PREFETCH): on POCL's CPU devices the host path's distance
- * (SAMEBITS_PREFETCH, sb_host_prefetch()), measured there the same way
- * (README: Performance); elsewhere none: a GPU hides memory latency
+ * (SAMEBITS_PREFETCH, sb_host_prefetch(): measured by the host folds, on
+ * the same CPU, when the program is built; README: Performance, where
+ * POCL's folds moved with it); elsewhere none: a GPU hides memory latency
  * with other work-groups, and only a clang-based CPU compiler is known
  * to take __builtin_prefetch in OpenCL C. */
 static size_t prefetch_bytes(const sb_device_caps *c)

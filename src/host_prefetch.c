@@ -13,6 +13,7 @@
  * and the same neighbours, which on a shared VM move by tens of percent
  * within seconds. The bits never depend on any of it: a prefetch is a
  * hint, and the fold is the same code at every distance. */
+#include <pthread.h>
 #include <stdatomic.h>
 #include <stdint.h>
 #include <stdlib.h>
@@ -25,16 +26,22 @@ static const size_t candidates[SB_PREFETCH_CANDIDATES] = {
     0, SB_PREFETCH_DEFAULT
 };
 
-/* Enough to decide: each candidate has folded this much in this many
- * spans (about 2 ms each from memory), so one call of 2^25 f32 or two of
- * 2^24 decide. */
+/* Enough to decide: each candidate has folded at least this much in at
+ * least this many spans (a span is 64 blocks: 1 MiB of f32, 2 of f64,
+ * about 0.05 ms each from memory), so one call of 2^25 f32 or two of 2^24
+ * decide. */
 #define DECIDE_BYTES ((uint_least64_t)48 << 20)
 #define DECIDE_SPANS 24
 
-static atomic_uint_least64_t spent_ns[SB_PREFETCH_CANDIDATES];
-static atomic_uint_least64_t folded_bytes[SB_PREFETCH_CANDIDATES];
-static atomic_uint_least64_t span_count[SB_PREFETCH_CANDIDATES];
-/* The kept candidate's index + 1; 0 while none is kept yet. */
+/* The sums behind the decision, under one lock (a span's record is one
+ * lock per 0.05 ms or more): frozen once a candidate is kept, so a report
+ * shows what decided. */
+static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
+static uint_least64_t spent_ns[SB_PREFETCH_CANDIDATES];
+static uint_least64_t folded_bytes[SB_PREFETCH_CANDIDATES];
+static uint_least64_t span_count[SB_PREFETCH_CANDIDATES];
+/* The kept candidate's index + 1; 0 while none is kept yet. Read without
+ * the lock on every call; written once, under it. */
 static atomic_uint chosen;
 
 /* SAMEBITS_PREFETCH as a distance, when it is one: decimal digits only,
@@ -80,35 +87,40 @@ size_t sb__prefetch_span_distance(size_t span)
 
 uint_least64_t sb__prefetch_clock_ns(void)
 {
-    struct timespec t;
-    clock_gettime(CLOCK_MONOTONIC, &t);
+    struct timespec t = { 0, 0 };
+    (void)clock_gettime(CLOCK_MONOTONIC, &t);   /* cannot fail on POSIX */
     return (uint_least64_t)t.tv_sec * 1000000000u + (uint_least64_t)t.tv_nsec;
 }
 
 void sb__prefetch_span_record(size_t span, uint_least64_t bytes,
                               uint_least64_t ns)
 {
-    if (atomic_load_explicit(&chosen, memory_order_relaxed) != 0)
+    pthread_mutex_lock(&lock);
+    if (atomic_load(&chosen) != 0) {   /* decided while this span ran */
+        pthread_mutex_unlock(&lock);
         return;
+    }
     const size_t k = span % SB_PREFETCH_CANDIDATES;
-    atomic_fetch_add_explicit(&spent_ns[k], ns, memory_order_relaxed);
-    atomic_fetch_add_explicit(&folded_bytes[k], bytes, memory_order_relaxed);
-    atomic_fetch_add_explicit(&span_count[k], 1, memory_order_relaxed);
+    spent_ns[k] += ns;
+    folded_bytes[k] += bytes;
+    span_count[k]++;
     /* Decide once every candidate has enough: the fewest ns per byte. */
     unsigned best = 0;
     double best_cost = 0;
     for (unsigned c = 0; c < SB_PREFETCH_CANDIDATES; c++) {
-        const uint_least64_t b = atomic_load(&folded_bytes[c]);
-        if (b < DECIDE_BYTES || atomic_load(&span_count[c]) < DECIDE_SPANS)
-            return;
-        const double cost = (double)atomic_load(&spent_ns[c]) / (double)b;
+        if (folded_bytes[c] < DECIDE_BYTES || span_count[c] < DECIDE_SPANS) {
+            best = 0;
+            break;
+        }
+        const double cost = (double)spent_ns[c] / (double)folded_bytes[c];
         if (best == 0 || cost < best_cost) {
             best = c + 1;
             best_cost = cost;
         }
     }
-    unsigned none = 0;
-    atomic_compare_exchange_strong(&chosen, &none, best);
+    if (best != 0)
+        atomic_store(&chosen, best);
+    pthread_mutex_unlock(&lock);
 }
 
 void sb_host_prefetch_report(sb_prefetch_report *report)
@@ -118,16 +130,18 @@ void sb_host_prefetch_report(sb_prefetch_report *report)
         return;
     size_t bytes;
     const bool set = distance_from_environment(&bytes);
+    pthread_mutex_lock(&lock);
     const unsigned k = atomic_load(&chosen);
-    report->bytes = sb__host_prefetch_bytes();
+    report->bytes = set ? bytes
+                  : k != 0 ? candidates[k - 1] : SB_PREFETCH_DEFAULT;
     report->source = set ? SB_PREFETCH_FROM_ENVIRONMENT
                    : k != 0 ? SB_PREFETCH_MEASURED : SB_PREFETCH_NOT_YET;
     for (unsigned c = 0; c < SB_PREFETCH_CANDIDATES; c++) {
-        const uint_least64_t ns = atomic_load(&spent_ns[c]);
         report->candidates[c] = candidates[c];
-        report->gb_per_s[c] = ns != 0
-            ? (double)atomic_load(&folded_bytes[c]) / (double)ns : 0.0;
+        report->gb_per_s[c] = spent_ns[c] != 0
+            ? (double)folded_bytes[c] / (double)spent_ns[c] : 0.0;
     }
+    pthread_mutex_unlock(&lock);
 }
 
 size_t sb_host_prefetch(void)

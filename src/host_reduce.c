@@ -276,15 +276,18 @@ unsigned sb_host_thread_count(const sb_host_options *opts)
 
 /* Whether this call helps measure the prefetch distance
  * (host_prefetch.c): a float sum, product, min or max (what the
- * prefetching vector folds take; NaN skipping folds a copy) over enough
- * unmasked contiguous input to
- * come from memory, while nothing is kept yet. */
-static bool measures_prefetch(const sb__plan *plan,
+ * prefetching vector folds take) over enough unmasked contiguous input to
+ * come from memory, while nothing is kept yet. Not a prepared plan without
+ * a block map (a widening, NaN skipping): it folds a converted copy on the
+ * stack, so its prefetches never reach the input and both distances would
+ * time the same work. */
+static bool measures_prefetch(const sb__plan *plan, sb__block_map_fn map,
                               const unsigned char *mask, size_t n,
                               ptrdiff_t stride)
 {
     const bool float_fold = (plan->acc == SB_F32 || plan->acc == SB_F64) &&
                             !plan->arg && !plan->skip_nan &&
+                            (!plan->prepared || map != NULL) &&
                             (plan->op == SB_SUM || plan->op == SB_PROD ||
                              plan->op == SB_MIN || plan->op == SB_MAX);
     return float_fold && mask == NULL && stride == 1 &&
@@ -305,6 +308,9 @@ static sb__node reduce_tree(const sb__plan *plan, const unsigned char *x,
     const unsigned threads = n < SB_THREADED_MIN_N
                            ? 1 : thread_count(requested_threads);
 
+    const sb__block_map_fn block_map = plan->prepared
+                                     ? sb__host_block_map(plan, isa) : NULL;
+    const bool measuring = measures_prefetch(plan, block_map, mask, n, stride);
     size_t chunk_blocks = blocks == 0 ? 1 : sb__round_up_pow2(blocks);
     /* One chunk on one thread; with more, at most threads * 4 chunk
      * nodes, on the heap (a caller's small stack, test_error_detail, has
@@ -315,8 +321,10 @@ static sb__node reduce_tree(const sb__plan *plan, const unsigned char *x,
     if (threads > 1) {
         const size_t per = (blocks + threads * SB_CHUNKS_PER_THREAD - 1)
                          / (threads * SB_CHUNKS_PER_THREAD);
-        const size_t wide = sb__round_up_pow2(per < SB_MIN_CHUNK_BLOCKS
-                                          ? SB_MIN_CHUNK_BLOCKS : per);
+        /* Measuring times whole spans only: chunks at least a span. */
+        const size_t least = measuring ? SB_PREFETCH_SPAN_BLOCKS
+                                       : SB_MIN_CHUNK_BLOCKS;
+        const size_t wide = sb__round_up_pow2(per < least ? least : per);
         sb__node *nodes = malloc(((blocks + wide - 1) / wide) *
                                  sizeof *nodes);
         if (nodes != NULL) {
@@ -327,9 +335,9 @@ static sb__node reduce_tree(const sb__plan *plan, const unsigned char *x,
     job j = {
         .plan = plan, .kernel = kernel, .x = x, .y = y, .mask = mask, .n = n,
         .stride = stride,
-        .block_map = plan->prepared ? sb__host_block_map(plan, isa) : NULL,
+        .block_map = block_map,
         .prefetch = sb__host_prefetch_bytes(),
-        .measuring = measures_prefetch(plan, mask, n, stride),
+        .measuring = measuring,
         .span_bytes = (uint_least64_t)SB_PREFETCH_SPAN_BLOCKS * SB_BLOCK_SIZE
                       * plan->input_size * (y != NULL ? 2 : 1),
         .chunk_blocks = chunk_blocks,

@@ -259,7 +259,7 @@ static void threads_and_sets_together(void **state)
 }
 
 /* Without SAMEBITS_PREFETCH the distance is measured (host_prefetch.c):
- * calls too small, masked, integer, or under the variable measure
+ * calls too small, masked, integer, widened, or under the variable measure
  * nothing; two float calls of 64 MiB decide, every later call takes the
  * faster, and the bits equal the oracle's while measuring and after.
  * First in main(): it needs a process whose calls have measured nothing. */
@@ -279,6 +279,7 @@ static void the_prefetch_distance_is_measured(void **state)
     const sb_reduction f32_sum = { SB_SUM, SB_F32, 0, 0, 0 };
     const sb_reduction i32_sum = { SB_SUM, SB_I32, 0, 0, 0 };
     const sb_reduction f32_argmin = { SB_ARGMIN, SB_F32, 0, 0, 0 };
+    const sb_reduction f32_into_f64 = { SB_SUM, SB_F32, SB_F64, 0, 0 };
     /* Nothing of these is measured: one element short, masked, integers,
      * argmin, and any call while SAMEBITS_PREFETCH is set. */
     test_case quiet[] = {
@@ -286,6 +287,8 @@ static void the_prefetch_distance_is_measured(void **state)
         make_case(seed, f32_sum, big, MASK_RANDOM, FAMILY_UNIFORM),
         make_case(seed, i32_sum, big, MASK_NONE, FAMILY_UNIFORM),
         make_case(seed, f32_argmin, big, MASK_NONE, FAMILY_SPECIALS),
+        /* widened through a copy: its prefetches never reach x */
+        make_case(seed, f32_into_f64, big, MASK_NONE, FAMILY_UNIFORM),
         make_case(seed, f32_sum, big, MASK_NONE, FAMILY_CANCELLATION),
     };
     unsigned long wrong = 0;
@@ -300,12 +303,13 @@ static void the_prefetch_distance_is_measured(void **state)
     assert_int_equal(r.source, SB_PREFETCH_FROM_ENVIRONMENT);
     unsetenv("SAMEBITS_PREFETCH");
 
-    /* Measuring: a huge-range f32 sum on two threads (both time their
-     * spans; the case's two calls decide), then an f64 min on one with
-     * the distance kept. */
+    /* Measuring: a huge-range f32 sum on 64 threads (chunks of 16 blocks
+     * but for the measuring, which needs whole spans of 64; every thread
+     * times its own; the case's two calls decide), then an f64 min on one
+     * with the distance kept. */
     test_case measured = make_case(seed, f32_sum, big, MASK_NONE,
                                    FAMILY_HUGE_RANGE);
-    measured.threads = 2;
+    measured.threads = 64;
     wrong += !check_against_oracle(&measured, NULL);
     sb_host_prefetch_report(&r);
     printf("prefetch %zu bytes kept: 0 -> %.1f GB/s, 4096 -> %.1f GB/s\n",

@@ -443,6 +443,10 @@ static int run_bench(int argc, char **argv)
         .isa = isa, .json = json,
     };
     const size_t prefetch_before = sb_host_prefetch();
+    sb_prefetch_report setup_report;
+    sb_host_prefetch_report(&setup_report);
+    const int prefetch_set =
+        setup_report.source == SB_PREFETCH_FROM_ENVIRONMENT;
     if (json)
         print_json_setup(cpu, plan.threads, isa, plan.repeat, devs, dev_count);
     else
@@ -467,8 +471,7 @@ static int run_bench(int argc, char **argv)
     /* What the runs measured of the prefetch distance, when that moved. */
     if (json)
         print_prefetch_json();
-    else if (sb_host_prefetch() != prefetch_before
-             || getenv("SAMEBITS_PREFETCH") == NULL) {
+    else if (sb_host_prefetch() != prefetch_before || !prefetch_set) {
         printf("\nafter these runs: ");
         print_prefetch_text();
     }
