@@ -637,15 +637,15 @@ SB_API unsigned sb_host_isa(const sb_host_options *opts);
  *  included; argmin/argmax not) folds its spans of 64 blocks at each of
  *  SB_PREFETCH_CANDIDATES distances in turn (0 and 4096 bytes), timing
  *  each span, and once each distance has folded at least 48 MiB in at
- *  least 24 spans (one call of 2^25 f32, two of 2^24) the faster is kept
- *  for every later call of the process, host folds of every shape and
- *  POCL's programs built after it alike (a program built before keeps its
- *  distance). Until then the measuring calls take turns and every other
- *  call prefetches 4096 bytes ahead. Widening calls (f32 into f64,
- *  integers into floats), NaN skipping and masks fold a converted copy
- *  and do not measure.
- *  The bits never depend on the distance: a prefetch is a hint, and the
- *  fold is the same code at every distance (tests/test_host_isa.c). For
+ *  least 24 spans (one call of 2^25 f32, two of 2^24) the one with the
+ *  faster median span is kept for every later call of the process, host
+ *  folds of every shape and POCL's programs built after it alike (a
+ *  program built before keeps its distance). Until then the measuring
+ *  calls take turns and every other call prefetches 4096 bytes ahead.
+ *  Widening calls (f32 into f64, integers into floats), NaN skipping and
+ *  masks fold a converted copy and do not measure. The bits never depend
+ *  on the distance: a prefetch is a hint, and the fold is the same code
+ *  at every distance (tests/test_host_isa.c, test_host_prefetch.c). For
  *  benchmarks: `samebits bench --prefetch B` sets it. */
 
 /*! sb_host_prefetch() : the distance in bytes the host path prefetches
@@ -665,11 +665,11 @@ typedef struct {
     size_t             bytes;     /* sb_host_prefetch() */
     sb_prefetch_source source;
     size_t candidates[SB_PREFETCH_CANDIDATES];   /* 0 and 4096 */
-    double gb_per_s[SB_PREFETCH_CANDIDATES];     /* what each folded at,
-                                     over the spans timed until the
-                                     decision (10^9 bytes of input a
-                                     second per thread, with whatever else
-                                     ran); 0 before its first span */
+    double gb_per_s[SB_PREFETCH_CANDIDATES];     /* what each folded at:
+                                     its median span until the decision
+                                     (10^9 bytes of input a second on one
+                                     thread, with whatever else ran); 0
+                                     before its first span */
 } sb_prefetch_report;
 
 /*! sb_host_prefetch_report() : fills *report (NULL: nothing) with the

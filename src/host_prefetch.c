@@ -8,7 +8,8 @@
  * Performance). So, unless SAMEBITS_PREFETCH fixes it, the first large
  * float reductions of a process fold their spans of 64 blocks with each
  * candidate distance in turn, timing every span, and once each candidate
- * has folded enough the faster one is kept for the rest of the process.
+ * has folded enough the one with the faster median span is kept for the
+ * rest of the process.
  * Taking turns span by span puts both candidates under the same memory
  * and the same neighbours, which on a shared VM move by tens of percent
  * within seconds. The bits never depend on any of it: a prefetch is a
@@ -17,6 +18,7 @@
 #include <stdatomic.h>
 #include <stdint.h>
 #include <stdlib.h>
+#include <string.h>
 #include <time.h>
 #include "error_detail.h"
 #include "host_engine.h"
@@ -29,20 +31,42 @@ static const size_t candidates[SB_PREFETCH_CANDIDATES] = {
 /* Enough to decide: each candidate has folded at least this much in at
  * least this many spans (a span is 64 blocks: 1 MiB of f32, 2 of f64,
  * about 0.05 ms each from memory), so one call of 2^25 f32 or two of 2^24
- * decide. */
+ * decide. At most MAX_SPANS spans each are kept. */
 #define DECIDE_BYTES ((uint_least64_t)48 << 20)
 #define DECIDE_SPANS 24
+#define MAX_SPANS 128
 
-/* The sums behind the decision, under one lock (a span's record is one
- * lock per 0.05 ms or more): frozen once a candidate is kept, so a report
- * shows what decided. */
+/* What the spans measured, under one lock (a span's record is one lock
+ * per 0.05 ms or more), frozen once a candidate is kept, so a report
+ * shows what decided. Each span's rate is kept, and the candidates
+ * compared by their medians: a span during which the thread was
+ * descheduled (more threads than cores, a neighbour on a shared VM)
+ * reads as slow, and a mean would let a few of those decide. */
 static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
-static uint_least64_t spent_ns[SB_PREFETCH_CANDIDATES];
+static double span_rate[SB_PREFETCH_CANDIDATES][MAX_SPANS];  /* bytes/ns */
+static unsigned span_count[SB_PREFETCH_CANDIDATES];
 static uint_least64_t folded_bytes[SB_PREFETCH_CANDIDATES];
-static uint_least64_t span_count[SB_PREFETCH_CANDIDATES];
 /* The kept candidate's index + 1; 0 while none is kept yet. Read without
  * the lock on every call; written once, under it. */
 static atomic_uint chosen;
+
+static int by_rate(const void *a, const void *b)
+{
+    const double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
+}
+
+/* The median span rate of candidate c (under the lock); 0 for none. */
+static double median_rate(unsigned c)
+{
+    const unsigned n = span_count[c];
+    if (n == 0)
+        return 0.0;
+    double sorted[MAX_SPANS];
+    memcpy(sorted, span_rate[c], n * sizeof sorted[0]);
+    qsort(sorted, n, sizeof sorted[0], by_rate);
+    return n % 2 ? sorted[n / 2] : (sorted[n / 2 - 1] + sorted[n / 2]) / 2;
+}
 
 /* SAMEBITS_PREFETCH as a distance, when it is one: decimal digits only,
  * capped at 1 MiB. */
@@ -101,21 +125,21 @@ void sb__prefetch_span_record(size_t span, uint_least64_t bytes,
         return;
     }
     const size_t k = span % SB_PREFETCH_CANDIDATES;
-    spent_ns[k] += ns;
+    if (span_count[k] < MAX_SPANS)
+        span_rate[k][span_count[k]++] = (double)bytes / (double)(ns ? ns : 1);
     folded_bytes[k] += bytes;
-    span_count[k]++;
-    /* Decide once every candidate has enough: the fewest ns per byte. */
+    /* Decide once every candidate has enough: the fastest median. */
     unsigned best = 0;
-    double best_cost = 0;
+    double best_rate = 0;
     for (unsigned c = 0; c < SB_PREFETCH_CANDIDATES; c++) {
         if (folded_bytes[c] < DECIDE_BYTES || span_count[c] < DECIDE_SPANS) {
             best = 0;
             break;
         }
-        const double cost = (double)spent_ns[c] / (double)folded_bytes[c];
-        if (best == 0 || cost < best_cost) {
+        const double rate = median_rate(c);
+        if (best == 0 || rate > best_rate) {
             best = c + 1;
-            best_cost = cost;
+            best_rate = rate;
         }
     }
     if (best != 0)
@@ -138,8 +162,7 @@ void sb_host_prefetch_report(sb_prefetch_report *report)
                    : k != 0 ? SB_PREFETCH_MEASURED : SB_PREFETCH_NOT_YET;
     for (unsigned c = 0; c < SB_PREFETCH_CANDIDATES; c++) {
         report->candidates[c] = candidates[c];
-        report->gb_per_s[c] = spent_ns[c] != 0
-            ? (double)folded_bytes[c] / (double)spent_ns[c] : 0.0;
+        report->gb_per_s[c] = median_rate(c);
     }
     pthread_mutex_unlock(&lock);
 }

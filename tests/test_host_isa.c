@@ -258,82 +258,8 @@ static void threads_and_sets_together(void **state)
     assert_int_equal(wrong, 0);
 }
 
-/* Without SAMEBITS_PREFETCH the distance is measured (host_prefetch.c):
- * calls too small, masked, integer, widened, or under the variable measure
- * nothing; two float calls of 64 MiB decide, every later call takes the
- * faster, and the bits equal the oracle's while measuring and after.
- * First in main(): it needs a process whose calls have measured nothing. */
-static void the_prefetch_distance_is_measured(void **state)
-{
-    (void)state;
-    unsetenv("SAMEBITS_PREFETCH");
-    sb_prefetch_report r;
-    sb_host_prefetch_report(&r);
-    assert_int_equal(r.source, SB_PREFETCH_NOT_YET);
-    assert_int_equal(r.bytes, 4096);
-    assert_int_equal(sb_host_prefetch(), 4096);
-    assert_int_equal(r.candidates[0], 0);
-    assert_int_equal(r.candidates[1], 4096);
-
-    const size_t big = (size_t)1 << 24;   /* 64 MiB of f32 */
-    const sb_reduction f32_sum = { SB_SUM, SB_F32, 0, 0, 0 };
-    const sb_reduction i32_sum = { SB_SUM, SB_I32, 0, 0, 0 };
-    const sb_reduction f32_argmin = { SB_ARGMIN, SB_F32, 0, 0, 0 };
-    const sb_reduction f32_into_f64 = { SB_SUM, SB_F32, SB_F64, 0, 0 };
-    /* Nothing of these is measured: one element short, masked, integers,
-     * argmin, and any call while SAMEBITS_PREFETCH is set. */
-    test_case quiet[] = {
-        make_case(seed, f32_sum, big - 1, MASK_NONE, FAMILY_UNIFORM),
-        make_case(seed, f32_sum, big, MASK_RANDOM, FAMILY_UNIFORM),
-        make_case(seed, i32_sum, big, MASK_NONE, FAMILY_UNIFORM),
-        make_case(seed, f32_argmin, big, MASK_NONE, FAMILY_SPECIALS),
-        /* widened through a copy: its prefetches never reach x */
-        make_case(seed, f32_into_f64, big, MASK_NONE, FAMILY_UNIFORM),
-        make_case(seed, f32_sum, big, MASK_NONE, FAMILY_CANCELLATION),
-    };
-    unsigned long wrong = 0;
-    for (size_t i = 0; i < COUNT(quiet); i++) {
-        if (i + 1 == COUNT(quiet))
-            setenv("SAMEBITS_PREFETCH", "4096", 1);
-        wrong += !check_against_oracle(&quiet[i], NULL);
-        sb_host_prefetch_report(&r);
-        if (r.gb_per_s[0] != 0 || r.gb_per_s[1] != 0)
-            fail_msg("quiet call %zu measured the prefetch distance", i);
-    }
-    assert_int_equal(r.source, SB_PREFETCH_FROM_ENVIRONMENT);
-    unsetenv("SAMEBITS_PREFETCH");
-
-    /* Measuring: a huge-range f32 sum on 64 threads (chunks of 16 blocks
-     * but for the measuring, which needs whole spans of 64; every thread
-     * times its own; the case's two calls decide), then an f64 min on one
-     * with the distance kept. */
-    test_case measured = make_case(seed, f32_sum, big, MASK_NONE,
-                                   FAMILY_HUGE_RANGE);
-    measured.threads = 64;
-    wrong += !check_against_oracle(&measured, NULL);
-    sb_host_prefetch_report(&r);
-    printf("prefetch %zu bytes kept: 0 -> %.1f GB/s, 4096 -> %.1f GB/s\n",
-           r.bytes, r.gb_per_s[0], r.gb_per_s[1]);
-    assert_int_equal(r.source, SB_PREFETCH_MEASURED);
-    assert_true(r.gb_per_s[0] > 0 && r.gb_per_s[1] > 0);
-    assert_int_equal(r.bytes, r.gb_per_s[0] >= r.gb_per_s[1] ? 0 : 4096);
-    assert_int_equal(sb_host_prefetch(), r.bytes);
-    const double kept[2] = { r.gb_per_s[0], r.gb_per_s[1] };
-    test_case after = make_case(seed, (sb_reduction){ SB_MIN, SB_F64, 0, 0, 0 },
-                                big / 2, MASK_NONE, FAMILY_SIGNED_ZEROS);
-    after.threads = 1;
-    wrong += !check_against_oracle(&after, NULL);
-    sb_host_prefetch_report(&r);
-    /* Kept: nothing more is timed. */
-    assert_true(r.gb_per_s[0] == kept[0] && r.gb_per_s[1] == kept[1]);
-    /* The variable still wins over what was measured. */
-    setenv("SAMEBITS_PREFETCH", "64", 1);
-    assert_int_equal(sb_host_prefetch(), 64);
-    unsetenv("SAMEBITS_PREFETCH");
-    assert_int_equal(wrong, 0);
-}
-
 /* SAMEBITS_PREFETCH: how far ahead the folds prefetch, read per call.
+ * (Measured when unset: tests/test_host_prefetch.c.)
  * Parsing, and the bits against the oracle with no prefetch, a short
  * and the longest distance (1 MiB past the end of every block: a
  * prefetch past the buffer must not fault), on every runnable set. */
@@ -429,7 +355,6 @@ static void min_and_max_keep_the_first_of_equal_zeros(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(the_prefetch_distance_is_measured),
         cmocka_unit_test(the_machine_is_described),
         cmocka_unit_test(names_and_parsing),
         cmocka_unit_test(refused_sets_leave_the_result_untouched),
