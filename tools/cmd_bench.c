@@ -207,6 +207,34 @@ static void print_prefetch_json(void)
     printf("]}\n");
 }
 
+/* Lets the library measure its prefetch distance before anything is
+ * timed (when SAMEBITS_PREFETCH leaves that to it): f32 sums of 2^25
+ * elements, a few at most, so that every row, on the host and on POCL
+ * (whose programs take the distance when built), runs at the distance
+ * the library keeps, as a program's later calls do. */
+static int settle_prefetch(void)
+{
+    sb_prefetch_report r;
+    sb_host_prefetch_report(&r);
+    if (r.source != SB_PREFETCH_NOT_YET)
+        return 0;
+    const size_t n = (size_t)1 << 25;
+    float *x = malloc(n * sizeof *x);
+    if (x == NULL)
+        return 0;                     /* the rows will measure it */
+    for (size_t i = 0; i < n; i++)
+        x[i] = (float)(i % 1000) * 0.001f;
+    const sb_reduction sum = { SB_SUM, SB_F32, 0, 0, 0 };
+    float total;
+    for (int k = 0; k < 4 && r.source == SB_PREFETCH_NOT_YET; k++) {
+        if (sb_reduce_host(sum, x, NULL, n, &total) != SB_OK)
+            break;
+        sb_host_prefetch_report(&r);
+    }
+    free(x);
+    return 1;
+}
+
 /* The text report's first lines: the command, the machine, the devices. */
 static void print_text_setup(const char *cpu, unsigned threads, unsigned isa,
                              const bench_device *devs, size_t dev_count)
@@ -442,6 +470,7 @@ static int run_bench(int argc, char **argv)
         .repeat = (unsigned)repeat, .threads = cli_default_threads(),
         .isa = isa, .json = json,
     };
+    const int settled = settle_prefetch();
     const size_t prefetch_before = sb_host_prefetch();
     sb_prefetch_report setup_report;
     sb_host_prefetch_report(&setup_report);
@@ -449,8 +478,12 @@ static int run_bench(int argc, char **argv)
         setup_report.source == SB_PREFETCH_FROM_ENVIRONMENT;
     if (json)
         print_json_setup(cpu, plan.threads, isa, plan.repeat, devs, dev_count);
-    else
+    else {
         print_text_setup(cpu, plan.threads, isa, devs, dev_count);
+        if (settled)
+            printf("(the prefetch distance measured before the runs, on f32 "
+                   "sums of 2^25 elements)\n");
+    }
     const int no_platform = list.platform_count == 0;
     if (bench_throughput(&plan, devs, dev_count, no_platform) != 0)
         goto done;

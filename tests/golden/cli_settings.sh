@@ -76,7 +76,7 @@ grep -q "= 1 threads (SAMEBITS_THREADS)$" <<<"$line" || bad "SAMEBITS_THREADS=1:
 
 # ... and SAMEBITS_PREFETCH the same way (digits only, else measured).
 line=$(SAMEBITS_PREFETCH=1k "$sb" bench --device host --sizes 10 --repeat 1 --no-latency 2>/dev/null | grep '^host path:')
-grep -q "; SAMEBITS_PREFETCH ignored; prefetch 4096 bytes ahead (not measured yet: the first float folds of 64 MiB or more time each of 0, 4096)$" <<<"$line" || bad "SAMEBITS_PREFETCH=1k: bench says: $line"
+grep -Eq "; SAMEBITS_PREFETCH ignored; prefetch (0|4096) bytes ahead \(measured: 0 -> [0-9.]+ GB/s, 4096 -> [0-9.]+ GB/s\)$" <<<"$line" || bad "SAMEBITS_PREFETCH=1k: bench says: $line"
 line=$(SAMEBITS_PREFETCH=512 "$sb" bench --device host --sizes 10 --repeat 1 --no-latency 2>/dev/null | grep '^host path:')
 grep -q "prefetch 512 bytes ahead (SAMEBITS_PREFETCH)$" <<<"$line" || bad "SAMEBITS_PREFETCH=512: bench says: $line"
 
