@@ -388,7 +388,8 @@ static bool cut_positions(sb__column_job *j, unsigned threads)
     if (chunks < 2 || j->count > SIZE_MAX / chunks
         || j->count * chunks > SIZE_MAX / (sizeof(sb__node) + 1))
         return false;
-    unsigned char *mem = malloc(j->count * chunks * (sizeof(sb__node) + 1));
+    unsigned char *mem =
+        sb__host_malloc(j->count * chunks * (sizeof(sb__node) + 1));
     if (mem == NULL)
         return false;
     j->roots = (sb__node *)(void *)mem;
@@ -484,7 +485,7 @@ static void run_columns(sb__column_job *j, const sb__kernel *kernel)
     const unsigned workers = tasks < threads ? (unsigned)tasks : threads;
     j->states = NULL;
     if (j->width > narrow) {
-        j->states = malloc(workers * sb__column_state_bytes(
+        j->states = sb__host_malloc(workers * sb__column_state_bytes(
                 j->width, j->slots, j->plan->input_size));
         if (j->states == NULL) {
             j->width = narrow;

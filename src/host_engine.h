@@ -57,6 +57,13 @@ typedef void (*sb__block_map_fn)(const void *x, const void *y, sb_map map,
  * measured fastest on this CPU, else (not measured yet)
  * SB_PREFETCH_DEFAULT. Read per call, as SAMEBITS_ISA is, so a benchmark
  * can sweep it in one process. */
+/* The host path's heap allocations, every one optional: without the
+ * memory each call takes a slower way to the same bits (a chunk node per
+ * thread, a column panel's merge stacks, cut columns, the overflow
+ * locator's buffer). Through this pointer, malloc by default, so that
+ * tests/test_host_memory.c can make each fail in turn. */
+extern void *(*sb__host_malloc)(size_t size);
+
 #define SB_PREFETCH_DEFAULT 4096
 size_t sb__host_prefetch_bytes(void);
 /* While measuring (no SAMEBITS_PREFETCH, nothing kept yet), a large float

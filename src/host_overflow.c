@@ -180,7 +180,7 @@ sb_status sb__overflow_explain(const sb__plan *plan, const void *x,
         span <<= 1;
     /* Without the buffer whole blocks are walked leaf by leaf: slower, the
      * same answer. */
-    c.converted = malloc(SB_BLOCK_SIZE * (sizeof(double) + 1));
+    c.converted = sb__host_malloc(SB_BLOCK_SIZE * (sizeof(double) + 1));
     if (c.kernel != NULL)
         subtree(&c, 0, span);
     free(c.converted);

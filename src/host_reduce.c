@@ -61,6 +61,8 @@ static sb__node merge_finish(const merge_stack *s, const sb__kernel *k,
     return root;
 }
 
+void *(*sb__host_malloc)(size_t size) = malloc;
+
 /* ---- one range of blocks ----------------------------------------------- */
 
 typedef struct {
@@ -325,7 +327,7 @@ static sb__node reduce_tree(const sb__plan *plan, const unsigned char *x,
         const size_t least = measuring ? SB_PREFETCH_SPAN_BLOCKS
                                        : SB_MIN_CHUNK_BLOCKS;
         const size_t wide = sb__round_up_pow2(per < least ? least : per);
-        sb__node *nodes = malloc(((blocks + wide - 1) / wide) *
+        sb__node *nodes = sb__host_malloc(((blocks + wide - 1) / wide) *
                                  sizeof *nodes);
         if (nodes != NULL) {
             chunk_nodes = nodes;
