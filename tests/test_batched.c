@@ -210,11 +210,20 @@ static bool rerun_agrees(const host_call *c, unsigned threads,
                       c->count * sizeof(sb_status));
 }
 
+static void free_runs(unsigned char *results[2], sb_status *statuses[2])
+{
+    for (int k = 0; k < 2; k++) {
+        free(results[k]);
+        free(statuses[k]);
+    }
+}
+
 /* Runs the call on 1 and 2 threads with the widest instruction set, on 2
  * threads with each other one this CPU runs (and on extra_threads), into
- * results[0] / statuses[0] (allocated here, freed by the caller) and
- * checks the calls agree bit for bit. @return the number of
- * disagreements, or count + 1 when the first call fails. */
+ * results[0] / statuses[0] (allocated here, freed by the caller unless
+ * a call failed) and checks the calls agree bit for bit. @return the
+ * number of disagreements, or count + 1 (nothing left allocated) when a
+ * first call fails. */
 static unsigned long run_everywhere(const char *what, const host_call *c,
                                     unsigned char *results[2],
                                     sb_status *statuses[2])
@@ -233,6 +242,7 @@ static unsigned long run_everywhere(const char *what, const host_call *c,
             fprintf(stderr, "%s: the call returned %s (%s)\n", what,
                     status_name(s), sb_error_detail());
             unsetenv("SAMEBITS_THREADS");
+            free_runs(results, statuses);
             return c->count + 1;
         }
         assert_string_equal(sb_error_detail(), "");
@@ -265,14 +275,6 @@ static unsigned long run_everywhere(const char *what, const host_call *c,
     return wrong;
 }
 
-static void free_runs(unsigned char *results[2], sb_status *statuses[2])
-{
-    for (int k = 0; k < 2; k++) {
-        free(results[k]);
-        free(statuses[k]);
-    }
-}
-
 /* Runs the batch everywhere (run_everywhere()), then checks every row.
  * @return the number of wrong rows. */
 static unsigned long check_batched(const char *what, sb_reduction r,
@@ -286,10 +288,8 @@ static unsigned long check_batched(const char *what, sb_reduction r,
     unsigned char *results[2];
     sb_status *statuses[2];
     unsigned long wrong = run_everywhere(what, &c, results, statuses);
-    if (wrong > count) {
-        free_runs(results, statuses);
+    if (wrong > count)
         return wrong;
-    }
     unsigned char *g = checked_malloc(n * size + 1);
     unsigned char *gmask = mask ? checked_malloc(n + 1) : NULL;
     for (size_t b = 0; b < count; b++) {
@@ -321,10 +321,8 @@ static unsigned long check_segments(const char *what, sb_reduction r,
     unsigned char *results[2];
     sb_status *statuses[2];
     unsigned long wrong = run_everywhere(what, &c, results, statuses);
-    if (wrong > count) {
-        free_runs(results, statuses);
+    if (wrong > count)
         return wrong;
-    }
     for (size_t b = 0; b < count; b++) {
         const size_t n = (size_t)(offsets[b + 1] - offsets[b]);
         wrong += compare_row(what, r, b, x + offsets[b] * size,
