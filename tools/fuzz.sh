@@ -73,6 +73,15 @@ export UBSAN_OPTIONS="halt_on_error=1:print_stacktrace=1${UBSAN_OPTIONS:+:$UBSAN
 # libFuzzer checks leaks with LSan's tracer: the same __tls_get_addr
 # interceptor flake as in tools/reliability.sh (see there), same remedy.
 export ASAN_OPTIONS="intercept_tls_get_addr=0${ASAN_OPTIONS:+:$ASAN_OPTIONS}"
+# Every OpenCL platform but Mesa's Clover, as in tools/reliability.sh:
+# loading Clover leaks 128 bytes in a module it unloads before LSan can
+# name it, so a run of fuzz_device outside CI reported that leak whenever
+# it fell in a checked input (tests/sanitizers/icd_vendors.sh). A caller's
+# OCL_ICD_VENDORS stays.
+if [ -z "${OCL_ICD_VENDORS:-}" ]; then
+  OCL_ICD_VENDORS=$(tests/sanitizers/icd_vendors.sh "$build_abs/icd-vendors-fuzz")
+  export OCL_ICD_VENDORS
+fi
 
 # run_fuzzer <binary> <corpus name> <output dir>: libFuzzer's status. It
 # runs in <output dir> (where -jobs writes its fuzz-N.log files) and logs to
