@@ -18,7 +18,6 @@
 #include <stdatomic.h>
 #include <stdint.h>
 #include <stdlib.h>
-#include <string.h>
 #include <time.h>
 #include "error_detail.h"
 #include "host_engine.h"
@@ -50,21 +49,22 @@ static uint_least64_t folded_bytes[SB_PREFETCH_CANDIDATES];
  * the lock on every call; written once, under it. */
 static atomic_uint chosen;
 
-static int by_rate(const void *a, const void *b)
-{
-    const double x = *(const double *)a, y = *(const double *)b;
-    return (x > y) - (x < y);
-}
-
-/* The median span rate of candidate c (under the lock); 0 for none. */
+/* The median span rate of candidate c (under the lock); 0 for none. An
+ * insertion sort of at most MAX_SPANS rates: no allocation (glibc's qsort
+ * may take one) while a reduction runs. */
 static double median_rate(unsigned c)
 {
     const unsigned n = span_count[c];
     if (n == 0)
         return 0.0;
     double sorted[MAX_SPANS];
-    memcpy(sorted, span_rate[c], n * sizeof sorted[0]);
-    qsort(sorted, n, sizeof sorted[0], by_rate);
+    for (unsigned i = 0; i < n; i++) {
+        const double v = span_rate[c][i];
+        unsigned k = i;
+        for (; k > 0 && sorted[k - 1] > v; k--)
+            sorted[k] = sorted[k - 1];
+        sorted[k] = v;
+    }
     return n % 2 ? sorted[n / 2] : (sorted[n / 2 - 1] + sorted[n / 2]) / 2;
 }
 
@@ -119,7 +119,11 @@ uint_least64_t sb__prefetch_clock_ns(void)
 void sb__prefetch_span_record(size_t span, uint_least64_t bytes,
                               uint_least64_t ns)
 {
-    pthread_mutex_lock(&lock);
+    /* A span is a sample, and samples are optional: one that finds the
+     * lock taken is dropped, so no thread ever waits here (nor a child
+     * forked while another thread held it). */
+    if (pthread_mutex_trylock(&lock) != 0)
+        return;
     if (atomic_load(&chosen) != 0) {   /* decided while this span ran */
         pthread_mutex_unlock(&lock);
         return;

@@ -221,13 +221,14 @@ static void free_runs(unsigned char *results[2], sb_status *statuses[2])
 /* Runs the call on 1 and 2 threads with the widest instruction set, on 2
  * threads with each other one this CPU runs (and on extra_threads), into
  * results[0] / statuses[0] (allocated here, freed by the caller unless
- * a call failed) and checks the calls agree bit for bit. @return the
- * number of disagreements, or count + 1 (nothing left allocated) when a
- * first call fails. */
+ * *failed) and checks the calls agree bit for bit. @return the number of
+ * disagreements, or count + 1 with *failed set (nothing left allocated)
+ * when a first call fails. */
 static unsigned long run_everywhere(const char *what, const host_call *c,
                                     unsigned char *results[2],
-                                    sb_status *statuses[2])
+                                    sb_status *statuses[2], bool *failed)
 {
+    *failed = false;
     const size_t rs = result_size(c->r);
     for (int k = 0; k < 2; k++) {
         results[k] = checked_malloc(c->count * rs + 1);
@@ -243,6 +244,7 @@ static unsigned long run_everywhere(const char *what, const host_call *c,
                     status_name(s), sb_error_detail());
             unsetenv("SAMEBITS_THREADS");
             free_runs(results, statuses);
+            *failed = true;
             return c->count + 1;
         }
         assert_string_equal(sb_error_detail(), "");
@@ -287,8 +289,10 @@ static unsigned long check_batched(const char *what, sb_reduction r,
     const size_t size = type_size(r.input);
     unsigned char *results[2];
     sb_status *statuses[2];
-    unsigned long wrong = run_everywhere(what, &c, results, statuses);
-    if (wrong > count)
+    bool failed;
+    unsigned long wrong = run_everywhere(what, &c, results, statuses,
+                                         &failed);
+    if (failed)
         return wrong;
     unsigned char *g = checked_malloc(n * size + 1);
     unsigned char *gmask = mask ? checked_malloc(n + 1) : NULL;
@@ -320,8 +324,10 @@ static unsigned long check_segments(const char *what, sb_reduction r,
     const size_t size = type_size(r.input);
     unsigned char *results[2];
     sb_status *statuses[2];
-    unsigned long wrong = run_everywhere(what, &c, results, statuses);
-    if (wrong > count)
+    bool failed;
+    unsigned long wrong = run_everywhere(what, &c, results, statuses,
+                                         &failed);
+    if (failed)
         return wrong;
     for (size_t b = 0; b < count; b++) {
         const size_t n = (size_t)(offsets[b + 1] - offsets[b]);

@@ -72,22 +72,33 @@ typedef struct {
     size_t        n;          /* elements of a reduction (a column's rows) */
     size_t        columns;    /* 0: one reduction of n */
     data_family   family;
+    int32_t       every;      /* not 0: every element this i32 instead */
+    unsigned long allocations;   /* what the call makes with the memory */
 } scenario;
 
 static const scenario scenarios[] = {
-    /* 2 threads: the chunk nodes */
+    /* 2 threads: the chunk nodes (2^20 + 17 >= SB_THREADED_MIN_N: 257
+     * blocks in chunks of 64) */
     { "f32 sum of 2^20 + 17, 2 threads", { SB_SUM, SB_F32, 0, 0, 0 },
-      ((size_t)1 << 20) + 17, 0, FAMILY_HUGE_RANGE },
+      ((size_t)1 << 20) + 17, 0, FAMILY_HUGE_RANGE, 0, 1 },
     /* 20000 columns: panels wider than a stack frame, merge stacks on the
      * heap */
     { "f32 sums of 20000 columns of 40", { SB_SUM, SB_F32, 0, 0, 0 },
-      40, 20000, FAMILY_CANCELLATION },
+      40, 20000, FAMILY_CANCELLATION, 0, 1 },
     /* few long columns on 2 threads: cut along their length, roots */
     { "f64 max of 3 columns of 2^17 + 5", { SB_MAX, SB_F64, 0, 0, 0 },
-      ((size_t)1 << 17) + 5, 3, FAMILY_SIGNED_ZEROS },
-    /* an overflowing checked sum: the locator's buffer */
+      ((size_t)1 << 17) + 5, 3, FAMILY_SIGNED_ZEROS, 0, 1 },
+    /* checked sums that overflow: the locator's buffer. At the limits the
+     * first leaf overflows; with every element 2^16 no block does, and
+     * the first overflow is a node over 8 blocks (2^31), found by
+     * skipping whole blocks; squared (a prepared plan), the locator
+     * converts each block into its buffer first. */
     { "i32 checked sum at the limits", { SB_SUM, SB_I32, 0, 0, 0 },
-      ((size_t)1 << 16) + 3, 0, FAMILY_LIMITS },
+      ((size_t)1 << 16) + 3, 0, FAMILY_LIMITS, 0, 1 },
+    { "i32 checked sum of 2^16 + 3 of 2^16", { SB_SUM, SB_I32, 0, 0, 0 },
+      ((size_t)1 << 16) + 3, 0, FAMILY_UNIFORM, 1 << 16, 1 },
+    { "i32 checked sum of squares of 2^8", { SB_SUM, SB_I32, 0, 0,
+      SB_MAP_SQUARE }, ((size_t)1 << 16) + 3, 0, FAMILY_UNIFORM, 1 << 8, 1 },
 };
 
 static size_t result_size(sb_reduction r)
@@ -138,15 +149,24 @@ static void every_host_allocation_can_fail(void **state)
         const scenario *sc = &scenarios[s];
         const size_t elements = sc->n * (sc->columns ? sc->columns : 1);
         void *x = checked_malloc(elements * type_size(sc->r.input));
-        fill_data(sc->family, sc->r.input, sc->r.input, x, elements,
-                  mix_seed(seed, s));
+        if (sc->every != 0)
+            for (size_t i = 0; i < elements; i++)
+                ((int32_t *)x)[i] = sc->every;
+        else
+            fill_data(sc->family, sc->r.input, sc->r.input, x, elements,
+                      mix_seed(seed, s));
         arm(0);
         run(sc, x, &want);
         const unsigned long total = allocations;
         printf("%s: %s, %lu allocation(s)\n", sc->name,
                status_name(want.status), total);
-        /* The scenario must reach an allocation, or it tests nothing. */
-        assert_true(total >= 1);
+        /* The scenario must reach the allocation it is named for, or it
+         * tests nothing: as many as it expects (a change of the host
+         * path's thresholds shows here first), and the overflow ones must
+         * overflow. */
+        assert_int_equal(total, sc->allocations);
+        if (sc->r.op == SB_SUM && sc->r.input == SB_I32)
+            assert_int_equal(want.status, SB_OVERFLOW);
         for (unsigned long m = 1; m <= total; m++) {
             arm(m);
             run(sc, x, &got);

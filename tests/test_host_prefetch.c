@@ -1,8 +1,10 @@
 /* tests/test_host_prefetch.c: the host path's prefetch distance chosen by
  * measurement (src/host_prefetch.c, SAMEBITS_PREFETCH unset): which calls
  * measure, when the decision falls, that it is kept and reported, and
- * that the bits equal the oracle's throughout (a prefetch is a hint). Its
- * own program, since the decision is made once per process. Seeded
+ * that the bits equal the oracle's throughout (a prefetch is a hint); and,
+ * in a child process fed made-up spans, that the median decides, not the
+ * mean. Its own program, since the decision is made once per process;
+ * linked to the static library for sb__prefetch_span_record(). Seeded
  * (printed at start; SAMEBITS_TEST_SEED replays a run). */
 #define _POSIX_C_SOURCE 200809L   /* setenv, unsetenv */
 #include <stdarg.h>              /* cmocka's four required headers */
@@ -13,6 +15,8 @@
 #include <cmocka.h>
 
 #include <stdlib.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
 #include "samebits.h"
 #include "support.h"
@@ -20,6 +24,57 @@
 #define COUNT(a) (sizeof(a) / sizeof *(a))
 
 static uint64_t seed;
+
+/* src/host_engine.h */
+void sb__prefetch_span_record(size_t span, uint_least64_t bytes,
+                              uint_least64_t ns);
+
+/* In a child process (the decision is once per process): spans of 1 MiB,
+ * even ones at distance 0, odd ones at 4096. Distance 0 folds at 32 GB/s
+ * but for its first 10 spans, 10 times slower (a thread that lost its
+ * core); 4096 at 26 GB/s throughout. The mean would keep 4096 (0's total
+ * time is the larger); the median keeps 0. Exit status 0: kept 0 with the
+ * report's rates 32 and 26 GB/s; else which check failed. */
+static int median_decides(void)
+{
+    const uint_least64_t mib = (uint_least64_t)1 << 20;
+    const uint_least64_t fast = mib * 1000 / 32000, slow = fast * 10,
+                         other = mib * 1000 / 26000;   /* ns */
+    for (size_t span = 0; span < 2 * 60; span++)
+        sb__prefetch_span_record(span, mib,
+                                 span % 2 ? other : span < 20 ? slow : fast);
+    sb_prefetch_report r;
+    sb_host_prefetch_report(&r);
+    if (r.source != SB_PREFETCH_MEASURED)
+        return 1;
+    if (r.bytes != 0)
+        return 2;
+    if (r.gb_per_s[0] < 31.9 || r.gb_per_s[0] > 32.1 ||
+        r.gb_per_s[1] < 25.9 || r.gb_per_s[1] > 26.1)
+        return 3;
+    return 0;
+}
+
+static void the_median_span_decides(void **state)
+{
+    (void)state;
+    unsetenv("SAMEBITS_PREFETCH");
+    fflush(NULL);
+    const pid_t child = fork();
+    assert_true(child >= 0);
+    if (child == 0)
+        _exit(median_decides());
+    int status = 0;
+    assert_int_equal(waitpid(child, &status, 0), child);
+    assert_true(WIFEXITED(status));
+    if (WEXITSTATUS(status) != 0)
+        fail_msg("made-up spans: check %d failed (1: nothing kept, 2: "
+                 "4096 kept, 3: the report's rates)", WEXITSTATUS(status));
+    /* The parent measured nothing. */
+    sb_prefetch_report r;
+    sb_host_prefetch_report(&r);
+    assert_int_equal(r.source, SB_PREFETCH_NOT_YET);
+}
 
 /* Without SAMEBITS_PREFETCH the distance is measured (host_prefetch.c):
  * calls too small, masked, integer, widened, or under the variable measure
@@ -99,6 +154,7 @@ static void the_prefetch_distance_is_measured(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
+        cmocka_unit_test(the_median_span_decides),
         cmocka_unit_test(the_prefetch_distance_is_measured),
     };
     seed = test_seed(20261204u);

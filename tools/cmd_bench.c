@@ -232,7 +232,7 @@ static int settle_prefetch(void)
         sb_host_prefetch_report(&r);
     }
     free(x);
-    return 1;
+    return r.source == SB_PREFETCH_MEASURED;
 }
 
 /* The text report's first lines: the command, the machine, the devices. */
