@@ -51,12 +51,6 @@ typedef struct {
 typedef void (*sb__block_map_fn)(const void *x, const void *y, sb_map map,
                                  size_t prefetch, sb__node *out);
 
-/* The host folds' prefetch distance in bytes (sb__block_fn,
- * host_prefetch.c): the SAMEBITS_PREFETCH environment variable when it is
- * a decimal number of bytes (0: no software prefetch), else the distance
- * measured fastest on this CPU, else (not measured yet)
- * SB_PREFETCH_DEFAULT. Read per call, as SAMEBITS_ISA is, so a benchmark
- * can sweep it in one process. */
 /* The host path's heap allocations, every one optional: without the
  * memory each call takes a slower way to the same bits (a chunk node per
  * thread, a column panel's merge stacks, cut columns, the overflow
@@ -64,6 +58,12 @@ typedef void (*sb__block_map_fn)(const void *x, const void *y, sb_map map,
  * tests/test_host_memory.c can make each fail in turn. */
 extern void *(*sb__host_malloc)(size_t size);
 
+/* The host folds' prefetch distance in bytes (sb__block_fn,
+ * host_prefetch.c): the SAMEBITS_PREFETCH environment variable when it is
+ * a decimal number of bytes (0: no software prefetch), else the distance
+ * measured fastest on this CPU, else (not measured yet)
+ * SB_PREFETCH_DEFAULT. Read per call, as SAMEBITS_ISA is, so a benchmark
+ * can sweep it in one process. */
 #define SB_PREFETCH_DEFAULT 4096
 size_t sb__host_prefetch_bytes(void);
 /* While measuring (no SAMEBITS_PREFETCH, nothing kept yet), a large float

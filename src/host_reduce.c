@@ -328,7 +328,7 @@ static sb__node reduce_tree(const sb__plan *plan, const unsigned char *x,
                                        : SB_MIN_CHUNK_BLOCKS;
         const size_t wide = sb__round_up_pow2(per < least ? least : per);
         sb__node *nodes = sb__host_malloc(((blocks + wide - 1) / wide) *
-                                 sizeof *nodes);
+                                          sizeof *nodes);
         if (nodes != NULL) {
             chunk_nodes = nodes;
             chunk_blocks = wide;
