@@ -254,15 +254,17 @@ static inline void NAME(const XT *x, T *v)                                  \
     enum { GROUPS = GROUPS_ };                                              \
     V acc[GROUPS];                                                          \
     for (int g = 0; g < GROUPS; g++) VLOAD(acc[g], v + (W) * g);            \
+    VFOLD_STEPS(V, VIN, W, OP, GROUPS, LOAD, x, acc)                        \
     for (int g = 0; g < GROUPS; g++)                                        \
+        memcpy(v + (W) * g, &acc[g], sizeof acc[g]);                        \
+}
+#define VFOLD_STEPS(V, VIN, W, OP, GROUPS, LOAD, x, acc)                    \
+    for (int g = 0; g < (GROUPS); g++)                                      \
         for (int i = 0; i < L; i += (W)) {                                  \
             V r[W];                                                         \
             LOAD(V, VIN, W, r, x, g, i)                                     \
             for (int k = 0; k < (W); k++) acc[g] = acc[g] OP r[k];          \
-        }                                                                   \
-    for (int g = 0; g < GROUPS; g++)                                        \
-        memcpy(v + (W) * g, &acc[g], sizeof acc[g]);                        \
-}
+        }
 
 /* The same for min and max: lane l starts from its leaf's first element
  * and takes each later one that BETTER prefers (a strict compare, so NaN
@@ -279,7 +281,12 @@ static inline void NAME(const XT *x, T *v)                                  \
 {                                                                           \
     enum { GROUPS = GROUPS_ };                                              \
     V acc[GROUPS];                                                          \
+    VPICK_STEPS(V, VIN, VI, W, BETTER, GROUPS, LOAD, x, acc)                \
     for (int g = 0; g < GROUPS; g++)                                        \
+        memcpy(v + (W) * g, &acc[g], sizeof acc[g]);                        \
+}
+#define VPICK_STEPS(V, VIN, VI, W, BETTER, GROUPS, LOAD, x, acc)            \
+    for (int g = 0; g < (GROUPS); g++)                                      \
         for (int i = 0; i < L; i += (W)) {                                  \
             V r[W];                                                         \
             LOAD(V, VIN, W, r, x, g, i)                                     \
@@ -292,10 +299,7 @@ static inline void NAME(const XT *x, T *v)                                  \
                 const VI m = (VI)BETTER(r[k], acc[g]);                      \
                 acc[g] = (V)(((VI)r[k] & m) | ((VI)acc[g] & ~m));           \
             }                                                               \
-        }                                                                   \
-    for (int g = 0; g < GROUPS; g++)                                        \
-        memcpy(v + (W) * g, &acc[g], sizeof acc[g]);                        \
-}
+        }
 #define VBETTER_MIN(e, v) ((e) < (v))
 #define VBETTER_MAX(e, v) ((e) > (v))
 DEFINE_VPICK(vpick_f32_min, float,  sb_vf, sb_vf_in, sb_vi32, F32_LANES, VBETTER_MIN)
@@ -354,28 +358,33 @@ DEFINE_VFOLD(vfold_f64_prod, double, sb_vd, sb_vd_in, F64_LANES, VOP_MUL)
         SB_TRANSPOSE(V, s_, W)                                              \
         for (int k = 0; k < (W); k++) r[k] = r[k] * s_[k];                  \
     }
-#define DEFINE_VFOLD_MAP(NAME, T, V, VIN, W, OP, MAP, POST)                 \
-static inline void NAME(const T *x, const T *y, T *v)                       \
+/* start in every lane: s - (+0) is s for every s (-0 and NaN included). */
+#define VSPLAT(V, s) ((s) - (V){0})
+/* As NAME_node (DEFINE_VFOLD_NODE): the LEAVES_PER_CALL(W) leaves at x
+ * (and y), mapped and folded, reduced to one register of W nodes. */
+#define DEFINE_VFOLD_MAP(NAME, T, V, VIN, W, OP, MAP, POST, VCOMBINE)       \
+static inline V NAME(const T *x, const T *y, T start)                       \
 {                                                                           \
     enum { GROUPS = LEAVES_PER_CALL(W) / (W) };                             \
     V acc[GROUPS];                                                          \
     (void)y;                                                                \
-    for (int g = 0; g < GROUPS; g++) VLOAD(acc[g], v + (W) * g);            \
+    for (int g = 0; g < GROUPS; g++) acc[g] = VSPLAT(V, start);             \
     for (int g = 0; g < GROUPS; g++)                                        \
         for (int i = 0; i < L; i += (W)) {                                  \
             V r[W];                                                         \
             LOAD_MAPPED_TRANSPOSED(V, VIN, W, r, x, y, g, i, MAP)           \
             for (int k = 0; k < (W); k++) acc[g] = acc[g] OP POST(r[k]);    \
         }                                                                   \
-    for (int g = 0; g < GROUPS; g++)                                        \
-        memcpy(v + (W) * g, &acc[g], sizeof acc[g]);                        \
+    VTREE_CROSS(V, W, acc, GROUPS, VCOMBINE)                                \
+    return acc[0];                                                          \
 }
-#define DEFINE_VPICK_MAP(NAME, T, V, VIN, VI, W, BETTER, MAP, POST)         \
-static inline void NAME(const T *x, const T *y, T *v)                       \
+#define DEFINE_VPICK_MAP(NAME, T, V, VIN, VI, W, BETTER, MAP, POST, VCOMBINE) \
+static inline V NAME(const T *x, const T *y, T start)                       \
 {                                                                           \
     enum { GROUPS = LEAVES_PER_CALL(W) / (W) };                             \
     V acc[GROUPS];                                                          \
     (void)y;                                                                \
+    (void)start;                                                            \
     for (int g = 0; g < GROUPS; g++)                                        \
         for (int i = 0; i < L; i += (W)) {                                  \
             V r[W];                                                         \
@@ -391,42 +400,34 @@ static inline void NAME(const T *x, const T *y, T *v)                       \
                 acc[g] = (V)(((VI)r[k] & m) | ((VI)acc[g] & ~m));           \
             }                                                               \
         }                                                                   \
-    for (int g = 0; g < GROUPS; g++)                                        \
-        memcpy(v + (W) * g, &acc[g], sizeof acc[g]);                        \
+    VTREE_CROSS(V, W, acc, GROUPS, VCOMBINE)                                \
+    return acc[0];                                                          \
 }
 /* Per float type and operation: the |x|, x*x and x*y folds. */
-#define DEFINE_VFOLD_MAPS(tag, T, V, VIN, W, op, OP)                        \
-    DEFINE_VFOLD_MAP(vfold_##tag##_##op##_abs, T, V, VIN, W, OP, MAP_ABS_##tag, POST_ABS_##tag) \
-    DEFINE_VFOLD_MAP(vfold_##tag##_##op##_square, T, V, VIN, W, OP, MAP_SQUARE, POST_SQUARE) \
-    DEFINE_VFOLD_MAP(vfold_##tag##_##op##_dot, T, V, VIN, W, OP, MAP_DOT, POST_NONE)
-#define DEFINE_VPICK_MAPS(tag, T, V, VIN, VI, W, op, BETTER)                \
-    DEFINE_VPICK_MAP(vfold_##tag##_##op##_abs, T, V, VIN, VI, W, BETTER, MAP_ABS_##tag, POST_ABS_##tag) \
-    DEFINE_VPICK_MAP(vfold_##tag##_##op##_square, T, V, VIN, VI, W, BETTER, MAP_SQUARE, POST_SQUARE) \
-    DEFINE_VPICK_MAP(vfold_##tag##_##op##_dot, T, V, VIN, VI, W, BETTER, MAP_DOT, POST_NONE)
-DEFINE_VFOLD_MAPS(f32, float,  sb_vf, sb_vf_in, F32_LANES, sum, VOP_ADD)
-DEFINE_VFOLD_MAPS(f32, float,  sb_vf, sb_vf_in, F32_LANES, prod, VOP_MUL)
-DEFINE_VFOLD_MAPS(f64, double, sb_vd, sb_vd_in, F64_LANES, sum, VOP_ADD)
-DEFINE_VFOLD_MAPS(f64, double, sb_vd, sb_vd_in, F64_LANES, prod, VOP_MUL)
-DEFINE_VPICK_MAPS(f32, float,  sb_vf, sb_vf_in, sb_vi32, F32_LANES, min, VBETTER_MIN)
-DEFINE_VPICK_MAPS(f32, float,  sb_vf, sb_vf_in, sb_vi32, F32_LANES, max, VBETTER_MAX)
-DEFINE_VPICK_MAPS(f64, double, sb_vd, sb_vd_in, sb_vi64, F64_LANES, min, VBETTER_MIN)
-DEFINE_VPICK_MAPS(f64, double, sb_vd, sb_vd_in, sb_vi64, F64_LANES, max, VBETTER_MAX)
+#define DEFINE_VFOLD_MAPS(tag, T, V, VIN, W, op, OP, VC)                    \
+    DEFINE_VFOLD_MAP(vfold_##tag##_##op##_abs, T, V, VIN, W, OP, MAP_ABS_##tag, POST_ABS_##tag, VC) \
+    DEFINE_VFOLD_MAP(vfold_##tag##_##op##_square, T, V, VIN, W, OP, MAP_SQUARE, POST_SQUARE, VC) \
+    DEFINE_VFOLD_MAP(vfold_##tag##_##op##_dot, T, V, VIN, W, OP, MAP_DOT, POST_NONE, VC)
+#define DEFINE_VPICK_MAPS(tag, T, V, VIN, VI, W, op, BETTER, VC)            \
+    DEFINE_VPICK_MAP(vfold_##tag##_##op##_abs, T, V, VIN, VI, W, BETTER, MAP_ABS_##tag, POST_ABS_##tag, VC) \
+    DEFINE_VPICK_MAP(vfold_##tag##_##op##_square, T, V, VIN, VI, W, BETTER, MAP_SQUARE, POST_SQUARE, VC) \
+    DEFINE_VPICK_MAP(vfold_##tag##_##op##_dot, T, V, VIN, VI, W, BETTER, MAP_DOT, POST_NONE, VC)
 
-/* The pairwise tree over the NL nodes of v[], all present, in registers:
- * a level takes the even and the odd lanes of two registers apart and
- * combines them lane by lane, so that left stays left; the last levels
- * work in lanes of one register. The node ends in v[0]. Done in memory
- * with scalars, the last levels were a fifth of a cached f32 block's time
+/* The pairwise tree over the COUNT (a power of two) registers t_[] of W
+ * nodes each, all present, in registers: a level takes the even and the
+ * odd lanes of two registers apart and combines them lane by lane, so
+ * that left stays left (VTREE_CROSS, until W nodes are left in t_[0]);
+ * the last levels work in lanes of one register (VTREE_LANES: the node
+ * in lane 0 of t_[0]). Done in memory with scalars over a block's 256
+ * leaves, the last levels were a fifth of a cached f32 block's time
  * (each waited for the store of the one before), and a third of an f64
  * block's in L2 (AMD EPYC, AVX-512: f64 sum at 2^16 from 0.34 to 0.47 of
- * the read with this tree). */
+ * the read with the tree in registers). */
 #define SB_EVEN(W, g, c) (2 * (c))
 #define SB_ODD(W, g, c)  (2 * (c) + 1)
-#define VTREE(V, W, v, VCOMBINE)                                            \
+#define VTREE_CROSS(V, W, t_, COUNT, VCOMBINE)                              \
     {                                                                       \
-        V t_[NL / (W)];                                                     \
-        for (int k_ = 0; k_ < NL / (W); k_++) VLOAD(t_[k_], (v) + k_ * (W)); \
-        for (int n_ = NL / (W); n_ > 1; n_ /= 2)                            \
+        for (int n_ = (COUNT); n_ > 1; n_ /= 2)                             \
             for (int k_ = 0; k_ < n_ / 2; k_++) {                           \
                 V a_ = __builtin_shufflevector(t_[2 * k_], t_[2 * k_ + 1],  \
                             SB_CAT(SB_IDX, W)(SB_EVEN, W, 0, 0));           \
@@ -435,6 +436,10 @@ DEFINE_VPICK_MAPS(f64, double, sb_vd, sb_vd_in, sb_vi64, F64_LANES, max, VBETTER
                 VCOMBINE(a_, b_);                                           \
                 t_[k_] = a_;                                                \
             }                                                               \
+    }
+/* The levels within t_[0]: the node in its lane 0. */
+#define VTREE_LANES(V, W, t_, VCOMBINE)                                     \
+    {                                                                       \
         for (int w_ = (W) / 2; w_ >= 1; w_ /= 2) {                          \
             V a_ = __builtin_shufflevector(t_[0], t_[0],                    \
                         SB_CAT(SB_IDX, W)(SB_EVEN, W, 0, 0));               \
@@ -443,7 +448,35 @@ DEFINE_VPICK_MAPS(f64, double, sb_vd, sb_vd_in, sb_vi64, F64_LANES, max, VBETTER
             VCOMBINE(a_, b_);                                               \
             t_[0] = a_;                                                     \
         }                                                                   \
-        (v)[0] = t_[0][0];                                                  \
+    }
+/* A block's tree over its calls' registers, each holding W nodes in order
+ * (NAME_node below), merged as they come: call c_'s register enters a
+ * binary counter (stack_[level]) and merges with the registers of its
+ * level, one cross level at a time, so that the tree runs between the
+ * loads of the calls instead of all at the block's end. With the calls'
+ * registers kept and reduced at the end, f64 sums from memory stayed at
+ * 0.73-0.78 of the read (AMD EPYC Zen 4); merged as they come, 0.92-0.95.
+ * stack_ needs LOG2_CALLS(CALLS) + 1 entries. */
+#define VTREE_PUSH(V, W, stack_, c_, node, VCOMBINE)                        \
+    {                                                                       \
+        V pair_[2] = { node, node };                                        \
+        int lv_ = 0;                                                        \
+        for (unsigned bit_ = (unsigned)(c_); bit_ & 1u; bit_ >>= 1) {       \
+            pair_[0] = stack_[lv_];                                         \
+            VTREE_CROSS(V, W, pair_, 2, VCOMBINE)                           \
+            pair_[1] = pair_[0];                                            \
+            lv_++;                                                          \
+        }                                                                   \
+        stack_[lv_] = pair_[1];                                             \
+    }
+/* After the last of CALLS (a power of two, up to 16) calls: the block's
+ * node into `out`. */
+#define LOG2_CALLS(n) ((n) >= 16 ? 4 : (n) >= 8 ? 3 : (n) >= 4 ? 2 : (n) >= 2 ? 1 : 0)
+#define VTREE_FINISH(V, W, stack_, CALLS, VCOMBINE, out)                    \
+    {                                                                       \
+        V top_[1] = { stack_[LOG2_CALLS(CALLS)] };                          \
+        VTREE_LANES(V, W, top_, VCOMBINE)                                   \
+        (out) = top_[0][0];                                                 \
     }
 #define VCOMBINE_ADD(a, b) ((a) = (a) + (b))
 #define VCOMBINE_MUL(a, b) ((a) = (a) * (b))
@@ -457,11 +490,61 @@ DEFINE_VPICK_MAPS(f64, double, sb_vd, sb_vd_in, sb_vi64, F64_LANES, max, VBETTER
 #define VCOMBINE_F32_MAX(a, b) VCOMBINE_PICK(sb_vi32, VBETTER_MAX, a, b)
 #define VCOMBINE_F64_MIN(a, b) VCOMBINE_PICK(sb_vi64, VBETTER_MIN, a, b)
 #define VCOMBINE_F64_MAX(a, b) VCOMBINE_PICK(sb_vi64, VBETTER_MAX, a, b)
+
+/* NAME_node(x, start): the LEAVES_PER_CALL(W) leaves at x (a power of
+ * two of aligned leaves: a whole subtree of a full block's tree), folded
+ * from `start` (min and max: from their first elements), and their tree's
+ * levels across registers: one register of W nodes, in order. A full
+ * block is NL / LEAVES_PER_CALL(W) such registers and the rest of the
+ * tree over them (VFOLD_NODES). Folding all NL leaves into memory first
+ * and then reducing them stored and copied the block's leaves once more
+ * (2 KiB, with `rep movs`), and no loads were in flight while its tree
+ * ran: f64 sums from memory on one thread at 26 GB/s, 0.73 of the read,
+ * against 31-32 GB/s with no tree at all (AMD EPYC Zen 4, AVX-512).
+ * Reduced to one node per call instead, the last levels within a
+ * register ran once per call: f32 min in cache a fifth slower. */
+#define DEFINE_VFOLD_NODE(NAME, T, V, VIN, W, OP, VCOMBINE)                 \
+static inline V NAME##_node(const T *x, T start)                            \
+{                                                                           \
+    enum { GROUPS = LEAVES_PER_CALL(W) / (W) };                             \
+    V acc[GROUPS];                                                          \
+    for (int g = 0; g < GROUPS; g++) acc[g] = VSPLAT(V, start);             \
+    VFOLD_STEPS(V, VIN, W, OP, GROUPS, LOAD_TRANSPOSED, x, acc)             \
+    VTREE_CROSS(V, W, acc, GROUPS, VCOMBINE)                                \
+    return acc[0];                                                          \
+}
+#define DEFINE_VPICK_NODE(NAME, T, V, VIN, VI, W, BETTER, VCOMBINE)         \
+static inline V NAME##_node(const T *x, T start)                            \
+{                                                                           \
+    enum { GROUPS = LEAVES_PER_CALL(W) / (W) };                             \
+    V acc[GROUPS];                                                          \
+    (void)start;                                                            \
+    VPICK_STEPS(V, VIN, VI, W, BETTER, GROUPS, LOAD_TRANSPOSED, x, acc)     \
+    VTREE_CROSS(V, W, acc, GROUPS, VCOMBINE)                                \
+    return acc[0];                                                          \
+}
+DEFINE_VFOLD_NODE(vfold_f32_sum,  float,  sb_vf, sb_vf_in, F32_LANES, VOP_ADD, VCOMBINE_ADD)
+DEFINE_VFOLD_NODE(vfold_f32_prod, float,  sb_vf, sb_vf_in, F32_LANES, VOP_MUL, VCOMBINE_MUL)
+DEFINE_VFOLD_NODE(vfold_f64_sum,  double, sb_vd, sb_vd_in, F64_LANES, VOP_ADD, VCOMBINE_ADD)
+DEFINE_VFOLD_NODE(vfold_f64_prod, double, sb_vd, sb_vd_in, F64_LANES, VOP_MUL, VCOMBINE_MUL)
+DEFINE_VPICK_NODE(vpick_f32_min, float,  sb_vf, sb_vf_in, sb_vi32, F32_LANES, VBETTER_MIN, VCOMBINE_F32_MIN)
+DEFINE_VPICK_NODE(vpick_f32_max, float,  sb_vf, sb_vf_in, sb_vi32, F32_LANES, VBETTER_MAX, VCOMBINE_F32_MAX)
+DEFINE_VPICK_NODE(vpick_f64_min, double, sb_vd, sb_vd_in, sb_vi64, F64_LANES, VBETTER_MIN, VCOMBINE_F64_MIN)
+DEFINE_VPICK_NODE(vpick_f64_max, double, sb_vd, sb_vd_in, sb_vi64, F64_LANES, VBETTER_MAX, VCOMBINE_F64_MAX)
+DEFINE_VFOLD_MAPS(f32, float,  sb_vf, sb_vf_in, F32_LANES, sum, VOP_ADD, VCOMBINE_ADD)
+DEFINE_VFOLD_MAPS(f32, float,  sb_vf, sb_vf_in, F32_LANES, prod, VOP_MUL, VCOMBINE_MUL)
+DEFINE_VFOLD_MAPS(f64, double, sb_vd, sb_vd_in, F64_LANES, sum, VOP_ADD, VCOMBINE_ADD)
+DEFINE_VFOLD_MAPS(f64, double, sb_vd, sb_vd_in, F64_LANES, prod, VOP_MUL, VCOMBINE_MUL)
+DEFINE_VPICK_MAPS(f32, float,  sb_vf, sb_vf_in, sb_vi32, F32_LANES, min, VBETTER_MIN, VCOMBINE_F32_MIN)
+DEFINE_VPICK_MAPS(f32, float,  sb_vf, sb_vf_in, sb_vi32, F32_LANES, max, VBETTER_MAX, VCOMBINE_F32_MAX)
+DEFINE_VPICK_MAPS(f64, double, sb_vd, sb_vd_in, sb_vi64, F64_LANES, min, VBETTER_MIN, VCOMBINE_F64_MIN)
+DEFINE_VPICK_MAPS(f64, double, sb_vd, sb_vd_in, sb_vi64, F64_LANES, max, VBETTER_MAX, VCOMBINE_F64_MAX)
 #endif /* SB_HAVE_SHUFFLE */
 
 /* The scalar form: 16 independent chains the CPU overlaps, then the tree
  * (TREE_FULL, below). */
-#define SCALAR_FULL_FOLD(x, v, STEP)                                        \
+#define SCALAR_FULL_FOLD(x, v, START, STEP)                                 \
+    for (int l = 0; l < NL; l++) v[l] = (START);                            \
     for (int i = 0; i < L; i++)                                             \
         for (int l = 0; l < NL; l++) STEP(v[l], x[l * L + i]);              \
     TREE_FULL(__typeof__(v[0]), v, STEP)
@@ -544,8 +627,8 @@ DEFINE_VPICK_MAPS(f64, double, sb_vd, sb_vd_in, sb_vi64, F64_LANES, max, VBETTER
 /* NAME: function prefix; T: accumulator C type; FIELD: sb__node member;
  * START: start value; SKIP: exact identity folded for a masked-out element;
  * STEP(a, b): a = a op b (may set the local `ov`);
- * FULL(x, v, STEP): folds the NL full unmasked leaves of x into v[] and
- *   reduces them: the block's node in v[0];
+ * FULL(x, v, START, STEP): folds the NL full unmasked leaves of x (from
+ *   START) and reduces them: the block's node in v[0];
  * WHOLE(x, &node): computes a full unmasked block's node at once when the
  *   algebra allows it (see ORDER_FREE below), or returns false (NO_WHOLE). */
 #define NO_WHOLE(x, node) ((void)(x), (void)(node), false)
@@ -570,8 +653,7 @@ static void NAME##_block(const void *xv, const unsigned char *mask,         \
     (void)prefetch;                                                         \
     TRY_WHOLE_BLOCK(T, FIELD, WHOLE)                                        \
     if (count == SB_BLOCK_SIZE && mask == NULL) {                           \
-        for (int l = 0; l < NL; l++) v[l] = START;                          \
-        FULL(x, v, STEP)                                                    \
+        FULL(x, v, START, STEP)                                             \
         out->v.FIELD = v[0];                                                \
         out->has = true;                                                    \
         if (ov) *overflow = true;                                           \
@@ -719,21 +801,29 @@ static const sb__kernel NAME##_kernel = { NAME##_block, NAME##_combine };
 #ifdef SB_HAVE_SHUFFLE
 #  define FULL_VEC(tag) FULL_VEC_(tag)
 #  define FULL_VEC_(tag) VECTOR_FULL_FOLD_##tag
-#  define VECTOR_FULL_FOLD_f32_sum(x, v, STEP)                              \
-    VFOLD_ALL(vfold_f32_sum, F32_LANES, x, v) VTREE(sb_vf, F32_LANES, v, VCOMBINE_ADD)
-#  define VECTOR_FULL_FOLD_f32_prod(x, v, STEP)                             \
-    VFOLD_ALL(vfold_f32_prod, F32_LANES, x, v) VTREE(sb_vf, F32_LANES, v, VCOMBINE_MUL)
-#  define VECTOR_FULL_FOLD_f64_sum(x, v, STEP)                              \
-    VFOLD_ALL(vfold_f64_sum, F64_LANES, x, v) VTREE(sb_vd, F64_LANES, v, VCOMBINE_ADD)
-#  define VECTOR_FULL_FOLD_f64_prod(x, v, STEP)                             \
-    VFOLD_ALL(vfold_f64_prod, F64_LANES, x, v) VTREE(sb_vd, F64_LANES, v, VCOMBINE_MUL)
-/* Folds the NL leaves of a block, LEAVES_PER_CALL at a time, each call
- * asking first for the lines `prefetch` bytes past its own. */
-#  define VFOLD_ALL(fn, W, x, v)                                          \
-    for (int g = 0; g < NL / LEAVES_PER_CALL(W); g++) {                   \
-        const size_t at_ = (size_t)g * LEAVES_PER_CALL(W) * L;            \
-        prefetch_ahead((x) + at_, LEAVES_PER_CALL(W) * L * sizeof *(x), prefetch); \
-        fn((x) + at_, (v) + g * LEAVES_PER_CALL(W));                      \
+#  define VECTOR_FULL_FOLD_f32_sum(x, v, START, STEP)                       \
+    VFOLD_NODES(vfold_f32_sum, sb_vf, F32_LANES, x, v, START, VCOMBINE_ADD)
+#  define VECTOR_FULL_FOLD_f32_prod(x, v, START, STEP)                      \
+    VFOLD_NODES(vfold_f32_prod, sb_vf, F32_LANES, x, v, START, VCOMBINE_MUL)
+#  define VECTOR_FULL_FOLD_f64_sum(x, v, START, STEP)                       \
+    VFOLD_NODES(vfold_f64_sum, sb_vd, F64_LANES, x, v, START, VCOMBINE_ADD)
+#  define VECTOR_FULL_FOLD_f64_prod(x, v, START, STEP)                      \
+    VFOLD_NODES(vfold_f64_prod, sb_vd, F64_LANES, x, v, START, VCOMBINE_MUL)
+/* A full block's node in v[0]: its leaves LEAVES_PER_CALL at a time
+ * (fn_node, each call asking first for the lines `prefetch` bytes past
+ * its own), each call's register into the tree as it comes. */
+#  define VFOLD_NODES(fn, V, W, x, v, start, VCOMBINE)                     \
+    {                                                                      \
+        enum { CALLS = NL / LEAVES_PER_CALL(W) };                          \
+        V stack_[LOG2_CALLS(CALLS) + 1];                                   \
+        for (int c_ = 0; c_ < CALLS; c_++) {                               \
+            const size_t at_ = (size_t)c_ * LEAVES_PER_CALL(W) * L;        \
+            prefetch_ahead((x) + at_, LEAVES_PER_CALL(W) * L * sizeof *(x), \
+                           prefetch);                                      \
+            const V node_ = fn##_node((x) + at_, (start));                 \
+            VTREE_PUSH(V, W, stack_, c_, node_, VCOMBINE)                  \
+        }                                                                  \
+        VTREE_FINISH(V, W, stack_, CALLS, VCOMBINE, (v)[0])                \
     }
 /* A short block (a short array, the last block, a row of a batch):
  * its leading full leaves, LEAVES_PER_CALL and then W at a time, through
@@ -1144,13 +1234,13 @@ DEFINE_INT_KERNELS(u64, uint64_t, uint64_t, u64, 0)
 #  define FULL_PICK(tag) FULL_PICK_(tag)
 #  define FULL_PICK_(tag) VECTOR_FULL_PICK_##tag
 #  define VECTOR_FULL_PICK_f32_min(x, v, B, P)                              \
-    VFOLD_ALL(vpick_f32_min, F32_LANES, x, v) VTREE(sb_vf, F32_LANES, v, VCOMBINE_F32_MIN)
+    VFOLD_NODES(vpick_f32_min, sb_vf, F32_LANES, x, v, 0, VCOMBINE_F32_MIN)
 #  define VECTOR_FULL_PICK_f32_max(x, v, B, P)                              \
-    VFOLD_ALL(vpick_f32_max, F32_LANES, x, v) VTREE(sb_vf, F32_LANES, v, VCOMBINE_F32_MAX)
+    VFOLD_NODES(vpick_f32_max, sb_vf, F32_LANES, x, v, 0, VCOMBINE_F32_MAX)
 #  define VECTOR_FULL_PICK_f64_min(x, v, B, P)                              \
-    VFOLD_ALL(vpick_f64_min, F64_LANES, x, v) VTREE(sb_vd, F64_LANES, v, VCOMBINE_F64_MIN)
+    VFOLD_NODES(vpick_f64_min, sb_vd, F64_LANES, x, v, 0, VCOMBINE_F64_MIN)
 #  define VECTOR_FULL_PICK_f64_max(x, v, B, P)                              \
-    VFOLD_ALL(vpick_f64_max, F64_LANES, x, v) VTREE(sb_vd, F64_LANES, v, VCOMBINE_F64_MAX)
+    VFOLD_NODES(vpick_f64_max, sb_vd, F64_LANES, x, v, 0, VCOMBINE_F64_MAX)
 #else
 #  define FULL_PICK(tag) SCALAR_FULL_PICK
 #endif
@@ -1162,50 +1252,42 @@ SB_TYPE_LIST(SB_MINMAX_INSTANCE_)
 /* ---- full float blocks, mapped or multiplied on load ---------------------- */
 
 #ifdef SB_HAVE_SHUFFLE
-/* NAME: tag_op; START(v): the leaves' start (sum 0, prod 1; min and max
- * start from their first element and ignore it); TREE(v): the same tree
- * as the plain block's. */
-#define DEFINE_BLOCK_MAP(tag, op, T, W, START, TREE)                        \
+/* NAME: tag_op; START: the leaves' start (sum 0, prod 1; min and max
+ * start from their first element and ignore it); VCOMBINE: the tree's
+ * step, over the calls' registers as in VFOLD_NODES. */
+#define DEFINE_BLOCK_MAP(tag, op, T, V, W, START, VCOMBINE)                 \
 static void tag##_##op##_block_map(const void *xv, const void *yv,         \
                                    sb_map map, size_t prefetch,            \
                                    sb__node *out)                          \
 {                                                                           \
     const T *x = xv, *y = yv;                                               \
-    T v[NL];                                                                \
-    for (int l = 0; l < NL; l++) v[l] = (T)(START);                         \
-    for (int g = 0; g < NL / LEAVES_PER_CALL(W); g++) {                     \
-        const size_t at = (size_t)g * LEAVES_PER_CALL(W) * L;               \
-        T *vg = v + g * LEAVES_PER_CALL(W);                                 \
+    enum { CALLS = NL / LEAVES_PER_CALL(W) };                               \
+    V stack[LOG2_CALLS(CALLS) + 1];                                         \
+    for (int c = 0; c < CALLS; c++) {                                       \
+        V node;                                                             \
+        const size_t at = (size_t)c * LEAVES_PER_CALL(W) * L;               \
         prefetch_ahead(x + at, LEAVES_PER_CALL(W) * L * sizeof(T), prefetch); \
         if (y != NULL)                                                      \
             prefetch_ahead(y + at, LEAVES_PER_CALL(W) * L * sizeof(T), prefetch); \
         if (y != NULL)                                                      \
-            vfold_##tag##_##op##_dot(x + at, y + at, vg);                   \
+            node = vfold_##tag##_##op##_dot(x + at, y + at, (T)(START));    \
         else if (map == SB_MAP_ABS)                                         \
-            vfold_##tag##_##op##_abs(x + at, NULL, vg);                     \
+            node = vfold_##tag##_##op##_abs(x + at, NULL, (T)(START));      \
         else                                                                \
-            vfold_##tag##_##op##_square(x + at, NULL, vg);                  \
+            node = vfold_##tag##_##op##_square(x + at, NULL, (T)(START));   \
+        VTREE_PUSH(V, W, stack, c, node, VCOMBINE)                          \
     }                                                                       \
-    TREE(v)                                                                 \
-    out->v.tag = v[0];                                                      \
+    VTREE_FINISH(V, W, stack, CALLS, VCOMBINE, out->v.tag)                  \
     out->has = true;                                                        \
 }
-#define TREE_V_F32_SUM(v)  VTREE(sb_vf, F32_LANES, v, VCOMBINE_ADD)
-#define TREE_V_F32_PROD(v) VTREE(sb_vf, F32_LANES, v, VCOMBINE_MUL)
-#define TREE_V_F32_MIN(v)  VTREE(sb_vf, F32_LANES, v, VCOMBINE_F32_MIN)
-#define TREE_V_F32_MAX(v)  VTREE(sb_vf, F32_LANES, v, VCOMBINE_F32_MAX)
-#define TREE_V_F64_SUM(v)  VTREE(sb_vd, F64_LANES, v, VCOMBINE_ADD)
-#define TREE_V_F64_PROD(v) VTREE(sb_vd, F64_LANES, v, VCOMBINE_MUL)
-#define TREE_V_F64_MIN(v)  VTREE(sb_vd, F64_LANES, v, VCOMBINE_F64_MIN)
-#define TREE_V_F64_MAX(v)  VTREE(sb_vd, F64_LANES, v, VCOMBINE_F64_MAX)
-DEFINE_BLOCK_MAP(f32, sum,  float,  F32_LANES, 0.0f, TREE_V_F32_SUM)
-DEFINE_BLOCK_MAP(f32, prod, float,  F32_LANES, 1.0f, TREE_V_F32_PROD)
-DEFINE_BLOCK_MAP(f32, min,  float,  F32_LANES, 0.0f, TREE_V_F32_MIN)
-DEFINE_BLOCK_MAP(f32, max,  float,  F32_LANES, 0.0f, TREE_V_F32_MAX)
-DEFINE_BLOCK_MAP(f64, sum,  double, F64_LANES, 0.0,  TREE_V_F64_SUM)
-DEFINE_BLOCK_MAP(f64, prod, double, F64_LANES, 1.0,  TREE_V_F64_PROD)
-DEFINE_BLOCK_MAP(f64, min,  double, F64_LANES, 0.0,  TREE_V_F64_MIN)
-DEFINE_BLOCK_MAP(f64, max,  double, F64_LANES, 0.0,  TREE_V_F64_MAX)
+DEFINE_BLOCK_MAP(f32, sum,  float,  sb_vf, F32_LANES, 0.0f, VCOMBINE_ADD)
+DEFINE_BLOCK_MAP(f32, prod, float,  sb_vf, F32_LANES, 1.0f, VCOMBINE_MUL)
+DEFINE_BLOCK_MAP(f32, min,  float,  sb_vf, F32_LANES, 0.0f, VCOMBINE_F32_MIN)
+DEFINE_BLOCK_MAP(f32, max,  float,  sb_vf, F32_LANES, 0.0f, VCOMBINE_F32_MAX)
+DEFINE_BLOCK_MAP(f64, sum,  double, sb_vd, F64_LANES, 0.0, VCOMBINE_ADD)
+DEFINE_BLOCK_MAP(f64, prod, double, sb_vd, F64_LANES, 1.0, VCOMBINE_MUL)
+DEFINE_BLOCK_MAP(f64, min,  double, sb_vd, F64_LANES, 0.0, VCOMBINE_F64_MIN)
+DEFINE_BLOCK_MAP(f64, max,  double, sb_vd, F64_LANES, 0.0, VCOMBINE_F64_MAX)
 #endif
 
 #ifdef SB_HAVE_SHUFFLE
@@ -1283,12 +1365,14 @@ typedef uint32_t sb_vu32 __attribute__((vector_size(SB_VEC_BYTES)));
         for (int k = 0; k < F32_LANES; k++) r[k] = ROUND(r[k] * s_[k]);     \
     }                                                                       \
     for (int k = 0; k < F32_LANES; k++) r[k] = POST(r[k]);
-#define DEFINE_HALF_VFOLD(NAME, tag, STEP, POST, DOT, ROUND, GROUPS)        \
-static inline void NAME(const uint16_t *x, const uint16_t *y, float *v)     \
+/* GROUPS * F32_LANES leaves of halves at x (and y) reduced to one
+ * register of nodes, as DEFINE_VFOLD_NODE's; VCOMBINE: the tree's step. */
+#define DEFINE_HALF_VFOLD(NAME, tag, STEP, POST, DOT, ROUND, GROUPS, VCOMBINE) \
+static inline sb_vf NAME(const uint16_t *x, const uint16_t *y, float start) \
 {                                                                           \
     sb_vf acc[GROUPS];                                                      \
     (void)y;                                                                \
-    for (int g = 0; g < (GROUPS); g++) VLOAD(acc[g], v + F32_LANES * g);    \
+    for (int g = 0; g < (GROUPS); g++) acc[g] = VSPLAT(sb_vf, start);       \
     for (int i = 0; i < L; i += F32_LANES) {                                \
         sb_vf r[GROUPS][F32_LANES];                                         \
         for (int g = 0; g < (GROUPS); g++) {                                \
@@ -1298,14 +1382,15 @@ static inline void NAME(const uint16_t *x, const uint16_t *y, float *v)     \
             for (int g = 0; g < (GROUPS); g++)                              \
                 acc[g] = STEP(acc[g], r[g][k]);                             \
     }                                                                       \
-    for (int g = 0; g < (GROUPS); g++)                                      \
-        memcpy(v + F32_LANES * g, &acc[g], sizeof acc[g]);                  \
+    VTREE_CROSS(sb_vf, F32_LANES, acc, (GROUPS), VCOMBINE)                  \
+    return acc[0];                                                          \
 }
-#define DEFINE_HALF_VPICK(NAME, tag, BETTER, POST, DOT, ROUND, GROUPS)      \
-static inline void NAME(const uint16_t *x, const uint16_t *y, float *v)     \
+#define DEFINE_HALF_VPICK(NAME, tag, BETTER, POST, DOT, ROUND, GROUPS, VCOMBINE) \
+static inline sb_vf NAME(const uint16_t *x, const uint16_t *y, float start) \
 {                                                                           \
     sb_vf acc[GROUPS];                                                      \
     (void)y;                                                                \
+    (void)start;                                                            \
     for (int i = 0; i < L; i += F32_LANES) {                                \
         sb_vf r[GROUPS][F32_LANES];                                         \
         for (int g = 0; g < (GROUPS); g++) {                                \
@@ -1322,8 +1407,8 @@ static inline void NAME(const uint16_t *x, const uint16_t *y, float *v)     \
                 acc[g] = (sb_vf)(((sb_vi32)r[g][k] & m) | ((sb_vi32)acc[g] & ~m)); \
             }                                                               \
     }                                                                       \
-    for (int g = 0; g < (GROUPS); g++)                                      \
-        memcpy(v + F32_LANES * g, &acc[g], sizeof acc[g]);                  \
+    VTREE_CROSS(sb_vf, F32_LANES, acc, (GROUPS), VCOMBINE)                  \
+    return acc[0];                                                          \
 }
 /* Steps, squares and tree combines of each accumulator: f32 as it is,
  * a half accumulator rounded after each operation. */
@@ -1342,58 +1427,58 @@ static inline void NAME(const uint16_t *x, const uint16_t *y, float *v)     \
 #define VCOMBINE_MUL_bf16(a, b) ((a) = vround_bf16((a) * (b)))
 /* NAME_plain, NAME_abs, NAME_square, NAME_dot for one (input, accumulator,
  * op). */
-#define DEFINE_HALF_VFOLD_MAPS(NAME, tag, STEP, SQUARE, ROUND, G)           \
-    DEFINE_HALF_VFOLD(NAME##_plain,  tag, STEP, POST_NONE, 0, ROUND, G)     \
-    DEFINE_HALF_VFOLD(NAME##_abs,    tag, STEP, POST_ABS_f32, 0, ROUND, G)  \
-    DEFINE_HALF_VFOLD(NAME##_square, tag, STEP, SQUARE, 0, ROUND, G)        \
-    DEFINE_HALF_VFOLD(NAME##_dot,    tag, STEP, POST_NONE, 1, ROUND, G)
-#define DEFINE_HALF_VPICK_MAPS(NAME, tag, BETTER, SQUARE, ROUND, G)         \
-    DEFINE_HALF_VPICK(NAME##_plain,  tag, BETTER, POST_NONE, 0, ROUND, G)   \
-    DEFINE_HALF_VPICK(NAME##_abs,    tag, BETTER, POST_ABS_f32, 0, ROUND, G) \
-    DEFINE_HALF_VPICK(NAME##_square, tag, BETTER, SQUARE, 0, ROUND, G)      \
-    DEFINE_HALF_VPICK(NAME##_dot,    tag, BETTER, POST_NONE, 1, ROUND, G)
+#define DEFINE_HALF_VFOLD_MAPS(NAME, tag, STEP, SQUARE, ROUND, G, VC)       \
+    DEFINE_HALF_VFOLD(NAME##_plain,  tag, STEP, POST_NONE, 0, ROUND, G, VC) \
+    DEFINE_HALF_VFOLD(NAME##_abs,    tag, STEP, POST_ABS_f32, 0, ROUND, G, VC) \
+    DEFINE_HALF_VFOLD(NAME##_square, tag, STEP, SQUARE, 0, ROUND, G, VC)    \
+    DEFINE_HALF_VFOLD(NAME##_dot,    tag, STEP, POST_NONE, 1, ROUND, G, VC)
+#define DEFINE_HALF_VPICK_MAPS(NAME, tag, BETTER, SQUARE, ROUND, G, VC)     \
+    DEFINE_HALF_VPICK(NAME##_plain,  tag, BETTER, POST_NONE, 0, ROUND, G, VC) \
+    DEFINE_HALF_VPICK(NAME##_abs,    tag, BETTER, POST_ABS_f32, 0, ROUND, G, VC) \
+    DEFINE_HALF_VPICK(NAME##_square, tag, BETTER, SQUARE, 0, ROUND, G, VC)  \
+    DEFINE_HALF_VPICK(NAME##_dot,    tag, BETTER, POST_NONE, 1, ROUND, G, VC)
 /* A full unmasked block of halves: plain, mapped or a dot product (y not
  * NULL; HAS_DOT 1 for sums, the only op a dot product has, so that the
  * other ops' blocks do not carry a fold nothing calls), LEAVES_PER_CALL leaves per call, each call asking first for the
- * lines `prefetch` bytes past its own (and past y's); then the tree. */
-#define DEFINE_HALF_BLOCK(NAME, START, VTREE_COMBINE, G, HAS_DOT)           \
+ * lines `prefetch` bytes past its own (and past y's); then the rest of
+ * the tree over the calls' registers (VCOMBINE). */
+#define DEFINE_HALF_BLOCK(NAME, START, VCOMBINE, G, HAS_DOT)                \
 static void NAME##_block_map(const void *xv, const void *yv, sb_map map,    \
                              size_t prefetch, sb__node *out)                \
 {                                                                           \
     const uint16_t *x = xv, *y = yv;                                        \
     enum { PER_CALL = (G) * F32_LANES };                                    \
-    float v[NL];                                                            \
-    for (int l = 0; l < NL; l++) v[l] = (START);                            \
-    for (int g = 0; g < NL / PER_CALL; g++) {                               \
-        const size_t at = (size_t)g * PER_CALL * L;                         \
-        float *vg = v + g * PER_CALL;                                       \
+    sb_vf stack[LOG2_CALLS(NL / PER_CALL) + 1];                             \
+    for (int c = 0; c < NL / PER_CALL; c++) {                               \
+        sb_vf node;                                                         \
+        const size_t at = (size_t)c * PER_CALL * L;                         \
         prefetch_ahead(x + at, PER_CALL * L * sizeof *x, prefetch);         \
         if ((HAS_DOT) && y != NULL) {                                       \
             prefetch_ahead(y + at, PER_CALL * L * sizeof *y, prefetch);     \
-            NAME##_dot(x + at, y + at, vg);                                 \
+            node = NAME##_dot(x + at, y + at, (START));                     \
         } else if (map == SB_MAP_ABS) {                                     \
-            NAME##_abs(x + at, NULL, vg);                                   \
+            node = NAME##_abs(x + at, NULL, (START));                       \
         } else if (map == SB_MAP_SQUARE) {                                  \
-            NAME##_square(x + at, NULL, vg);                                \
+            node = NAME##_square(x + at, NULL, (START));                    \
         } else {                                                            \
-            NAME##_plain(x + at, NULL, vg);                                 \
+            node = NAME##_plain(x + at, NULL, (START));                     \
         }                                                                   \
+        VTREE_PUSH(sb_vf, F32_LANES, stack, c, node, VCOMBINE)              \
     }                                                                       \
-    VTREE(sb_vf, F32_LANES, v, VTREE_COMBINE)                               \
-    out->v.f32 = v[0];                                                      \
+    VTREE_FINISH(sb_vf, F32_LANES, stack, NL / PER_CALL, VCOMBINE, out->v.f32) \
     out->has = true;                                                        \
 }
 /* Every op of one input type into f32 (tag_f32_op) and into itself
  * (tag_half_op; a half node holds its value as a float). */
 #define DEFINE_HALF_BLOCKS(tag)                                             \
-    DEFINE_HALF_VFOLD_MAPS(tag##_f32_sum, tag, VSTEP_ADD, POST_SQUARE, NO_VROUND, HALF_GROUPS) \
-    DEFINE_HALF_VFOLD_MAPS(tag##_f32_prod, tag, VSTEP_MUL, POST_SQUARE, NO_VROUND, HALF_GROUPS) \
-    DEFINE_HALF_VPICK_MAPS(tag##_f32_min, tag, VBETTER_MIN, POST_SQUARE, NO_VROUND, HALF_GROUPS) \
-    DEFINE_HALF_VPICK_MAPS(tag##_f32_max, tag, VBETTER_MAX, POST_SQUARE, NO_VROUND, HALF_GROUPS) \
-    DEFINE_HALF_VFOLD_MAPS(tag##_half_sum, tag, VSTEP_ADD_##tag, POST_SQUARE_##tag, vround_##tag, HALF_ACC_GROUPS) \
-    DEFINE_HALF_VFOLD_MAPS(tag##_half_prod, tag, VSTEP_MUL_##tag, POST_SQUARE_##tag, vround_##tag, HALF_ACC_GROUPS) \
-    DEFINE_HALF_VPICK_MAPS(tag##_half_min, tag, VBETTER_MIN, POST_SQUARE_##tag, vround_##tag, HALF_GROUPS) \
-    DEFINE_HALF_VPICK_MAPS(tag##_half_max, tag, VBETTER_MAX, POST_SQUARE_##tag, vround_##tag, HALF_GROUPS) \
+    DEFINE_HALF_VFOLD_MAPS(tag##_f32_sum, tag, VSTEP_ADD, POST_SQUARE, NO_VROUND, HALF_GROUPS, VCOMBINE_ADD) \
+    DEFINE_HALF_VFOLD_MAPS(tag##_f32_prod, tag, VSTEP_MUL, POST_SQUARE, NO_VROUND, HALF_GROUPS, VCOMBINE_MUL) \
+    DEFINE_HALF_VPICK_MAPS(tag##_f32_min, tag, VBETTER_MIN, POST_SQUARE, NO_VROUND, HALF_GROUPS, VCOMBINE_F32_MIN) \
+    DEFINE_HALF_VPICK_MAPS(tag##_f32_max, tag, VBETTER_MAX, POST_SQUARE, NO_VROUND, HALF_GROUPS, VCOMBINE_F32_MAX) \
+    DEFINE_HALF_VFOLD_MAPS(tag##_half_sum, tag, VSTEP_ADD_##tag, POST_SQUARE_##tag, vround_##tag, HALF_ACC_GROUPS, VCOMBINE_ADD_##tag) \
+    DEFINE_HALF_VFOLD_MAPS(tag##_half_prod, tag, VSTEP_MUL_##tag, POST_SQUARE_##tag, vround_##tag, HALF_ACC_GROUPS, VCOMBINE_MUL_##tag) \
+    DEFINE_HALF_VPICK_MAPS(tag##_half_min, tag, VBETTER_MIN, POST_SQUARE_##tag, vround_##tag, HALF_GROUPS, VCOMBINE_F32_MIN) \
+    DEFINE_HALF_VPICK_MAPS(tag##_half_max, tag, VBETTER_MAX, POST_SQUARE_##tag, vround_##tag, HALF_GROUPS, VCOMBINE_F32_MAX) \
     DEFINE_HALF_BLOCK(tag##_f32_sum,   0.0f, VCOMBINE_ADD, HALF_GROUPS, 1)     \
     DEFINE_HALF_BLOCK(tag##_f32_prod,  1.0f, VCOMBINE_MUL, HALF_GROUPS, 0)     \
     DEFINE_HALF_BLOCK(tag##_f32_min,   0.0f, VCOMBINE_F32_MIN, HALF_GROUPS, 0) \
