@@ -130,8 +130,12 @@ enum {
      * chunks, see `roomy`), and segments' lengths. */
     ROW_N = 24000,
     MANY_N = MANY * ROW_N,
-    /* The answers of one scenario: MANY results and MANY statuses. */
-    WANT_BYTES = MANY * 8 + MANY * sizeof(sb_status),
+    /* The segments of SCENARIO_SEGMENT_RUNS: more than the 128 that one
+     * mapped run holds at most (see segment_offsets()). */
+    RUNS_SEGMENTS = 300,
+    /* The answers of one scenario: up to ANSWERS results and statuses. */
+    ANSWERS = RUNS_SEGMENTS,
+    WANT_BYTES = ANSWERS * 8 + ANSWERS * sizeof(sb_status),
 };
 
 typedef struct {
@@ -244,8 +248,8 @@ typedef enum {
     SCENARIO_SEGMENTS, SCENARIO_LAUNCHED, SCENARIO_BATCHED_ENQUEUE,
     SCENARIO_LONG_ROWS, SCENARIO_LONG_ROWS_ENQUEUE, SCENARIO_COLUMNS,
     SCENARIO_COLUMNS_KERNEL, SCENARIO_COLUMNS_KERNEL_ENQUEUE,
-    SCENARIO_SEGMENTS_KERNEL,
-    SCENARIO_LAST = SCENARIO_SEGMENTS_KERNEL
+    SCENARIO_SEGMENTS_KERNEL, SCENARIO_SEGMENT_RUNS,
+    SCENARIO_LAST = SCENARIO_SEGMENT_RUNS
 } scenario;
 enum { LAUNCHED_ROWS = 4, LAUNCHED_N = N_DEVICE / LAUNCHED_ROWS };
 
@@ -284,7 +288,8 @@ static batch_shape shape_of(scenario s)
 
 static bool is_segments(scenario s)
 {
-    return s == SCENARIO_SEGMENTS || s == SCENARIO_SEGMENTS_KERNEL;
+    return s == SCENARIO_SEGMENTS || s == SCENARIO_SEGMENTS_KERNEL ||
+           s == SCENARIO_SEGMENT_RUNS;
 }
 
 static bool is_batched(scenario s)
@@ -316,6 +321,7 @@ static const char *const scenario_names[] = {
     "sb_reduce_batched_enqueue(25 columns of 24000, the columns kernel)",
     "sb_reduce_segments(SB_OPT_NO_HOST, 24 by the segments kernel, one "
     "launch chain)",
+    "sb_reduce_segments(300 short segments mapped in two runs)",
 };
 
 /* The segments of SCENARIO_SEGMENTS: 12000 to 23999 elements (below
@@ -324,15 +330,24 @@ static const char *const scenario_names[] = {
  * host_max_n of 24000; test_device_batched maps runs in chunks), within
  * MANY_N. Those of SCENARIO_SEGMENTS_KERNEL: up to 7999 elements (the
  * segments kernel's, with SB_OPT_NO_HOST), every fifth empty, and one of
- * 20000 (past SB_ROWS_ALWAYS_N: a launch chain). */
-static void segment_offsets(scenario s, uint64_t off[MANY + 1])
+ * 20000 (past SB_ROWS_ALWAYS_N: a launch chain). Those of
+ * SCENARIO_SEGMENT_RUNS: RUNS_SEGMENTS of up to 2047 elements (below the
+ * host_max_n of `small_host`, so a run holds 128 * 2048 = 2^18 elements
+ * at most), every fifth empty, about 3.9 * 10^5 in all: two runs, so that
+ * a failure can hit the second after the first's answers were computed.
+ * @return the count of segments. */
+static size_t segment_offsets(scenario s, uint64_t off[ANSWERS + 1])
 {
+    const size_t count = s == SCENARIO_SEGMENT_RUNS ? RUNS_SEGMENTS : MANY;
     off[0] = 0;
-    for (size_t b = 0; b < MANY; b++)
+    for (size_t b = 0; b < count; b++)
         off[b + 1] = off[b] + (b % 5 == 3 ? 0
                                : s == SCENARIO_SEGMENTS
                                ? 12000 + (b * 7919) % 12000
+                               : s == SCENARIO_SEGMENT_RUNS
+                               ? 1200 + (b * 7919) % 848
                                : b == 7 ? 20000 : (b * 7919) % 8000);
+    return count;
 }
 
 /* The narrow launch shape: 64 elements per work-group, node passes of 2
@@ -349,6 +364,10 @@ static const sb_options narrow = {
  * answers were computed. */
 static const sb_options roomy = { .host_max_n = 1 << 20 };
 
+/* A host_max_n that makes runs of segments 2^18 elements long at most
+ * (segment_run_elements(): 128 of it, at least 2^18). */
+static const sb_options small_host = { .host_max_n = 2048 };
+
 /* The host shortcut, the segments and the long rows and columns run with
  * the default options. */
 static const sb_options *options_of(scenario s)
@@ -357,6 +376,8 @@ static const sb_options *options_of(scenario s)
         return &roomy;
     if (s == SCENARIO_SEGMENTS_KERNEL)
         return &narrow;
+    if (s == SCENARIO_SEGMENT_RUNS)
+        return &small_host;
     return s == SCENARIO_HOST || s == SCENARIO_SEGMENTS ||
            s >= SCENARIO_LONG_ROWS ? NULL : &narrow;
 }
@@ -401,7 +422,7 @@ static void want_of(const fixture *f, scenario s, unsigned char *want)
 {
     const sb_reduction r = reduction_of(s);
     memset(want, RESULT_SENTINEL, WANT_BYTES);
-    sb_status *statuses = (sb_status *)(void *)(want + MANY * 8);
+    sb_status *statuses = (sb_status *)(void *)(want + ANSWERS * 8);
     sb_status st;
     if (is_batched(s)) {
         const batch_shape b = shape_of(s);
@@ -411,10 +432,11 @@ static void want_of(const fixture *f, scenario s, unsigned char *want)
                                              : f->mask_host,
                                     b.n, b.es, b.count, b.bs, want, statuses);
     } else if (is_segments(s)) {
-        uint64_t off[MANY + 1];
-        segment_offsets(s, off);
+        uint64_t off[ANSWERS + 1];
+        const size_t count = segment_offsets(s, off);
+        assert_true(off[count] <= MANY_N);
         st = sb_reduce_segments_host(r, f->f64_many, f->mask_many_host, off,
-                                     MANY, want, statuses);
+                                     count, want, statuses);
     } else {
         st = sb_reduce_host(r, host_x_of(f, s), f->mask_host,
                             s == SCENARIO_HOST ? N_HOST : N_DEVICE, want);
@@ -430,7 +452,7 @@ static sb_status reduce_many(const fixture *f, scenario s, sb_context *ctx,
     const sb_reduction r = reduction_of(s);
     unsigned char got[WANT_BYTES];
     memset(got, RESULT_SENTINEL, sizeof got);
-    sb_status *statuses = (sb_status *)(void *)(got + MANY * 8);
+    sb_status *statuses = (sb_status *)(void *)(got + ANSWERS * 8);
     sb_status st;
     if (is_batched(s)) {
         const batch_shape b = shape_of(s);
@@ -439,11 +461,11 @@ static sb_status reduce_many(const fixture *f, scenario s, sb_context *ctx,
                                : b.many ? f->mask_many : f->mask, 0, b.n,
                                b.es, b.count, b.bs, got, statuses);
     } else {
-        uint64_t off[MANY + 1];
-        segment_offsets(s, off);
+        uint64_t off[ANSWERS + 1];
+        const size_t count = segment_offsets(s, off);
         cl_mem ob = buffer_of(f, sizeof off, off);
         st = sb_reduce_segments(ctx, NULL, r, f->x_many, 0, f->mask_many, 0,
-                                ob, 0, MANY, got, statuses);
+                                ob, 0, count, got, statuses);
         clReleaseMemObject(ob);
     }
     run_deferred();
@@ -504,7 +526,7 @@ static sb_status enqueue_many(const fixture *f, scenario s, sb_context *ctx,
     }
     all_sentinel_or_fail(back, RECORD_OFFSET, "the bytes before the records",
                          k);
-    const sb_status *statuses = (const sb_status *)(const void *)(want + MANY * 8);
+    const sb_status *statuses = (const sb_status *)(const void *)(want + ANSWERS * 8);
     const size_t rs = sb_result_size(r);
     all_sentinel_or_fail(back + RECORD_OFFSET + bs.count * 16,
                          (MANY - bs.count) * 16, "the bytes after the records",
@@ -708,6 +730,13 @@ static void sweep(const fixture *f, scenario s)
            scenario_names[s], total, create_calls, reduce_calls,
            total - create_calls - reduce_calls);
     print_trace(total);
+    if (s == SCENARIO_SEGMENT_RUNS) {
+        /* Two runs, each mapping the elements and the mask. */
+        unsigned long maps = 0;
+        for (unsigned long k = 0; k < total; k++)
+            maps += trace[k] == FN_clEnqueueMapBuffer;
+        assert_int_equal(maps, 4);
+    }
 
     const cl_int forced[] = { 0, CL_OUT_OF_HOST_MEMORY };
     for (size_t e = 0; e < COUNT(forced); e++) {
@@ -756,6 +785,7 @@ static void every_call_of_short_segments_can_fail(void **state)
 {
     sweep(*state, SCENARIO_SEGMENTS);
     sweep(*state, SCENARIO_SEGMENTS_KERNEL);
+    sweep(*state, SCENARIO_SEGMENT_RUNS);
 }
 
 static void every_call_of_a_batch_of_launched_rows_can_fail(void **state)
