@@ -474,6 +474,9 @@ static inline V NAME(const T *x, const T *y, T start)                       \
 #define LOG2_CALLS(n) ((n) >= 16 ? 4 : (n) >= 8 ? 3 : (n) >= 4 ? 2 : (n) >= 2 ? 1 : 0)
 #define VTREE_FINISH(V, W, stack_, CALLS, VCOMBINE, out)                    \
     {                                                                       \
+        _Static_assert((CALLS) >= 2 && (CALLS) <= 16                        \
+                       && ((CALLS) & ((CALLS) - 1)) == 0,                   \
+                       "LOG2_CALLS: 2, 4, 8 or 16 calls per block");        \
         V top_[1] = { stack_[LOG2_CALLS(CALLS)] };                          \
         VTREE_LANES(V, W, top_, VCOMBINE)                                   \
         (out) = top_[0][0];                                                 \
@@ -720,8 +723,9 @@ static const sb__kernel NAME##_kernel = { NAME##_block, NAME##_combine };
 
 /* WHOLE: as in DEFINE_FOLD_KERNEL (integers: ORDER_FREE; floats keep the
  * order, for NaNs and signed zeros). */
-/* FULL(x, v, BETTER, PICK): each of the NL full unmasked leaves of x into
- * v[], then their tree: the block's node in v[0]. */
+/* FULL(x, v, BETTER, PICK): the NL full unmasked leaves of x and their
+ * tree: the block's node in v[0] (the scalar form folds every leaf into
+ * v[] first; the vector forms, VFOLD_NODES, keep theirs in registers). */
 #define SCALAR_FULL_PICK(x, v, BETTER, PICK)                                \
     for (int l = 0; l < NL; l++) v[l] = x[l * L];                           \
     for (int i = 1; i < L; i++)                                             \
@@ -1342,10 +1346,11 @@ typedef uint32_t sb_vu32 __attribute__((vector_size(SB_VEC_BYTES)));
     SB_TRANSPOSE(sb_vf, r, W)
 #include "host_half_vec.h"   /* vround_f16(), vround_bf16() */
 
-/* The folds of LEAVES_PER_CALL leaves of halves, HALF_GROUPS registers of
- * F32_LANES leaves, each converted element mapped (POST: |x|, x*x) or
- * multiplied by its partner in y (DOT, a constant 0 or 1; y is only read
- * when it is 1) after the transpose, the place DEFINE_VFOLD_MAP found
+/* The folds of the leaves of halves of a call, GROUPS registers of
+ * F32_LANES leaves (HALF_GROUPS, or HALF_ACC_GROUPS below), each
+ * converted element mapped (POST: |x|, x*x) or multiplied by its partner
+ * in y (DOT, a constant 0 or 1; y is only read when it is 1) after the
+ * transpose, the place DEFINE_VFOLD_MAP found
  * fastest, then folded by STEP(acc, e). ROUND: what a product becomes
  * (nothing into f32; rounded to the half type into a half accumulator,
  * whose POST squares round too). Through a pass of their own (a scalar
@@ -1439,9 +1444,10 @@ static inline sb_vf NAME(const uint16_t *x, const uint16_t *y, float start) \
     DEFINE_HALF_VPICK(NAME##_dot,    tag, BETTER, POST_NONE, 1, ROUND, G, VC)
 /* A full unmasked block of halves: plain, mapped or a dot product (y not
  * NULL; HAS_DOT 1 for sums, the only op a dot product has, so that the
- * other ops' blocks do not carry a fold nothing calls), LEAVES_PER_CALL leaves per call, each call asking first for the
- * lines `prefetch` bytes past its own (and past y's); then the rest of
- * the tree over the calls' registers (VCOMBINE). */
+ * other ops' blocks do not carry a fold nothing calls), G registers of
+ * F32_LANES leaves per call, each call asking first for the lines
+ * `prefetch` bytes past its own (and past y's), each call's register
+ * merged into the block's tree as it comes (VTREE_PUSH, VCOMBINE). */
 #define DEFINE_HALF_BLOCK(NAME, START, VCOMBINE, G, HAS_DOT)                \
 static void NAME##_block_map(const void *xv, const void *yv, sb_map map,    \
                              size_t prefetch, sb__node *out)                \
