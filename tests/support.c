@@ -797,7 +797,8 @@ const char *half_family_name(half_family f)
 {
     static const char *const names[] = {
         "random-bits", "moderate", "cancellation", "subnormal", "huge",
-        "specials", "signed-zeros", "prod-edge", "nan-leaves" };
+        "specials", "signed-zeros", "prod-edge", "nan-leaves", "near-one",
+        "nan-led" };
     return names[f];
 }
 
@@ -898,6 +899,26 @@ void fill_half(half_family family, sb_type t, uint16_t *x, size_t n,
               ? half_pattern(f, (unsigned)random_below(&s, 2), f->field_max,
                         nan_q | (unsigned)random_below(&s, 4))
               : half_moderate(f, &s);
+            break;
+        case HALF_NEAR_ONE: {
+            /* Above 1: 1 + k ulps; below: the pattern just under 1 (field
+             * bias - 1, all fraction bits set) less k ulps of that binade. */
+            const unsigned k = (unsigned)random_below(&s, 4);
+            const unsigned all = (1u << f->fraction_bits) - 1;
+            v = random_below(&s, 2) == 0
+              ? half_pattern(f, 0, f->bias, k)
+              : half_pattern(f, 0, f->bias - 1, all - k);
+            break;
+        }
+        case HALF_NAN_LED:
+            /* Values over 16 binades: few share the top one, so a min or
+             * max is seldom tied and its leaf's being dropped shows. */
+            v = i % 16 == 0 && random_below(&s, 4) == 0
+              ? half_pattern(f, (unsigned)random_below(&s, 2), f->field_max,
+                             nan_q | (unsigned)random_below(&s, 4))
+              : half_pattern(f, (unsigned)random_below(&s, 2),
+                             f->bias - 8 + (unsigned)random_below(&s, 16),
+                             (unsigned)splitmix64(&s));
             break;
         case HALF_FAMILY_COUNT:
             break;

@@ -135,6 +135,13 @@ typedef enum {
     HALF_SIGNED_ZEROS,  /* +0 and -0, a few NaNs and +-1 */
     HALF_PROD_EDGE,     /* +-1 with some 0.5, 1.5, 2, 3 */
     HALF_NAN_LEAVES,    /* every other leaf only NaNs, the others moderate */
+    HALF_NEAR_ONE,      /* 1 + or - a few ulps: products neither overflow
+                           nor underflow, and every grouping rounds
+                           differently, so they show the tree's shape */
+    HALF_NAN_LED,       /* |x| in [2^-8, 2^8), a NaN first in about one
+                           leaf in 4: a NaN node survives a min or max
+                           combine only as its left side, so the root
+                           shows the tree */
     HALF_FAMILY_COUNT
 } half_family;
 

@@ -104,10 +104,10 @@ static half_family family_for(sb_op op, size_t at)
         HALF_HUGE, HALF_SPECIALS, HALF_SIGNED_ZEROS, HALF_NAN_LEAVES };
     static const half_family prod[] = {
         HALF_MODERATE, HALF_PROD_EDGE, HALF_SUBNORMAL, HALF_HUGE,
-        HALF_SPECIALS };
+        HALF_SPECIALS, HALF_NEAR_ONE };
     static const half_family order[] = {
         HALF_RANDOM_BITS, HALF_SUBNORMAL, HALF_SPECIALS, HALF_SIGNED_ZEROS,
-        HALF_HUGE, HALF_NAN_LEAVES };
+        HALF_HUGE, HALF_NAN_LEAVES, HALF_NAN_LED };
     static const half_family boolean[] = {
         HALF_SIGNED_ZEROS, HALF_SUBNORMAL, HALF_SPECIALS, HALF_RANDOM_BITS };
     switch (op) {
