@@ -343,10 +343,12 @@ DEFINE_VFOLD(vfold_f64_prod, double, sb_vd, sb_vd_in, F64_LANES, VOP_MUL)
         r[k] = MAP(VIN, x, y, ((size_t)(g) * (W) + k) * L + (i));          \
     SB_TRANSPOSE(V, r, W)                                                   \
     MAP##_AFTER(V, VIN, W, r, x, y, g, i)
-/* A dot product transposes y's rows too and multiplies row by row after
- * the transposes: multiplied as loaded, f32 and f64 dots ran at 0.6 and
- * 0.4 of the plain sum's GB/s on one thread, this way at 0.85 and 0.5
- * (AMD EPYC, AVX-512). The other maps do nothing more here. */
+/* A dot product whose leaf is one register (DEFINE_VFOLD_DOT) transposes
+ * y's rows too and multiplies row by row after the transposes:
+ * multiplied as loaded, f32 and f64 dots once ran at 0.6 and 0.4 of the
+ * plain sum's GB/s on one thread, this way at 0.85 and 0.5 (AMD EPYC,
+ * AVX-512; 2 MiB pages, see DEFINE_VFOLD_DOT). The other maps do nothing
+ * more here. */
 #define MAP_ABS_f32_AFTER(V, VIN, W, r, x, y, g, i)
 #define MAP_ABS_f64_AFTER(V, VIN, W, r, x, y, g, i)
 #define MAP_SQUARE_AFTER(V, VIN, W, r, x, y, g, i)
@@ -375,6 +377,48 @@ static inline V NAME(const T *x, const T *y, T start)                       \
             LOAD_MAPPED_TRANSPOSED(V, VIN, W, r, x, y, g, i, MAP)           \
             for (int k = 0; k < (W); k++) acc[g] = acc[g] OP POST(r[k]);    \
         }                                                                   \
+    VTREE_CROSS(V, W, acc, GROUPS, VCOMBINE)                                \
+    return acc[0];                                                          \
+}
+/* The dot product's fold, as DEFINE_VFOLD_MAP's. Where a leaf spans
+ * ROWS >= 2 registers (f64 everywhere, f32 below AVX-512), x's leaves of
+ * a group are loaded in address order and multiplied by y's before one
+ * transpose of the products (the same products, so the same bits):
+ * transposing both arrays' rows read each leaf's lines out of order and
+ * ran twice the transposes. f64 dots on one thread, AVX-512, AMD EPYC
+ * Zen 4: in L2 52 -> 66 GB/s, from memory 29 -> 29-30 in 4 KiB pages and
+ * 18 -> 22 with both arrays in 2 MiB pages at the same offset; AVX2 f32
+ * in L2 46 -> 63. Where a leaf is one register (f32 on AVX-512) the rows
+ * of both are transposed first: multiplied as loaded, x and y were read
+ * line by line in turn, and in 2 MiB pages that read at 15-21 GB/s
+ * instead of 30. */
+#define DEFINE_VFOLD_DOT(NAME, T, V, VIN, W, OP, VCOMBINE)                  \
+static inline V NAME(const T *x, const T *y, T start)                       \
+{                                                                           \
+    enum { GROUPS = LEAVES_PER_CALL(W) / (W), ROWS = L / (W) };             \
+    V acc[GROUPS];                                                          \
+    for (int g = 0; g < GROUPS; g++) acc[g] = VSPLAT(V, start);             \
+    for (int g = 0; g < GROUPS; g++) {                                      \
+        if (ROWS == 1) {                                                    \
+            V r[W];                                                         \
+            LOAD_MAPPED_TRANSPOSED(V, VIN, W, r, x, y, g, 0, MAP_DOT)       \
+            for (int k = 0; k < (W); k++) acc[g] = acc[g] OP r[k];          \
+            continue;                                                       \
+        }                                                                   \
+        V p[ROWS][W];                                                       \
+        for (int k = 0; k < (W); k++)                                       \
+            for (int j = 0; j < ROWS; j++)                                  \
+                p[j][k] = VELEM(VIN, x, ((size_t)g * (W) + k) * L           \
+                                        + (size_t)j * (W));                 \
+        for (int k = 0; k < (W); k++)                                       \
+            for (int j = 0; j < ROWS; j++)                                  \
+                p[j][k] = p[j][k] * VELEM(VIN, y, ((size_t)g * (W) + k) * L \
+                                                  + (size_t)j * (W));       \
+        for (int j = 0; j < ROWS; j++) {                                    \
+            SB_TRANSPOSE(V, p[j], W)                                        \
+            for (int k = 0; k < (W); k++) acc[g] = acc[g] OP p[j][k];       \
+        }                                                                   \
+    }                                                                       \
     VTREE_CROSS(V, W, acc, GROUPS, VCOMBINE)                                \
     return acc[0];                                                          \
 }
@@ -407,7 +451,7 @@ static inline V NAME(const T *x, const T *y, T start)                       \
 #define DEFINE_VFOLD_MAPS(tag, T, V, VIN, W, op, OP, VC)                    \
     DEFINE_VFOLD_MAP(vfold_##tag##_##op##_abs, T, V, VIN, W, OP, MAP_ABS_##tag, POST_ABS_##tag, VC) \
     DEFINE_VFOLD_MAP(vfold_##tag##_##op##_square, T, V, VIN, W, OP, MAP_SQUARE, POST_SQUARE, VC) \
-    DEFINE_VFOLD_MAP(vfold_##tag##_##op##_dot, T, V, VIN, W, OP, MAP_DOT, POST_NONE, VC)
+    DEFINE_VFOLD_DOT(vfold_##tag##_##op##_dot, T, V, VIN, W, OP, VC)
 #define DEFINE_VPICK_MAPS(tag, T, V, VIN, VI, W, op, BETTER, VC)            \
     DEFINE_VPICK_MAP(vfold_##tag##_##op##_abs, T, V, VIN, VI, W, BETTER, MAP_ABS_##tag, POST_ABS_##tag, VC) \
     DEFINE_VPICK_MAP(vfold_##tag##_##op##_square, T, V, VIN, VI, W, BETTER, MAP_SQUARE, POST_SQUARE, VC) \
@@ -1348,10 +1392,13 @@ typedef uint32_t sb_vu32 __attribute__((vector_size(SB_VEC_BYTES)));
 
 /* The folds of the leaves of halves of a call, GROUPS registers of
  * F32_LANES leaves (HALF_GROUPS, or HALF_ACC_GROUPS below), each
- * converted element mapped (POST: |x|, x*x) or multiplied by its partner
- * in y (DOT, a constant 0 or 1; y is only read when it is 1) after the
- * transpose, the place DEFINE_VFOLD_MAP found
- * fastest, then folded by STEP(acc, e). ROUND: what a product becomes
+ * converted element mapped (POST: |x|, x*x) after the transpose, the
+ * place DEFINE_VFOLD_MAP found fastest, or multiplied by its partner in y
+ * (DOT, a constant 0 or 1; y is only read when it is 1) before it: one
+ * transpose of the products instead of one of each array's rows (f16 dot
+ * products into f32 on one thread from 9.6 to 24.5 GB/s, bf16 9.5 to
+ * 12.3, into their own types 7.9 to 9.3 and 6.7 to 8.3; AMD EPYC Zen 4,
+ * AVX-512), then folded by STEP(acc, e). ROUND: what a product becomes
  * (nothing into f32; rounded to the half type into a half accumulator,
  * whose POST squares round too). Through a pass of their own (a scalar
  * conversion per element, then the fold) half maps and dots ran at
@@ -1363,11 +1410,14 @@ typedef uint32_t sb_vu32 __attribute__((vector_size(SB_VEC_BYTES)));
  * HALF_ACC_GROUPS registers of leaves stepped in turn. */
 #define HALF_ACC_GROUPS 8
 #define HALF_LOAD_MAPPED(tag, POST, DOT, ROUND, r, x, y, g, i)               \
-    LOAD_HALF_TRANSPOSED(tag, F32_LANES, r, x, g, i)                        \
     if (DOT) {                                                              \
-        sb_vf s_[F32_LANES];                                                \
-        LOAD_HALF_TRANSPOSED(tag, F32_LANES, s_, y, g, i)                   \
-        for (int k = 0; k < F32_LANES; k++) r[k] = ROUND(r[k] * s_[k]);     \
+        for (int k = 0; k < F32_LANES; k++) {                               \
+            const size_t o_ = ((size_t)(g) * F32_LANES + k) * L + (i);      \
+            r[k] = ROUND(HALF_LOAD_##tag((x) + o_) * HALF_LOAD_##tag((y) + o_)); \
+        }                                                                   \
+        SB_TRANSPOSE(sb_vf, r, F32_LANES)                                   \
+    } else {                                                                \
+        LOAD_HALF_TRANSPOSED(tag, F32_LANES, r, x, g, i)                    \
     }                                                                       \
     for (int k = 0; k < F32_LANES; k++) r[k] = POST(r[k]);
 /* GROUPS * F32_LANES leaves of halves at x (and y) reduced to one

@@ -126,6 +126,13 @@ int bench_read_threads(const void *data, size_t bytes, bench_read_fn fn,
 double bench_read_best(const void *data, size_t bytes, unsigned threads,
                        unsigned repeat);
 
+/* The best of `repeat` reads of `bytes` bytes of x and of y together (in
+ * turns of 1, 4 or 16 KiB of each), with each variant this CPU runs, in
+ * seconds: the baseline of a 1-thread dot product, which reads two
+ * streams, not one. */
+double bench_read_pair_best(const void *x, const void *y, size_t bytes,
+                            unsigned repeat);
+
 /* SAMEBITS_THREADS for the host calls that follow: "1" (one != 0), or as
  * it was when saved. */
 typedef struct {

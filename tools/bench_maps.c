@@ -10,7 +10,9 @@
  * float mode, the data already in cl_mems). GB/s count every byte read:
  * both arrays for the dot product. The methods of one row take turns,
  * best of --repeat samples. The ratios: each method against the plain sum
- * in the same place, and the 1-thread host methods against the read. */
+ * in the same place, the 1-thread sum against the read of x, and the
+ * 1-thread dot product against the read of x and y in step (read2): two
+ * streams can read slower than one (bench.h, bench_read_pair_best). */
 #include "bench.h"
 
 #include <stdio.h>
@@ -96,8 +98,8 @@ static double read_seconds(const void *x, size_t bytes, unsigned repeat)
 }
 
 static void report(int json, const char *type, const char *where,
-                   size_t bytes, double read, const double best[M_COUNT],
-                   const int ok[M_COUNT])
+                   size_t bytes, double read, double read2,
+                   const double best[M_COUNT], const int ok[M_COUNT])
 {
     double gbs[M_COUNT];
     for (int m = 0; m < M_COUNT; m++)
@@ -105,11 +107,15 @@ static void report(int json, const char *type, const char *where,
                ? (m == M_DOT ? 2.0 : 1.0) * (double)bytes / best[m] * 1e-9
                : 0;
     const double read_gbs = read > 0 ? (double)bytes / read * 1e-9 : 0;
+    const double read2_gbs = read2 > 0 ? 2.0 * (double)bytes / read2 * 1e-9
+                                       : 0;
     if (json) {
         printf("{\"part\":\"maps\",\"type\":\"%s\",\"where\":\"%s\"", type,
                where);
         if (read_gbs > 0)
             printf(",\"read_gbs\":%.3f", read_gbs);
+        if (read2_gbs > 0)
+            printf(",\"read2_gbs\":%.3f", read2_gbs);
         for (int m = 0; m < M_COUNT; m++)
             if (ok[m])
                 printf(",\"%s_gbs\":%.3f", method_names[m], gbs[m]);
@@ -118,9 +124,9 @@ static void report(int json, const char *type, const char *where,
     }
     printf("%-9s  %-6s", type, where);
     if (read_gbs > 0)
-        printf("  %6.1f", read_gbs);
+        printf("  %6.1f  %6.1f", read_gbs, read2_gbs);
     else
-        printf("  %6s", "");
+        printf("  %6s  %6s", "", "");
     for (int m = 0; m < M_COUNT; m++)
         if (ok[m])
             printf("  %6.1f", gbs[m]);
@@ -131,8 +137,9 @@ static void report(int json, const char *type, const char *where,
             printf("  %6.2f", gbs[m] / gbs[M_SUM]);
         else
             printf("  %6s", "-");
-    if (read_gbs > 0 && ok[M_SUM] && ok[M_DOT])
-        printf("  %6.2f  %6.2f", gbs[M_SUM] / read_gbs, gbs[M_DOT] / read_gbs);
+    if (read_gbs > 0 && read2_gbs > 0 && ok[M_SUM] && ok[M_DOT])
+        printf("  %6.2f  %6.2f", gbs[M_SUM] / read_gbs,
+               gbs[M_DOT] / read2_gbs);
     printf("\n");
 }
 
@@ -169,11 +176,12 @@ static int one_type(int json, sb_type type, sb_type acc, int log2_n,
                    .acc = acc };
     fprintf(stderr, "bench: maps %s host\n", tname);
     const double read = read_seconds(x, bytes, repeat);
+    const double read2 = bench_read_pair_best(x, y, bytes, repeat);
     time_methods(&a, repeat, best, ok);
-    report(json, tname, "host1", bytes, read, best, ok);
+    report(json, tname, "host1", bytes, read, read2, best, ok);
     a.threads = 0;
     time_methods(&a, repeat, best, ok);
-    report(json, tname, "host", bytes, 0, best, ok);
+    report(json, tname, "host", bytes, 0, 0, best, ok);
     for (size_t d = 0; d < dev_count; d++) {
         if (devs[d].mode_flags != 0 || devs[d].float_mode != 0)
             continue;                  /* the default mode only */
@@ -189,7 +197,7 @@ static int one_type(int json, sb_type type, sb_type acc, int log2_n,
         if (a.yb != NULL) {
             fprintf(stderr, "bench: maps %s %s\n", tname, devs[d].label);
             time_methods(&a, repeat, best, ok);
-            report(json, tname, devs[d].label, bytes, 0, best, ok);
+            report(json, tname, devs[d].label, bytes, 0, 0, best, ok);
         } else {
             fprintf(stderr, "bench: maps: %s: no buffers of 2^%d %s (%s)\n",
                     devs[d].label, log2_n, tname, cli_cl_error_name(err));
@@ -212,8 +220,8 @@ int bench_maps(int json, int log2_n, unsigned repeat, bench_device *devs,
                "read, best of %u, taking turns; a dot product reads two "
                "arrays; f16 and bf16 into an f32 accumulator, then as "
                "t>t into their own)\n\n"
-               "type       where     read     sum     abs  square     dot"
-               "  abs/sum sq/sum dot/sum sum/read dot/read\n",
+               "type       where     read   read2     sum     abs  square"
+               "     dot  abs/sum sq/sum dot/sum sum/read dot/read2\n",
                log2_n, repeat);
     static const struct { sb_type type, acc; } rows[] = {
         { SB_F32, SB_F32 }, { SB_F64, SB_F64 }, { SB_F16, SB_F32 },
