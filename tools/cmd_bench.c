@@ -87,7 +87,8 @@ static void print_usage(FILE *out)
             "  --ops LIST    part 1 for these of sum,min,prod (default all three)\n"
             "  --isa I       the host path's instruction set: auto (default:\n"
             "                SAMEBITS_ISA, else the widest this CPU runs), sse2,\n"
-            "                avx2, avx512 (sb_host_options.isa)\n"
+            "                avx2, avx512 (sb_host_options.isa in part 1;\n"
+            "                sets SAMEBITS_ISA for the other parts)\n"
             "  --prefetch B  the host path prefetches B bytes ahead (0: none;\n"
             "                default SAMEBITS_PREFETCH, else measured: the\n"
             "                report's first and last lines say how): sets\n"
@@ -416,6 +417,10 @@ static int run_bench(int argc, char **argv)
                 cli_error("bench", "--isa %s: %s", v, sb_error_detail());
                 return CLI_EXIT_USAGE;
             }
+            /* Parts 2-6 call with the defaults (SB_ISA_AUTO): they take
+             * the set from SAMEBITS_ISA. */
+            if (isa != SB_ISA_AUTO)
+                setenv("SAMEBITS_ISA", sb_isa_name(isa), 1);
         } else if ((v = cli_option_value(argc, argv, &i, "--prefetch",
                                          &missing)) != NULL || missing) {
             unsigned long bytes;
