@@ -1,11 +1,11 @@
 /* host_half.h: binary16 (f16) and bfloat16 (bf16) on the host, in integer
  * bit operations only (no _Float16, no F16C: the bits must not depend on
- * the compiler or the CPU). The one exception is the AVX-512 fold of full
- * f16 blocks (host_kernels.c), which converts with vcvtph2ps (a
- * conversion to binary32 is exact, so nothing there can depend on it) and
- * rounds an f16 accumulator's steps with vcvtps2ph (IEEE nearest even,
- * the same bits as sb__round_f16() on every non-NaN binary32, compared
- * over all 2^32; NaNs made canonical).
+ * the compiler or the CPU). The one exception is the AVX-512 and AVX2
+ * folds of full f16 blocks (host_kernels.c; the AVX2 build has F16C),
+ * which convert with vcvtph2ps (a conversion to binary32 is exact, so
+ * nothing there can depend on it) and round an f16 accumulator's steps
+ * with vcvtps2ph (IEEE nearest even, the same bits as sb__round_f16() on
+ * every non-NaN binary32, compared over all 2^32; NaNs made canonical).
  *
  * The host path computes a half accumulator in binary32: every f16 and
  * bf16 value is exactly a float, so a node holds its value as a float that

@@ -4,7 +4,7 @@
  * sb__round_f16() / sb__round_bf16() of host_half.h. The includer defines
  * SB_VEC_BYTES and the vector types sb_vf (float), sb_vu32 (uint32_t) and
  * sb_vi32 (int32_t) of that many bytes, and includes <immintrin.h> where
- * AVX-512F is on. */
+ * AVX-512F or F16C is on. */
 #ifndef SB_HOST_HALF_VEC_H
 #define SB_HOST_HALF_VEC_H
 
@@ -38,6 +38,16 @@ static inline sb_vf vround_f16(sb_vf v)
     return (sb_vf)_mm512_mask_blend_ps(nan, r,
                                        _mm512_castsi512_ps(
                                            _mm512_set1_epi32(0x7FC00000)));
+#elif SB_VEC_BYTES == 32 && defined(__F16C__)
+    /* F16C's vcvtps2ph and vcvtph2ps on 8 lanes (the AVX2 build): the
+     * same instructions and so the same bits as the AVX-512 ones above. */
+    const __m256 f = (__m256)v;
+    const __m256 r = _mm256_cvtph_ps(_mm256_cvtps_ph(
+        f, _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC));
+    const __m256 nan = _mm256_cmp_ps(f, f, _CMP_UNORD_Q);
+    return (sb_vf)_mm256_blendv_ps(r, _mm256_castsi256_ps(
+                                          _mm256_set1_epi32(0x7FC00000)),
+                                   nan);
 #else
     const sb_vu32 b = (sb_vu32)v;
     const sb_vu32 a = b & 0x7FFFFFFFu;

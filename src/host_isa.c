@@ -81,7 +81,8 @@ static unsigned runnable_sets(void)
     /* GCC's and Clang's runtime checks include XGETBV: a feature the OS
      * does not enable reads as absent. */
     __builtin_cpu_init();
-    if (__builtin_cpu_supports("avx2"))
+    /* The AVX2 folds convert f16 with F16C (CMakeLists.txt). */
+    if (__builtin_cpu_supports("avx2") && __builtin_cpu_supports("f16c"))
         sets |= 1u << SB_ISA_AVX2;
     if (__builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512bw")
         && __builtin_cpu_supports("avx512dq")

@@ -31,7 +31,7 @@ static int cpu_runs_this_copy(void)
     return __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512bw")
         && __builtin_cpu_supports("avx512dq") && __builtin_cpu_supports("avx512vl");
 #elif SB_TEST_VEC_BYTES == 32
-    return __builtin_cpu_supports("avx2");
+    return __builtin_cpu_supports("avx2") && __builtin_cpu_supports("f16c");
 #else
     return 1;
 #endif

@@ -11,8 +11,8 @@
 #include <stdint.h>
 #include <stdio.h>
 #include <string.h>
-#if SB_TEST_VEC_BYTES == 64
-#  include <immintrin.h>           /* host_half_vec.h's 64-byte rounding */
+#if SB_TEST_VEC_BYTES == 64 || defined(__F16C__)
+#  include <immintrin.h>   /* host_half_vec.h's 64- and 32-byte roundings */
 #endif
 
 #include "host_half.h"
