@@ -395,7 +395,7 @@ typedef struct {
  *  CPU (the library is never built for the machine it is built on). */
 #define SB_ISA_AUTO     0u  /* SAMEBITS_ISA, else the widest the CPU runs */
 #define SB_ISA_BASELINE 1u  /* the compiler's baseline: SSE2 on x86-64 */
-#define SB_ISA_AVX2     2u  /* x86-64 with AVX2 */
+#define SB_ISA_AVX2     2u  /* x86-64 with AVX2 and F16C */
 #define SB_ISA_AVX512   3u  /* x86-64 with AVX-512 F, BW, DQ and VL */
 
 /*! sb_reduce_host_opts() :

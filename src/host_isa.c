@@ -110,7 +110,7 @@ sb_status sb_host_isa_check(unsigned isa)
                "AVX2 and AVX-512 only on x86-64)", sb_isa_name(isa));
     SB_FAIL_IF(!(runnable_sets() & (1u << isa)), SB_UNSUPPORTED,
                "this CPU cannot run the %s host path (%s)", sb_isa_name(isa),
-               isa == SB_ISA_AVX2 ? "no AVX2"
+               isa == SB_ISA_AVX2 ? "no AVX2 with F16C"
                                   : "no AVX-512 F, BW, DQ and VL");
     return SB_OK;
 }
