@@ -112,6 +112,9 @@ static void report(int json, const char *type, const char *where,
     if (json) {
         printf("{\"part\":\"maps\",\"type\":\"%s\",\"where\":\"%s\"", type,
                where);
+        if (strncmp(where, "host", 4) == 0)   /* the set the calls took */
+            printf(",\"host_isa\":\"%s\"",
+                   sb_isa_name(sb_host_isa(&(sb_host_options){ 0 })));
         if (read_gbs > 0)
             printf(",\"read_gbs\":%.3f", read_gbs);
         if (read2_gbs > 0)

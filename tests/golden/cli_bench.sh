@@ -89,6 +89,14 @@ for t in f32 f64 f16 bf16; do
   got=$(grep -c "\"part\":\"maps\",\"type\":\"$t\",.*\"sum_gbs\".*\"dot_gbs\"" "$out/maps.json")
   [ "$got" = 2 ] || { echo "FAIL: --maps: $got $t rows, expected 2"; cat "$out/maps.err"; fail=1; }
 done
+# --maps holds the 1-thread dot product to the read of both arrays.
+grep -q '"where":"host1",.*"read2_gbs":' "$out/maps.json" \
+  || { echo "FAIL: --maps: no read2_gbs"; fail=1; }
+# --isa reaches --maps too (its calls take the defaults: SAMEBITS_ISA).
+"$sb" bench --device host --sizes 12 --types f32 --ops sum --repeat 1 \
+      --no-latency --maps --isa sse2 --json >"$out/maps_isa.json" 2>/dev/null
+got=$(grep -c '"part":"maps",.*"where":"host[1]*","host_isa":"sse2"' "$out/maps_isa.json")
+[ "$got" = 12 ] || { echo "FAIL: --maps --isa sse2: $got host rows on sse2, expected 12"; fail=1; }
 # --isa takes each set this CPU runs (and names it in the setup); one it
 # cannot run is a usage error that says so.
 for isa in sse2 avx2 avx512; do
