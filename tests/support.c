@@ -901,13 +901,16 @@ void fill_half(half_family family, sb_type t, uint16_t *x, size_t n,
               : half_moderate(f, &s);
             break;
         case HALF_NEAR_ONE: {
-            /* Above 1: 1 + k ulps; below: the pattern just under 1 (field
-             * bias - 1, all fraction bits set) less k ulps of that binade. */
+            /* 1 + k u or 1 - k u, k in 0..3, u the ulp of 1: below 1 the
+             * ulp is u / 2, so 1 - k u is 2k of them under 2^0 (field
+             * bias - 1, fraction 2^fraction_bits - 2k). Equal steps up and
+             * down: the product's logarithm is a random walk about 0, so
+             * 10^5 of them stay far from overflow and underflow. */
             const unsigned k = (unsigned)random_below(&s, 4);
-            const unsigned all = (1u << f->fraction_bits) - 1;
-            v = random_below(&s, 2) == 0
+            v = random_below(&s, 2) == 0 || k == 0
               ? half_pattern(f, 0, f->bias, k)
-              : half_pattern(f, 0, f->bias - 1, all - k);
+              : half_pattern(f, 0, f->bias - 1,
+                             (1u << f->fraction_bits) - 2 * k);
             break;
         }
         case HALF_NAN_LED:

@@ -417,10 +417,6 @@ static int run_bench(int argc, char **argv)
                 cli_error("bench", "--isa %s: %s", v, sb_error_detail());
                 return CLI_EXIT_USAGE;
             }
-            /* Parts 2-6 call with the defaults (SB_ISA_AUTO): they take
-             * the set from SAMEBITS_ISA. */
-            if (isa != SB_ISA_AUTO)
-                setenv("SAMEBITS_ISA", sb_isa_name(isa), 1);
         } else if ((v = cli_option_value(argc, argv, &i, "--prefetch",
                                          &missing)) != NULL || missing) {
             unsigned long bytes;
@@ -445,6 +441,10 @@ static int run_bench(int argc, char **argv)
             return CLI_EXIT_USAGE;
         }
     }
+    /* Parts 2-6 call with the defaults (SB_ISA_AUTO): they take the
+     * set from SAMEBITS_ISA (the last --isa counts, as in part 1). */
+    if (isa != SB_ISA_AUTO)
+        setenv("SAMEBITS_ISA", sb_isa_name(isa), 1);
 
     cli_device_list list;
     cli_selection sel;
