@@ -11,7 +11,7 @@
  * both arrays for the dot product. The methods of one row take turns,
  * best of --repeat samples. The ratios: each method against the plain sum
  * in the same place, the 1-thread sum against the read of x, and the
- * 1-thread dot product against the read of x and y in step (read2): two
+ * 1-thread dot product against the read of x and y in turns (read2): two
  * streams can read slower than one (bench.h, bench_read_pair_best). */
 #include "bench.h"
 
