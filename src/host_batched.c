@@ -38,6 +38,9 @@
 
 #define TASK_COST ((size_t)1 << 14)  /* elements per task: amortises taking
                                         one (an atomic add) */
+#define SEGMENT_TASK_MOST ((uint64_t)1 << 20)   /* a task of segments:
+                                        at most (tasks of 2^18 f32 kept
+                                        2 threads apart by a tenth) */
 #define ROW_COST  ((size_t)16)       /* what a row costs beyond its
                                         elements, in elements: setting it
                                         up and writing its result */
@@ -58,6 +61,8 @@ typedef struct {
     unsigned              row_threads;   /* > 1: long rows are left to the
                                             pass that splits them */
     size_t                rows_per_task; /* a batch's */
+    uint64_t              task_cost;     /* segments': elements, with
+                                            ROW_COST per segment */
     size_t                task_count;
     atomic_size_t         next_task;
 } batch_job;
@@ -99,35 +104,36 @@ static bool side_by_side(const batch_job *j)
         && (j->row_threads <= 1 || j->n < SB_THREADED_MIN_N);
 }
 
-/* The answers of rows b .. b + lanes - 1 from their roots. The rows
+/* The answers of rows index[0 .. lanes - 1] (b .. b + lanes - 1 where
+ * index is NULL) from their roots, lane k's in roots[k]. The rows
  * folds are float sums, products, min and max of f32 or f64 as stored
  * (sb__host_rows()), whose roots all hold a value: what sb__finish()
  * writes for them is the root's bits, any NaN as the one NaN. Written
  * here without a node per row, which (with sb__finish()) was a fifth of
  * the time of ragged segments of 1 to 40 f32 (perf, Zen 3). */
-static void answer_lanes(const batch_job *j, size_t b,
-                         const unsigned char *roots)
+static void answer_lanes(const batch_job *j, size_t b, const size_t *index,
+                         unsigned lanes, const unsigned char *roots)
 {
-    const sb__row_engine *e = j->engine;
-    const sb__plan *p = e->plan;
-    unsigned char *out = j->results + b * p->result_size;
-    for (unsigned k = 0; k < e->rows.lanes; k++) {
+    const sb__plan *p = j->engine->plan;
+    for (unsigned k = 0; k < lanes; k++) {
+        const size_t at = index != NULL ? index[k] : b + k;
+        unsigned char *out = j->results + at * p->result_size;
         if (p->acc == SB_F32) {
             float v;
             memcpy(&v, roots + k * sizeof v, sizeof v);
             const uint32_t nan = 0x7FC00000u;
             if (v != v)
                 memcpy(&v, &nan, sizeof v);
-            memcpy(out + k * sizeof v, &v, sizeof v);
+            memcpy(out, &v, sizeof v);
         } else {
             double v;
             memcpy(&v, roots + k * sizeof v, sizeof v);
             const uint64_t nan = 0x7FF8000000000000u;
             if (v != v)
                 memcpy(&v, &nan, sizeof v);
-            memcpy(out + k * sizeof v, &v, sizeof v);
+            memcpy(out, &v, sizeof v);
         }
-        j->statuses[b + k] = SB_OK;
+        j->statuses[at] = SB_OK;
     }
 }
 
@@ -141,37 +147,76 @@ static void reduce_rows_side_by_side(const batch_job *j, size_t b,
     _Alignas(64) unsigned char roots[16 * sizeof(double)];
     e->rows.fn(j->x + first * (ptrdiff_t)e->plan->input_size, n, pitch,
                roots);
-    answer_lanes(j, b, roots);
+    answer_lanes(j, b, NULL, e->rows.lanes, roots);
 }
 
-/* How far ragged segments side by side may differ: the leaves past the
- * fewest full leaves of any of them fold one lane at a time. */
-enum { RAGGED_SPREAD_LEAVES = 4 };
-
-/* Whether segments b .. b + lanes - 1 (all before `end`), of different
- * lengths, fold side by side (sb__ragged_fn): unmasked, none empty, short
- * enough to stay on one thread, within RAGGED_SPREAD_LEAVES leaves of
- * each other, and followed by a leaf's worth of the call's elements (the
- * fold loads whole leaves past a segment's end). Then lengths that differ
+/* Ragged segments side by side (sb__ragged_fn): a register's lanes of
+ * a task's unmasked segments of about one length, whatever lies between
+ * them. A task sorts its segments into length classes as it meets them
+ * and folds a class's lanes when it has them all; lengths that differ
  * from one segment to the next (a graph's neighbours, a batch of
- * sentences) cost no call each. */
-static bool segments_ragged(const batch_job *j, size_t b, size_t end)
+ * sentences) then cost no call each. A class spans 4 leaves up to 32
+ * leaves, then a quarter of an octave: past the fewest full leaves of a
+ * group every lane pays for the most leaves of any, so a class wastes at
+ * most 4 leaves or a quarter of a lane's. Up to RAGGED_MOST_LEAVES
+ * leaves; longer segments pay a call's fixed work on thousands of
+ * elements, one at a time. One at a time, segments of 1 to 1000 f32 ran
+ * at 0.32 of the read on one thread (AMD EPYC Zen 4). */
+enum { RAGGED_MOST_LEAVES = 1024, RAGGED_CLASSES = 28, RAGGED_LANES = 16 };
+typedef struct {
+    size_t   index[RAGGED_LANES];
+    unsigned count;
+} ragged_class;
+
+/* The class of a segment of n > 0 elements, or -1 where it folds alone:
+ * too long, or too close to the call's last element (a lane's leaves
+ * are loaded whole: L - 1 elements past its end must be the call's). */
+static int ragged_class_of(const batch_job *j, size_t b, size_t n)
 {
-    const size_t w = j->engine->rows.lanes;
-    if (j->engine->rows.ragged == NULL || j->mask != NULL || end - b < w
-        || j->offsets[j->count] - j->offsets[b + w] < SB_LEAF_SIZE)
-        return false;
-    size_t least_full = SIZE_MAX, most_leaves = 0;
-    for (size_t k = 0; k < w; k++) {
-        const size_t n = row_length(j, b + k);
-        if (n == 0 || (j->row_threads > 1 && n >= SB_THREADED_MIN_N))
-            return false;
-        if (n / SB_LEAF_SIZE < least_full)
-            least_full = n / SB_LEAF_SIZE;
-        if ((n + SB_LEAF_SIZE - 1) / SB_LEAF_SIZE > most_leaves)
-            most_leaves = (n + SB_LEAF_SIZE - 1) / SB_LEAF_SIZE;
+    const size_t c = (n + SB_LEAF_SIZE - 1) / SB_LEAF_SIZE;
+    if (j->engine->rows.ragged == NULL || j->mask != NULL
+        || c > RAGGED_MOST_LEAVES
+        || j->offsets[j->count] - j->offsets[b + 1] < SB_LEAF_SIZE)
+        return -1;
+    if (c <= 32)
+        return (int)((c - 1) / 4);
+    const int e = 63 - __builtin_clzll((unsigned long long)(c - 1));
+    return 8 + (e - 5) * 4 + (int)(((c - 1) >> (e - 2)) & 3);
+}
+
+/* Folds the first `lanes` segments of class k side by side, lanes up to
+ * the register's taken by copies of the first (their answers unused). */
+static void ragged_fold(const batch_job *j, ragged_class *k)
+{
+    const unsigned w = j->engine->rows.lanes;
+    uint64_t starts[RAGGED_LANES], ends[RAGGED_LANES];
+    for (unsigned l = 0; l < RAGGED_LANES; l++) {
+        const size_t b = k->index[l < k->count ? l : 0];
+        starts[l] = j->offsets[b];
+        ends[l] = j->offsets[b + 1];
     }
-    return most_leaves - least_full <= RAGGED_SPREAD_LEAVES;
+    _Alignas(64) unsigned char roots[16 * sizeof(double)];
+    j->engine->rows.ragged(j->x, starts, ends, roots);
+    answer_lanes(j, 0, k->index, k->count < w ? k->count : w, roots);
+    k->count = 0;
+}
+
+/* A task's classes at its end: a class at least half full folds padded,
+ * the rest one at a time. */
+static void ragged_flush(const batch_job *j, ragged_class *classes)
+{
+    for (int c = 0; c < RAGGED_CLASSES; c++) {
+        ragged_class *k = &classes[c];
+        if (k->count == 0)
+            continue;
+        if (2 * k->count >= j->engine->rows.lanes) {
+            ragged_fold(j, k);
+            continue;
+        }
+        for (unsigned l = 0; l < k->count; l++)
+            reduce_row(j, k->index[l], 1);
+        k->count = 0;
+    }
 }
 
 /* Whether segments b .. b + lanes - 1 (all before `end`) fold side by
@@ -222,14 +267,17 @@ static void run_tasks(void *arg)
     batch_job *j = arg;
     sb__fpenv env;
     sb__fpenv_enter(&env);
+    ragged_class classes[RAGGED_CLASSES];
+    for (int c = 0; c < RAGGED_CLASSES; c++)
+        classes[c].count = 0;
     for (;;) {
         const size_t t = atomic_fetch_add(&j->next_task, 1);
         if (t >= j->task_count)
             break;
         size_t first, end;
         if (j->offsets != NULL) {
-            first = first_segment_at(j, (uint64_t)t * TASK_COST);
-            end = first_segment_at(j, (uint64_t)(t + 1) * TASK_COST);
+            first = first_segment_at(j, (uint64_t)t * j->task_cost);
+            end = first_segment_at(j, (uint64_t)(t + 1) * j->task_cost);
         } else {
             first = t * j->rows_per_task;
             end = j->count - first < j->rows_per_task
@@ -242,25 +290,33 @@ static void run_tasks(void *arg)
                 reduce_rows_side_by_side(j, b,
                                          (ptrdiff_t)b * j->batch_stride,
                                          j->n, j->batch_stride);
+        if (j->offsets == NULL) {
+            for (; b < end; b++)
+                if (j->row_threads <= 1 || j->n < SB_THREADED_MIN_N)
+                    reduce_row(j, b, 1);
+            continue;
+        }
         while (b < end) {
             size_t n;
-            if (j->offsets != NULL && segments_side_by_side(j, b, end, &n)) {
+            if (segments_side_by_side(j, b, end, &n)) {
                 reduce_rows_side_by_side(j, b, (ptrdiff_t)j->offsets[b], n,
                                          (ptrdiff_t)n);
                 b += j->engine->rows.lanes;
                 continue;
             }
-            if (j->offsets != NULL && segments_ragged(j, b, end)) {
-                _Alignas(64) unsigned char roots[16 * sizeof(double)];
-                j->engine->rows.ragged(j->x, j->offsets + b, roots);
-                answer_lanes(j, b, roots);
-                b += j->engine->rows.lanes;
-                continue;
-            }
-            if (j->row_threads <= 1 || row_length(j, b) < SB_THREADED_MIN_N)
+            n = row_length(j, b);
+            const int c = n > 0 ? ragged_class_of(j, b, n) : -1;
+            if (c >= 0) {
+                ragged_class *k = &classes[c];
+                k->index[k->count++] = b;
+                if (k->count == j->engine->rows.lanes)
+                    ragged_fold(j, k);
+            } else if (j->row_threads <= 1 || n < SB_THREADED_MIN_N) {
                 reduce_row(j, b, 1);
+            }
             b++;
         }
+        ragged_flush(j, classes);
     }
     sb__fpenv_leave(&env);
 }
@@ -274,7 +330,6 @@ static void run_batch(batch_job *j)
     if (j->offsets != NULL) {
         total = segment_cost(j, j->count - 1)
               + (j->offsets[j->count] - j->offsets[j->count - 1]) + ROW_COST;
-        j->task_count = (size_t)((total + TASK_COST - 1) / TASK_COST);
     } else {
         const size_t row = j->n + ROW_COST;   /* checked: no overflow */
         j->rows_per_task = row >= TASK_COST ? 1 : TASK_COST / row;
@@ -293,6 +348,19 @@ static void run_batch(batch_job *j)
     const unsigned threads = total < SB_THREADED_MIN_N
                            ? 1 : sb_host_thread_count(j->opts);
     j->row_threads = threads;
+    if (j->offsets != NULL) {
+        /* Segments: one task on one thread, else tasks as large as keep
+         * every thread busy (8 each), so that a task's length classes
+         * fill (ragged_class). */
+        j->task_cost = total / ((uint64_t)threads * 8);
+        if (j->task_cost < TASK_COST)
+            j->task_cost = TASK_COST;
+        if (j->task_cost > SEGMENT_TASK_MOST)
+            j->task_cost = SEGMENT_TASK_MOST;
+        if (threads <= 1)
+            j->task_cost = total;
+        j->task_count = (size_t)((total + j->task_cost - 1) / j->task_cost);
+    }
     if (j->offsets == NULL && threads > 1 && j->n >= SB_THREADED_MIN_N)
         j->task_count = 0;   /* every row is long: the second pass */
     atomic_init(&j->next_task, 0);

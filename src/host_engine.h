@@ -120,12 +120,13 @@ sb__node sb__reduce_node(const sb__plan *plan, const void *x,
  * and max of the input as it is). */
 typedef void (*sb__rows_fn)(const void *x, size_t n, ptrdiff_t pitch,
                             void *roots);
-/* The same for `lanes` consecutive segments of different lengths:
- * segment k is elements bounds[k] .. bounds[k + 1] of x, n_k > 0. Its
- * leaves past the fewest full leaves of any lane fold one lane at a time,
- * so the caller keeps the lengths close (host_batched.c). */
-typedef void (*sb__ragged_fn)(const void *x, const uint64_t *bounds,
-                              void *roots);
+/* The same for `lanes` segments of different lengths: segment k is
+ * elements starts[k] .. ends[k] of x, n_k > 0. Its leaves past the
+ * fewest full leaves of any lane cost every lane a leaf, so the caller
+ * keeps the lengths close (host_batched.c), and loads whole leaves: the
+ * caller keeps L - 1 elements of x readable past every segment's end. */
+typedef void (*sb__ragged_fn)(const void *x, const uint64_t *starts,
+                              const uint64_t *ends, void *roots);
 typedef struct {
     sb__rows_fn   fn;
     sb__ragged_fn ragged;

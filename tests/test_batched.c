@@ -1005,15 +1005,17 @@ static void segments_match_the_host_and_the_oracle(void **state)
 }
 
 /* Ragged segments side by side (host_kernels.c's ragged folds: a
- * register's lanes of consecutive unmasked segments whose lengths lie
- * within a few leaves of each other): lengths 1 to 40, around leaf edges
- * (15, 16, 17, 31, 32, 33, 47, 48, 49), 33 to 96 (3 to 6 leaves: a lane
- * that ends at 3 leaves keeps its counter while the others push a 5th
- * leaf lower), 990 to 1010, runs of equal ones
- * among them, and now and then an empty segment or one far longer (which
- * break a group); native float sums, products, min and max over NaNs,
- * infinities, signed zeros, subnormals and huge ranges; unmasked, and
- * masked once (one at a time). */
+ * register's lanes of unmasked segments of about one length, gathered
+ * into length classes by host_batched.c): lengths 1 to 40, around leaf
+ * edges (15, 16, 17, 31, 32, 33, 47, 48, 49), 33 to 96 (3 to 6 leaves: a
+ * lane that ends at 3 leaves keeps its counter while the others push a
+ * 5th leaf lower), 990 to 1010, 1 to 300 and 1 to 2000 (many classes at
+ * once: full groups, half-full ones folded padded at a task's end and
+ * the rest one at a time, on 1 thread one task, on 2 threads many), runs
+ * of equal ones among them, and now and then an empty segment or one far
+ * longer (which break a group); native float sums, products, min and max
+ * over NaNs, infinities, signed zeros, subnormals and huge ranges;
+ * unmasked, and masked once (one at a time). */
 static const reduction_case ragged_reductions[] = {
     { R(SB_SUM, SB_F32, 0, 0, SB_MAP_NONE), FAMILY_NEGATIVE_ZERO },
     { R(SB_SUM, SB_F32, 0, 0, SB_MAP_NONE), FAMILY_SPECIALS },
@@ -1037,13 +1039,15 @@ static void ragged_segments_fold_side_by_side(void **state)
     for (size_t ri = 0; ri < COUNT(ragged_reductions); ri++) {
         const reduction_case *rc = &ragged_reductions[ri];
         const size_t size = type_size(rc->r.input);
-        for (int layout = 0; layout < 4; layout++) {
+        for (int layout = 0; layout < 6; layout++) {
             uint64_t st = mix_seed(seed, 9500 + ri * 8 + (size_t)layout);
             offsets[0] = 3;
             for (size_t b = 0; b < COUNT_OF;) {
                 const uint64_t pick = random_below(&st, 100);
                 const size_t run = pick < 10 ? 1 + random_below(&st, 12) : 1;
-                uint64_t len = layout == 2 ? 990 + random_below(&st, 21)
+                uint64_t len = layout == 5 ? 1 + random_below(&st, 2000)
+                             : layout == 4 ? 1 + random_below(&st, 300)
+                             : layout == 2 ? 990 + random_below(&st, 21)
                              : layout == 1 ? 33 + random_below(&st, 64)
                              : pick < 40 ? edges[random_below(&st,
                                                               COUNT(edges))]
