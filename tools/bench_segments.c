@@ -7,7 +7,11 @@
  *     rest but for 10^5 more of 10 after it (the issue's one long segment
  *     among many short ones, which must not hold them up);
  *   - "ragged": lengths 1 to 40 drawn at random (a fixed sequence), as a
- *     graph's neighbour lists or a batch of sentences cut them.
+ *     graph's neighbour lists or a batch of sentences cut them;
+ *   - "mixed": lengths 1 to 1000 drawn the same way (documents, a
+ *     power-law graph's longer lists), which no run of equal lengths
+ *     and no few leaves' spread covers: the host sorts them into length
+ *     classes.
  * Each on 1 thread (SAMEBITS_THREADS=1) and on every thread next to the
  * fastest read of the same bytes on as many threads, and on each device
  * (its default options: runs of short segments mapped and reduced on the
@@ -15,13 +19,14 @@
  * cl_mem; methods take turns, best of --repeat. */
 #include "bench.h"
 
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 
 #include "samebits.h"
 
-enum { SHORT_COUNT = 100000, SHORT_N = 10, UNIFORM_N = 1000, CUTS = 3,
-       RAGGED_MOST = 40 };
+enum { SHORT_COUNT = 100000, SHORT_N = 10, UNIFORM_N = 1000, CUTS = 4,
+       RAGGED_MOST = 40, MIXED_MOST = 1000 };
 
 typedef struct {
     const char *name;
@@ -29,15 +34,15 @@ typedef struct {
     size_t      count;
 } cut;
 
-/* The lengths of the ragged cut: 1 to RAGGED_MOST, a fixed sequence (an
- * LCG), the last cut to end at n. With offsets NULL, only counts them. */
-static size_t ragged_cut(size_t n, uint64_t *offsets)
+/* The lengths of a random cut: 1 to `most`, a fixed sequence (an LCG),
+ * the last cut to end at n. With offsets NULL, only counts them. */
+static size_t random_cut(size_t n, uint64_t most, uint64_t *offsets)
 {
     uint64_t state = 0x9E3779B97F4A7C15u, at = 0;
     size_t count = 0;
     while (at < n) {
         state = state * 6364136223846793005u + 1442695040888963407u;
-        uint64_t len = 1 + (state >> 33) % RAGGED_MOST;
+        uint64_t len = 1 + (state >> 33) % most;
         if (len > n - at)
             len = n - at;
         if (offsets != NULL)
@@ -60,13 +65,17 @@ static int cuts_make(size_t n, cut cuts[CUTS])
     cuts[1] = (cut){ "skewed", malloc((2 * SHORT_COUNT + 2)
                                       * sizeof(uint64_t)),
                      2 * SHORT_COUNT + 1 };
-    const size_t ragged = ragged_cut(n, NULL);
+    const size_t ragged = random_cut(n, RAGGED_MOST, NULL);
     cuts[2] = (cut){ "ragged", malloc((ragged + 1) * sizeof(uint64_t)),
                      ragged };
-    if (cuts[0].offsets == NULL || cuts[1].offsets == NULL
-        || cuts[2].offsets == NULL)
-        return -1;
-    ragged_cut(n, cuts[2].offsets);
+    const size_t mixed = random_cut(n, MIXED_MOST, NULL);
+    cuts[3] = (cut){ "mixed", malloc((mixed + 1) * sizeof(uint64_t)),
+                     mixed };
+    for (int k = 0; k < CUTS; k++)
+        if (cuts[k].offsets == NULL)
+            return -1;
+    random_cut(n, RAGGED_MOST, cuts[2].offsets);
+    random_cut(n, MIXED_MOST, cuts[3].offsets);
     for (size_t b = 0; b <= uniform; b++)
         cuts[0].offsets[b] = (uint64_t)b * UNIFORM_N;
     uint64_t *o = cuts[1].offsets;
@@ -154,20 +163,23 @@ static int on_device(int json, bench_device *b, const float *x, size_t n,
     cl_mem xb = clCreateBuffer(b->cl_ctx, CL_MEM_READ_ONLY
                                | CL_MEM_COPY_HOST_PTR, bytes, (void *)x,
                                &err);
-    cl_mem ob[CUTS] = { NULL, NULL, NULL };
+    cl_mem ob[CUTS] = { NULL };
     for (int k = 0; k < CUTS && xb != NULL && err == CL_SUCCESS; k++)
         ob[k] = clCreateBuffer(b->cl_ctx, CL_MEM_READ_ONLY
                                | CL_MEM_COPY_HOST_PTR,
                                (cuts[k].count + 1) * sizeof(uint64_t),
                                cuts[k].offsets, &err);
     int rc = 0;
-    if (xb == NULL || ob[0] == NULL || ob[1] == NULL || ob[2] == NULL) {
+    bool made = xb != NULL;
+    for (int k = 0; k < CUTS; k++)
+        made = made && ob[k] != NULL;
+    if (!made) {
         cli_error("bench", "%s: segments: clCreateBuffer: %s", b->label,
                   cli_cl_error_name(err));
         rc = -1;
     }
     const sb_reduction r = { .op = SB_SUM, .input = SB_F32 };
-    double read = 0, best[CUTS][2] = { { 0, 0 }, { 0, 0 }, { 0, 0 } };
+    double read = 0, best[CUTS][2] = { { 0, 0 } };
     for (unsigned i = 0; i <= repeat && rc == 0; i++) {
         /* Sample 0 warms up (kernel builds) and is not counted. */
         if (bench_device_read_sample(b, xb, bytes, i, &read) != 0) {
@@ -211,7 +223,7 @@ int bench_segments(int json, const float *x, size_t n, unsigned repeat,
 {
     if (n < 2 * (size_t)SHORT_COUNT * SHORT_N + UNIFORM_N)
         return 0;   /* too few elements for the skewed cut */
-    cut cuts[CUTS] = { { 0 }, { 0 }, { 0 } };
+    cut cuts[CUTS] = { { 0 } };
     int rc = cuts_make(n, cuts) != 0 ? -1 : 0;
     size_t most = 0;
     for (int k = 0; k < CUTS; k++)

@@ -97,6 +97,16 @@ grep -q '"where":"host1",.*"read2_gbs":' "$out/maps.json" \
       --no-latency --maps --isa sse2 --json >"$out/maps_isa.json" 2>/dev/null
 got=$(grep -c '"part":"maps",.*"where":"host[1]*","host_isa":"sse2"' "$out/maps_isa.json")
 [ "$got" = 12 ] || { echo "FAIL: --maps --isa sse2: $got host rows on sse2, expected 12"; fail=1; }
+# --batched: rows and columns, and every cut of the segments (mixed
+# lengths too) on 1 and all threads.
+"$sb" bench --device host --sizes 21 --types f32 --ops sum --repeat 1 \
+      --no-latency --batched --json >"$out/batched.json" 2>"$out/batched.err"
+for c in "of 1000" skewed ragged mixed; do
+  got=$(grep -c "\"part\":\"batched\",\"segments\":\"$c\",.*\"where\":\"host1*\",.*\"over_read\"" "$out/batched.json")
+  [ "$got" = 2 ] || { echo "FAIL: --batched: $got '$c' segment rows, expected 2"; cat "$out/batched.err"; fail=1; }
+done
+got=$(grep -c '"part":"batched","rows":.*"over_read"' "$out/batched.json")
+[ "$got" = 8 ] || { echo "FAIL: --batched: $got rows/columns rows, expected 8"; fail=1; }
 # --isa takes each set this CPU runs (and names it in the setup); one it
 # cannot run is a usage error that says so.
 for isa in sse2 avx2 avx512; do
