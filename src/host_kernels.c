@@ -24,8 +24,9 @@
  * identity (the first element starts the fold, and NaNs compare false), so
  * they track none explicitly. */
 #include <string.h>
-#if defined(__AVX512F__) || defined(__F16C__)
-#  include <immintrin.h>   /* _mm512_cvtph_ps, _mm256_cvtph_ps: f16 blocks */
+#if defined(__SSE2__)
+#  include <immintrin.h>   /* MINPS and MAXPS for the picks; _mm512_cvtph_ps,
+                              _mm256_cvtph_ps: f16 blocks */
 #endif
 #include "host_engine.h"
 #include "host_half.h"
@@ -142,6 +143,39 @@ typedef double sb_vd_in __attribute__((vector_size(SB_VEC_BYTES), aligned(8), ma
 
 #define SB_CAT(a, b)  SB_CAT_(a, b)
 #define SB_CAT_(a, b) a##b
+
+/* acc = BETTER(e, acc) ? e : acc in every lane, the step of the min and
+ * max folds (VBETTER_MIN, VBETTER_MAX below). x86's MIN and MAX
+ * instructions compute exactly that, (e < acc) ? e : acc: a NaN on
+ * either side, or an equal value (-0 against +0), keeps acc, their
+ * second operand. One instruction where a compare and a select on the
+ * bits were two. Elsewhere, the compare and the select. */
+#define VTAKE(VI, BETTER, acc, e) SB_CAT(VTAKE_, BETTER)(VI, acc, e)
+#if defined(__SSE2__)
+#  if SB_VEC_BYTES == 64
+#    define VMINMAX_(OP, e, a) _Generic((a),                                 \
+        sb_vf: (sb_vf)_mm512_##OP##_ps((__m512)(e), (__m512)(a)),           \
+        sb_vd: (sb_vd)_mm512_##OP##_pd((__m512d)(e), (__m512d)(a)))
+#  elif SB_VEC_BYTES == 32
+#    define VMINMAX_(OP, e, a) _Generic((a),                                 \
+        sb_vf: (sb_vf)_mm256_##OP##_ps((__m256)(e), (__m256)(a)),           \
+        sb_vd: (sb_vd)_mm256_##OP##_pd((__m256d)(e), (__m256d)(a)))
+#  else
+#    define VMINMAX_(OP, e, a) _Generic((a),                                 \
+        sb_vf: (sb_vf)_mm_##OP##_ps((__m128)(e), (__m128)(a)),              \
+        sb_vd: (sb_vd)_mm_##OP##_pd((__m128d)(e), (__m128d)(a)))
+#  endif
+#  define VTAKE_VBETTER_MIN(VI, acc, e) ((acc) = VMINMAX_(min, (e), (acc)))
+#  define VTAKE_VBETTER_MAX(VI, acc, e) ((acc) = VMINMAX_(max, (e), (acc)))
+#else
+#  define VTAKE_SELECT_(VI, BETTER, acc, e)                                  \
+    do {                                                                    \
+        const VI m_ = (VI)BETTER((e), (acc));                               \
+        (acc) = (__typeof__(acc))(((VI)(e) & m_) | ((VI)(acc) & ~m_));      \
+    } while (0)
+#  define VTAKE_VBETTER_MIN(VI, acc, e) VTAKE_SELECT_(VI, VBETTER_MIN, acc, e)
+#  define VTAKE_VBETTER_MAX(VI, acc, e) VTAKE_SELECT_(VI, VBETTER_MAX, acc, e)
+#endif
 
 /* The transpose as log2(W) stages; stage g (1, 2, 4, ...) swaps bit g of
  * the row number with bit g of the lane number, so all stages together
@@ -295,10 +329,8 @@ static inline void NAME(const XT *x, T *v)                                  \
                 acc[g] = r[0];                                              \
                 k0 = 1;                                                     \
             }                                                               \
-            for (int k = k0; k < (W); k++) {                                \
-                const VI m = (VI)BETTER(r[k], acc[g]);                      \
-                acc[g] = (V)(((VI)r[k] & m) | ((VI)acc[g] & ~m));           \
-            }                                                               \
+            for (int k = k0; k < (W); k++)                                  \
+                VTAKE(VI, BETTER, acc[g], r[k]);                            \
         }
 #define VBETTER_MIN(e, v) ((e) < (v))
 #define VBETTER_MAX(e, v) ((e) > (v))
@@ -439,10 +471,8 @@ static inline V NAME(const T *x, const T *y, T start)                       \
                 acc[g] = r[0];                                              \
                 k0 = 1;                                                     \
             }                                                               \
-            for (int k = k0; k < (W); k++) {                                \
-                const VI m = (VI)BETTER(r[k], acc[g]);                      \
-                acc[g] = (V)(((VI)r[k] & m) | ((VI)acc[g] & ~m));           \
-            }                                                               \
+            for (int k = k0; k < (W); k++)                                  \
+                VTAKE(VI, BETTER, acc[g], r[k]);                            \
         }                                                                   \
     VTREE_CROSS(V, W, acc, GROUPS, VCOMBINE)                                \
     return acc[0];                                                          \
@@ -528,11 +558,7 @@ static inline V NAME(const T *x, const T *y, T start)                       \
 #define VCOMBINE_ADD(a, b) ((a) = (a) + (b))
 #define VCOMBINE_MUL(a, b) ((a) = (a) * (b))
 /* combine(l, r) = BETTER(r, l) ? r : l, on the bits of a lane mask. */
-#define VCOMBINE_PICK(VI, BETTER, a, b)                                     \
-    {                                                                       \
-        const VI m_ = (VI)BETTER((b), (a));                                 \
-        (a) = (__typeof__(a))(((VI)(b) & m_) | ((VI)(a) & ~m_));            \
-    }
+#define VCOMBINE_PICK(VI, BETTER, a, b) VTAKE(VI, BETTER, a, b)
 #define VCOMBINE_F32_MIN(a, b) VCOMBINE_PICK(sb_vi32, VBETTER_MIN, a, b)
 #define VCOMBINE_F32_MAX(a, b) VCOMBINE_PICK(sb_vi32, VBETTER_MAX, a, b)
 #define VCOMBINE_F64_MIN(a, b) VCOMBINE_PICK(sb_vi64, VBETTER_MIN, a, b)
@@ -991,8 +1017,7 @@ static void NAME(const void *xv, size_t n, ptrdiff_t pitch, void *roots)  \
         if (first) {                                                        \
             (a) = (b);                                                      \
         } else {                                                            \
-            const VI m_ = (VI)BETTER((b), (a));                             \
-            (a) = (V)(((VI)(b) & m_) | ((VI)(a) & ~m_));                    \
+            VTAKE(VI, BETTER, a, b);                                        \
         }                                                                   \
     } while (0)
 #define ROWS_STEP_MIN(V, VI, a, b, first)                                   \
@@ -1010,11 +1035,11 @@ static void NAME(const void *xv, size_t n, ptrdiff_t pitch, void *roots)  \
  * `live`), the others' entries kept as they were. A lane's counter ends
  * with one entry per 1 bit of its leaf count (`tops`), and the last pop
  * combines each lane's own entries only. Past `common` a lane's leaf is
- * loaded whole, as the others, and the positions past its end (the next
- * segments' elements, or its own first ones where it has no such leaf)
- * are loaded but not taken: the caller keeps at least L - 1 elements of
- * x after the last segment, and the lengths within a few leaves of each
- * other. One at a time, a segment paid a call's fixed work: 66 ns for a
+ * loaded whole, as the others, and the positions past its end (whatever
+ * follows it in x, or its own first ones where it has no such leaf) are
+ * loaded but not taken: the caller keeps at least L - 1 readable
+ * elements of x after every lane's segment, and the lengths close (every
+ * lane pays for the most leaves of any). One at a time, a segment paid a call's fixed work: 66 ns for a
  * segment of 10. */
 #define RAGGED_SELECT(V, VI, m, a, b) ((V)(((VI)(a) & (m)) | ((VI)(b) & ~(m))))
 #define DEFINE_RAGGED_FOLD(NAME, T, V, VIN, VI, W, START, STEP)             \
@@ -1055,8 +1080,8 @@ static void NAME(const void *xv, const uint64_t *starts,                    \
         return;                                                             \
     }                                                                       \
     /* Past `common`, lane by lane only where the lane must differ: its    \
-     * elements left past the common leaves (`tail`, at most a few         \
-     * leaves: the caller keeps the lengths close) and its counter's      \
+     * elements left past the common leaves (`tail`, held in a lane of VI: \
+     * the caller's length classes keep it below 2^13) and its counter's   \
      * height when its leaves end (one entry per 1 bit of its leaf         \
      * count), set once; every leaf then costs vector operations only.    \
      * Set lane by lane in each leaf, these were most of a group's time    \
