@@ -491,9 +491,11 @@ SB_API SB_NODISCARD sb_status sb_reduce_batched_host(sb_reduction r,
  *  by elements, not by segments, so a long segment does not hold up the
  *  short ones; segments of 2^18 elements and more are split over the
  *  threads within the segment; unmasked float sums, products, min and
- *  max of the input as stored fold a register's lanes of consecutive
- *  segments at once (4 to 16) where their lengths are equal or within 4
- *  leaves of each other, so that short ragged segments cost no call each.
+ *  max of the input as stored fold a register's lanes of segments at
+ *  once (4 to 16): consecutive ones of one length, and others of about
+ *  one length wherever they lie (within 4 leaves up to 32 leaves, then
+ *  within a quarter of an octave, up to 1024 leaves), so that short
+ *  ragged segments cost no call each.
  *  @return SB_OK when every reduction got its answer;
  *          SB_INVALID_ARGUMENT for a bad `r`, NULL `offsets`, `results` or
  *            `statuses` with count > 0, offsets that decrease, a NULL `x`

@@ -10,15 +10,16 @@
  * status.
  *
  * Work: rows shorter than SB_THREADED_MIN_N are spread over the threads in
- * tasks of about TASK_COST elements (a task is a run of consecutive rows,
+ * tasks of about TASK_COST elements (a batch's task is a run of consecutive rows,
  * taken from a shared counter), each row on one thread; longer rows are
  * reduced one after the other, each split over the threads within the row
  * (aligned subtrees, as sb_reduce_host() does). Segments are cut into tasks
  * by elements, not by count (a row costs its length plus ROW_COST), so
- * one long segment does not hold up the short ones behind it. Within a
- * task, a register's lanes of contiguous unmasked rows of one length (or
- * segments whose lengths lie within RAGGED_SPREAD_LEAVES leaves of each
- * other) fold side by side (host_kernels.c), with the same bits.
+ * one long segment does not hold up the short ones behind it: one task on
+ * one thread, else 8 per thread of 2^14 to 2^20 elements. Within a task,
+ * a register's lanes of contiguous unmasked rows of one length, or of
+ * unmasked segments of about one length (ragged_class), fold side by side
+ * (host_kernels.c), with the same bits.
  *
  * Strided rows (elem_stride != 1) are gathered per 4096-element block,
  * with their mask, into a buffer of the thread's stack, and that block is

@@ -11,9 +11,9 @@
  * positions: no reassociation, no transpose. Unmasked float folds hold a
  * register of adjacent columns (two, for sums and products) while the
  * leaf's 16 rows are folded in, and store each leaf once; row by row,
- * every row's step loaded and stored the open leaf, and 134218 x 1000
- * f32 columns ran at 14 GB/s on one thread, 21-22 so (AMD EPYC Zen 4,
- * against a 35 GB/s read). Other folds go row by row over the panel.
+ * every row's step loaded and stored the open leaf: 134218 x 1000 f32
+ * columns ran at 14 GB/s on one thread, and at 21-22 GB/s folded down
+ * the leaf (AMD EPYC Zen 4, against a 35 GB/s read). Other folds go row by row over the panel.
  *
  * A panel is as wide as its merge stack stays in L2 (a thousand
  * columns of f32 at 2^17 rows, nine thousand at a thousand rows; at most

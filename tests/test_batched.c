@@ -30,8 +30,9 @@
  *     part;
  *   - segments: random offsets with empty segments, one long segment
  *     among many short ones, runs of equal lengths (side by side),
- *     offsets[0] > 0; ragged lengths within a few leaves of each other
- *     (side by side too), around leaf edges, with NaNs and signed zeros;
+ *     offsets[0] > 0; ragged lengths, close (side by side too) and mixed
+ *     (side by side by length class), around leaf edges, with NaNs and
+ *     signed zeros, the last segment's end at an unreadable page;
  *   - refusals: SB_INVALID_ARGUMENT with a detail, and the results and
  *     statuses buffers untouched; count == 0 writes nothing.
  *
@@ -44,6 +45,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include <cmocka.h>
+#include <sys/mman.h>
+#include <unistd.h>
 
 #include "oracle.h"
 #include "samebits.h"
@@ -1011,7 +1014,8 @@ static void segments_match_the_host_and_the_oracle(void **state)
  * lane that ends at 3 leaves keeps its counter while the others push a
  * 5th leaf lower), 990 to 1010, 1 to 300 and 1 to 2000 (many classes at
  * once: full groups, half-full ones folded padded at a task's end and
- * the rest one at a time, on 1 thread one task, on 2 threads many), runs
+ * the rest one at a time, on 1 thread one task, on 2 threads many), a
+ * call that ends with whole groups one element short of x's end, runs
  * of equal ones among them, and now and then an empty segment or one far
  * longer (which break a group); native float sums, products, min and max
  * over NaNs, infinities, signed zeros, subnormals and huge ranges;
@@ -1029,6 +1033,30 @@ static const reduction_case ragged_reductions[] = {
     { R(SB_MAX, SB_F64, 0, 0, SB_MAP_NONE), FAMILY_SIGNED_ZEROS },
 };
 
+/* `bytes` of writable memory whose end is the start of a page that
+ * cannot be read, so that a fold that reads past the call's last element
+ * crashes the test (past a malloc'd buffer's end it would read padding,
+ * which only a sanitizer notices). */
+typedef struct {
+    void          *map;
+    size_t         len;
+    unsigned char *data;
+} guarded_buffer;
+
+static guarded_buffer guarded_alloc(size_t bytes)
+{
+    const size_t page = (size_t)sysconf(_SC_PAGESIZE);
+    const size_t body = (bytes + page - 1) / page * page;
+    guarded_buffer g = { NULL, body + page, NULL };
+    g.map = mmap(NULL, g.len, PROT_READ | PROT_WRITE,
+                 MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    assert_true(g.map != MAP_FAILED);
+    assert_int_equal(mprotect((unsigned char *)g.map + body, page,
+                              PROT_NONE), 0);
+    g.data = (unsigned char *)g.map + body - bytes;
+    return g;
+}
+
 static void ragged_segments_fold_side_by_side(void **state)
 {
     (void)state;
@@ -1039,10 +1067,17 @@ static void ragged_segments_fold_side_by_side(void **state)
     for (size_t ri = 0; ri < COUNT(ragged_reductions); ri++) {
         const reduction_case *rc = &ragged_reductions[ri];
         const size_t size = type_size(rc->r.input);
-        for (int layout = 0; layout < 6; layout++) {
+        for (int layout = 0; layout < 7; layout++) {
             uint64_t st = mix_seed(seed, 9500 + ri * 8 + (size_t)layout);
             offsets[0] = 3;
-            for (size_t b = 0; b < COUNT_OF;) {
+            /* Layout 6: the call's end. 32 segments of 17 and 18 in turn
+             * fill whole groups of their class on every register width,
+             * and the last of them ends one element before x does: its
+             * partial leaf, loaded whole, would read 14 elements past. */
+            const size_t count = layout == 6 ? 33 : COUNT_OF;
+            for (size_t b = 0; layout == 6 && b < count; b++)
+                offsets[b + 1] = offsets[b] + (b == 32 ? 1 : 17 + b % 2);
+            for (size_t b = 0; layout != 6 && b < COUNT_OF;) {
                 const uint64_t pick = random_below(&st, 100);
                 const size_t run = pick < 10 ? 1 + random_below(&st, 12) : 1;
                 uint64_t len = layout == 5 ? 1 + random_below(&st, 2000)
@@ -1057,17 +1092,19 @@ static void ragged_segments_fold_side_by_side(void **state)
                 for (size_t k = 0; k < run && b < COUNT_OF; k++, b++)
                     offsets[b + 1] = offsets[b] + len;
             }
-            const size_t total = (size_t)offsets[COUNT_OF] + 5;
-            unsigned char *x = checked_malloc(total * size);
+            /* x ends with the last segment, at an unreadable page. */
+            const size_t total = (size_t)offsets[count];
+            const guarded_buffer xg = guarded_alloc(total * size);
+            unsigned char *x = xg.data;
             fill(rc->r, rc->family, x, total, mix_seed(st, 1));
             const mask_kind mk = layout == 3 ? MASK_EMPTY_LEAVES : MASK_NONE;
             unsigned char *mask = make_mask(mk, total, mix_seed(st, 2));
             char what[96];
             snprintf(what, sizeof what, "ragged segments, layout %d",
                      layout);
-            wrong += check_segments(what, rc->r, x, mask, offsets, COUNT_OF,
+            wrong += check_segments(what, rc->r, x, mask, offsets, count,
                                     NULL);
-            free(x);
+            munmap(xg.map, xg.len);
             free(mask);
         }
     }

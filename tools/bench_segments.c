@@ -1,6 +1,6 @@
 /* bench_segments.c: the segments of part 6 of `samebits bench`
  * (--batched): sb_reduce_segments_host, and sb_reduce_segments on each
- * device, over the f32 array the rest of the part uses, cut three ways:
+ * device, over the f32 array the rest of the part uses, cut four ways:
  *   - "of 1000": segments of 1000 elements, the rows of part 6's first
  *     matrix given as offsets;
  *   - "skewed": 10^5 segments of 10, then one long segment holding the
