@@ -732,16 +732,7 @@ static void NAME##_block(const void *xv, const unsigned char *mask,         \
         if (ov) *overflow = true;                                           \
         return;                                                             \
     } else if (count == SB_BLOCK_SIZE) {                                    \
-        unsigned char any[NL] = {0};                                        \
-        for (int l = 0; l < NL; l++) v[l] = START;                          \
-        for (int i = 0; i < L; i++)                                         \
-            for (int l = 0; l < NL; l++) {                                  \
-                const unsigned char m = mask[l * L + i];                    \
-                const T e = m ? x[l * L + i] : (T)(SKIP);                   \
-                STEP(v[l], e);                                              \
-                any[l] |= m;                                                \
-            }                                                               \
-        for (int l = 0; l < NL; l++) has[l] = any[l] != 0;                  \
+        SB_CAT(MASKED_OF_, FULL)(T, x, mask, v, has, START, SKIP, STEP)     \
     } else {                                                                \
         const int used = (int)((count + L - 1) / L);                        \
         int done = 0;                                                       \
@@ -939,6 +930,134 @@ static const sb__kernel NAME##_kernel = { NAME##_block, NAME##_combine };
 /* The scalar folds take no leaves ahead of the leaf-by-leaf loop. */
 #define PART_OF_SCALAR_FULL_FOLD(x, v, count, done)
 #define PART_OF_SCALAR_FULL_PICK(x, v, count, done)
+/* A full masked block's leaves, each from START with a masked-out element
+ * folded as SKIP (the exact identity), and which leaves have an element
+ * taking part: position by position across the leaves. */
+#define MASKED_OF_SCALAR_FULL_FOLD(T, x, mask, v, has, START, SKIP, STEP)   \
+    {                                                                       \
+        unsigned char any[NL] = {0};                                        \
+        for (int l = 0; l < NL; l++) v[l] = START;                          \
+        for (int i = 0; i < L; i++)                                         \
+            for (int l = 0; l < NL; l++) {                                  \
+                const unsigned char m = mask[l * L + i];                    \
+                const T e = m ? x[l * L + i] : (T)(SKIP);                   \
+                STEP(v[l], e);                                              \
+                any[l] |= m;                                                \
+            }                                                               \
+        for (int l = 0; l < NL; l++) has[l] = any[l] != 0;                  \
+    }
+#if defined(SB_HAVE_SHUFFLE) && defined(__SSE2__)
+/* The same with the vector folds: each row of W elements of a leaf is
+ * loaded with its W mask bytes, its masked-out elements replaced by SKIP,
+ * before the transpose; then every leaf is the same chain as above, so
+ * the same bits. Two groups of W leaves at a time, two chains. Position
+ * by position across the leaves (the scalar form), masked f32 sums ran
+ * at 1.5 Gelem/s against 6.4 unmasked (AVX-512, AMD EPYC Zen 4, 2^24). */
+#  define MASKED_LEAF_ANY(mask, has)                                        \
+    for (int l = 0; l < NL; l++) {                                          \
+        uint64_t a_, b_;                                                    \
+        memcpy(&a_, (mask) + l * L, sizeof a_);                             \
+        memcpy(&b_, (mask) + l * L + 8, sizeof b_);                         \
+        (has)[l] = (a_ | b_) != 0;                                          \
+    }
+_Static_assert(SB_LEAF_SIZE == 16, "MASKED_LEAF_ANY reads a leaf's mask "
+               "as two 8-byte words");
+/* The lanes of W mask bytes at p that are not 0, as a lane mask of all
+ * ones or zeros (W f32 or f64 lanes). Widened by the instructions made
+ * for it: GCC's __builtin_convertvector of the bytes inserted them one
+ * by one (masked f32 sums at 2.0 Gelem/s). */
+#  if SB_VEC_BYTES == 64
+static inline sb_vi32 mask_keep_f32(const unsigned char *p)
+{
+    const __m128i b = _mm_loadu_si128((const __m128i *)(const void *)p);
+    return (sb_vi32)_mm512_movm_epi32(_mm_test_epi8_mask(b, b));
+}
+static inline sb_vi64 mask_keep_f64(const unsigned char *p)
+{
+    const __m128i b = _mm_loadl_epi64((const __m128i *)(const void *)p);
+    return (sb_vi64)_mm512_movm_epi64((__mmask8)_mm_test_epi8_mask(b, b));
+}
+#  elif SB_VEC_BYTES == 32
+static inline sb_vi32 mask_keep_f32(const unsigned char *p)
+{
+    const __m128i b = _mm_loadl_epi64((const __m128i *)(const void *)p);
+    return (sb_vi32)_mm256_cvtepu8_epi32(b) != 0;
+}
+static inline sb_vi64 mask_keep_f64(const unsigned char *p)
+{
+    int32_t w;
+    memcpy(&w, p, sizeof w);
+    return (sb_vi64)_mm256_cvtepu8_epi64(_mm_cvtsi32_si128(w)) != 0;
+}
+#  else
+static inline sb_vi32 mask_keep_f32(const unsigned char *p)
+{
+    int32_t w;
+    memcpy(&w, p, sizeof w);
+    const __m128i z = _mm_setzero_si128();
+    const __m128i b = _mm_unpacklo_epi8(_mm_cvtsi32_si128(w), z);
+    return (sb_vi32)_mm_unpacklo_epi16(b, z) != 0;
+}
+static inline sb_vi64 mask_keep_f64(const unsigned char *p)
+{
+    int32_t w = 0;
+    memcpy(&w, p, 2);
+    const __m128i z = _mm_setzero_si128();
+    const __m128i b = _mm_unpacklo_epi8(_mm_cvtsi32_si128(w), z);
+    return (sb_vi64)_mm_unpacklo_epi32(_mm_unpacklo_epi16(b, z), z) != 0;
+}
+#  endif
+#  define DEFINE_VFOLD_MASKED(NAME, T, V, VIN, VI, W, OP, KEEP)             \
+static inline void NAME(const T *x, const unsigned char *mask, T start,     \
+                        T skip, T *v)                                       \
+{                                                                           \
+    V startv, skipv;                                                        \
+    for (int k = 0; k < (W); k++) {                                         \
+        startv[k] = start;                                                  \
+        skipv[k] = skip;                                                    \
+    }                                                                       \
+    for (int g = 0; g < NL / (W); g += 2) {                                 \
+        V acc[2] = { startv, startv };                                      \
+        for (int h = 0; h < 2; h++)                                         \
+            for (int i = 0; i < L; i += (W)) {                              \
+                V r[W];                                                     \
+                for (int k = 0; k < (W); k++) {                             \
+                    const size_t at = ((size_t)(g + h) * (W) + (size_t)k)   \
+                                      * L + (size_t)i;                      \
+                    const VI keep = KEEP(mask + at);                        \
+                    r[k] = (V)(((VI)*(const VIN *)(x + at) & keep)          \
+                               | ((VI)skipv & ~keep));                      \
+                }                                                           \
+                SB_TRANSPOSE(V, r, W)                                       \
+                for (int k = 0; k < (W); k++) acc[h] = acc[h] OP r[k];      \
+            }                                                               \
+        memcpy(v + (size_t)g * (W), &acc[0], sizeof acc[0]);                \
+        memcpy(v + (size_t)(g + 1) * (W), &acc[1], sizeof acc[1]);          \
+    }                                                                       \
+}
+DEFINE_VFOLD_MASKED(vfold_masked_f32_sum,  float,  sb_vf, sb_vf_in, sb_vi32, F32_LANES, VOP_ADD, mask_keep_f32)
+DEFINE_VFOLD_MASKED(vfold_masked_f32_prod, float,  sb_vf, sb_vf_in, sb_vi32, F32_LANES, VOP_MUL, mask_keep_f32)
+DEFINE_VFOLD_MASKED(vfold_masked_f64_sum,  double, sb_vd, sb_vd_in, sb_vi64, F64_LANES, VOP_ADD, mask_keep_f64)
+DEFINE_VFOLD_MASKED(vfold_masked_f64_prod, double, sb_vd, sb_vd_in, sb_vi64, F64_LANES, VOP_MUL, mask_keep_f64)
+#  define MASKED_VFOLD_(fn, T, x, mask, v, has, START, SKIP)                \
+    {                                                                       \
+        fn((x), (mask), (T)(START), (T)(SKIP), (v));                        \
+        MASKED_LEAF_ANY(mask, has)                                          \
+    }
+#  define MASKED_OF_VECTOR_FULL_FOLD_f32_sum(T, x, mask, v, has, START, SKIP, STEP) \
+    MASKED_VFOLD_(vfold_masked_f32_sum, T, x, mask, v, has, START, SKIP)
+#  define MASKED_OF_VECTOR_FULL_FOLD_f32_prod(T, x, mask, v, has, START, SKIP, STEP) \
+    MASKED_VFOLD_(vfold_masked_f32_prod, T, x, mask, v, has, START, SKIP)
+#  define MASKED_OF_VECTOR_FULL_FOLD_f64_sum(T, x, mask, v, has, START, SKIP, STEP) \
+    MASKED_VFOLD_(vfold_masked_f64_sum, T, x, mask, v, has, START, SKIP)
+#  define MASKED_OF_VECTOR_FULL_FOLD_f64_prod(T, x, mask, v, has, START, SKIP, STEP) \
+    MASKED_VFOLD_(vfold_masked_f64_prod, T, x, mask, v, has, START, SKIP)
+#elif defined(SB_HAVE_SHUFFLE)
+#  define MASKED_OF_VECTOR_FULL_FOLD_f32_sum  MASKED_OF_SCALAR_FULL_FOLD
+#  define MASKED_OF_VECTOR_FULL_FOLD_f32_prod MASKED_OF_SCALAR_FULL_FOLD
+#  define MASKED_OF_VECTOR_FULL_FOLD_f64_sum  MASKED_OF_SCALAR_FULL_FOLD
+#  define MASKED_OF_VECTOR_FULL_FOLD_f64_prod MASKED_OF_SCALAR_FULL_FOLD
+#endif
 DEFINE_FOLD_KERNEL(f32_sum,  float,  f32, 0.0f, -0.0f, STEP_PLAIN_ADD, FULL_VEC(f32_sum),  NO_WHOLE)
 DEFINE_FOLD_KERNEL(f64_sum,  double, f64, 0.0,  -0.0,  STEP_PLAIN_ADD, FULL_VEC(f64_sum),  NO_WHOLE)
 DEFINE_FOLD_KERNEL(f32_prod, float,  f32, 1.0f, 1.0f,  STEP_PLAIN_MUL, FULL_VEC(f32_prod), NO_WHOLE)
