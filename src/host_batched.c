@@ -10,10 +10,11 @@
  * status.
  *
  * Work: rows shorter than SB_THREADED_MIN_N are spread over the threads in
- * tasks of about TASK_COST elements (a batch's task is a run of consecutive rows,
- * taken from a shared counter), each row on one thread; longer rows are
- * reduced one after the other, each split over the threads within the row
- * (aligned subtrees, as sb_reduce_host() does). Segments are cut into tasks
+ * tasks of about TASK_COST elements (a batch's task is a run of
+ * consecutive rows, taken from a shared counter), each row on one
+ * thread; longer rows are reduced one after the other, each split over
+ * the threads within the row (aligned subtrees, as sb_reduce_host()
+ * does). Segments are cut into tasks
  * by elements, not by count (a row costs its length plus ROW_COST), so
  * one long segment does not hold up the short ones behind it: one task on
  * one thread, else 8 per thread of 2^14 to 2^20 elements. Within a task,
@@ -39,9 +40,12 @@
 
 #define TASK_COST ((size_t)1 << 14)  /* elements per task: amortises taking
                                         one (an atomic add) */
-#define SEGMENT_TASK_MOST ((uint64_t)1 << 20)   /* a task of segments:
-                                        at most (tasks of 2^18 f32 kept
-                                        2 threads apart by a tenth) */
+#define SEGMENT_TASK_MOST ((uint64_t)1 << 20)   /* elements of a task
+                                        of segments, at most: enough for
+                                        its length classes to fill (2000
+                                        segments of 1 to 1000), and 128
+                                        tasks for 2^27 elements on 2
+                                        threads */
 #define ROW_COST  ((size_t)16)       /* what a row costs beyond its
                                         elements, in elements: setting it
                                         up and writing its result */

@@ -13,7 +13,8 @@
  * leaf's 16 rows are folded in, and store each leaf once; row by row,
  * every row's step loaded and stored the open leaf: 134218 x 1000 f32
  * columns ran at 14 GB/s on one thread, and at 21-22 GB/s folded down
- * the leaf (AMD EPYC Zen 4, against a 35 GB/s read). Other folds go row by row over the panel.
+ * the leaf (AMD EPYC Zen 4, against a 35 GB/s read). Other folds go
+ * row by row over the panel.
  *
  * A panel is as wide as its merge stack stays in L2 (a thousand
  * columns of f32 at 2^17 rows, nine thousand at a thousand rows; at most
@@ -160,7 +161,7 @@ static void NAME(const sb__column_job *j, const void *x,                   \
 
 /* Sums and products: START the leaf's start value, SKIP the exact
  * identity a masked element is folded as. */
-#define DEFINE_COLUMN_FOLD(NAME, T, START, SKIP, STEP, VEC, VOP)                      \
+#define DEFINE_COLUMN_FOLD(NAME, T, START, SKIP, STEP, VEC, VOP)            \
 SB_ALWAYS_INLINE void NAME##_combine_(T *l, unsigned char *lh, T r, unsigned char rh, \
                             unsigned char *ov)                              \
 {                                                                           \
@@ -251,7 +252,7 @@ SB_ALWAYS_INLINE void NAME##_body(const sb__column_job *j,                  \
 DEFINE_COLUMN_ENTRY(NAME, T)
 
 /* min and max: BETTER(x, v) when x replaces v. */
-#define DEFINE_COLUMN_PICK(NAME, T, BETTER, VEC)                                 \
+#define DEFINE_COLUMN_PICK(NAME, T, BETTER, VEC)                            \
 SB_ALWAYS_INLINE void NAME##_combine_(T *l, unsigned char *lh, T r, unsigned char rh, \
                             unsigned char *ov)                              \
 {                                                                           \
