@@ -352,6 +352,72 @@ static void min_and_max_keep_the_first_of_equal_zeros(void **state)
     assert_int_equal(wrong, 0);
 }
 
+/* min and max of whole masked blocks (the vector path substitutes each
+ * masked-out element with +inf for min, -inf for max, and falls back to
+ * the element-by-element loop for a block where a NaN takes part).
+ * Every leaf starts with 1 to 16 masked-out positions; what follows
+ * takes part (mask bytes 1 to 255) and is all the op's worst infinity
+ * (which any finite substitute would beat), or a NaN first (in the
+ * second variant only: blocks with NaNs), or zeros of both signs, 1,
+ * -1 and huge values; in the third variant every leaf is the worst
+ * infinity, so that the answer is one. */
+static void masked_min_and_max_start_at_the_first_taking_part(void **state)
+{
+    (void)state;
+    enum { N = 3 * 4096, LEAF = 16 };
+    static const sb_op ops[] = { SB_MIN, SB_MAX };
+    static const sb_type types[] = { SB_F32, SB_F64 };
+    unsigned long wrong = 0, cases = 0;
+    uint64_t rng = mix_seed(seed, 78);
+    double *buffer = checked_malloc(N * sizeof(double));
+    unsigned char *mask = checked_malloc(N);
+    for (size_t i = 0; i < COUNT(every_isa); i++) {
+        if (!runnable(every_isa[i]))
+            continue;
+        for (size_t o = 0; o < COUNT(ops); o++)
+            for (size_t t = 0; t < COUNT(types); t++)
+                for (int variant = 0; variant < 3; variant++) {
+                    const bool nans = variant == 1;
+                    const double worst = ops[o] == SB_MIN ? INFINITY
+                                                          : -INFINITY;
+                    for (size_t l = 0; l < N / LEAF; l++) {
+                        const uint64_t u = splitmix64(&rng);
+                        const size_t skip = 1 + u % LEAF;
+                        const unsigned kind = variant == 2
+                                            ? 0 : (unsigned)(u >> 8) % 3;
+                        for (size_t k = 0; k < LEAF; k++) {
+                            const size_t at = l * LEAF + k;
+                            const uint64_t w = splitmix64(&rng);
+                            static const double some[] = {
+                                0.0, -0.0, 1.0, -1.0, 1e300, -1e300 };
+                            double v = kind == 0 ? worst
+                                     : some[w % COUNT(some)];
+                            if (kind == 1 && nans && k == skip)
+                                v = NAN;
+                            mask[at] = k < skip ? 0
+                                     : (unsigned char)(1 + (w >> 8) % 255);
+                            if (types[t] == SB_F32)
+                                ((float *)buffer)[at] = (float)v;
+                            else
+                                buffer[at] = v;
+                        }
+                    }
+                    const sb_reduction r = { .op = ops[o], .input = types[t] };
+                    test_case c = make_case(seed, r, N, MASK_RANDOM,
+                                            FAMILY_SPECIALS);
+                    c.isa = every_isa[i];
+                    c.threads = 1;
+                    wrong += !check_data_against_oracle(&c, buffer, mask,
+                                                        NULL);
+                    cases++;
+                }
+    }
+    free(buffer);
+    free(mask);
+    printf("%lu masked cases, %lu wrong\n", cases, wrong);
+    assert_int_equal(wrong, 0);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -363,6 +429,7 @@ int main(void)
         cmocka_unit_test(threads_and_sets_together),
         cmocka_unit_test(the_prefetch_distance),
         cmocka_unit_test(min_and_max_keep_the_first_of_equal_zeros),
+        cmocka_unit_test(masked_min_and_max_start_at_the_first_taking_part),
     };
     seed = test_seed(20261201u);
     return cmocka_run_group_tests_name("host_isa", tests, NULL, NULL);
