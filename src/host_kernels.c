@@ -319,18 +319,25 @@ static inline void NAME(const XT *x, T *v)                                  \
     for (int g = 0; g < GROUPS; g++)                                        \
         memcpy(v + (W) * g, &acc[g], sizeof acc[g]);                        \
 }
+/* The transposed rows r[0 .. W-1] of positions i .. i + W - 1 of W
+ * leaves into their picks acc: position 0 starts each leaf, every later
+ * one replaces it where strictly better (VTAKE). */
+#define VPICK_ROWS(VI, BETTER, W, acc, r, i)                                \
+    do {                                                                    \
+        int k0_ = 0;                                                        \
+        if ((i) == 0) {                                                     \
+            (acc) = (r)[0];                                                 \
+            k0_ = 1;                                                        \
+        }                                                                   \
+        for (int k_ = k0_; k_ < (W); k_++)                                  \
+            VTAKE(VI, BETTER, acc, (r)[k_]);                                \
+    } while (0)
 #define VPICK_STEPS(V, VIN, VI, W, BETTER, GROUPS, LOAD, x, acc)            \
     for (int g = 0; g < (GROUPS); g++)                                      \
         for (int i = 0; i < L; i += (W)) {                                  \
             V r[W];                                                         \
             LOAD(V, VIN, W, r, x, g, i)                                     \
-            int k0 = 0;                                                     \
-            if (i == 0) {                                                   \
-                acc[g] = r[0];                                              \
-                k0 = 1;                                                     \
-            }                                                               \
-            for (int k = k0; k < (W); k++)                                  \
-                VTAKE(VI, BETTER, acc[g], r[k]);                            \
+            VPICK_ROWS(VI, BETTER, W, acc[g], r, i);                        \
         }
 #define VBETTER_MIN(e, v) ((e) < (v))
 #define VBETTER_MAX(e, v) ((e) > (v))
@@ -466,13 +473,7 @@ static inline V NAME(const T *x, const T *y, T start)                       \
             V r[W];                                                         \
             LOAD_MAPPED_TRANSPOSED(V, VIN, W, r, x, y, g, i, MAP)           \
             for (int k = 0; k < (W); k++) r[k] = POST(r[k]);                \
-            int k0 = 0;                                                     \
-            if (i == 0) {                                                   \
-                acc[g] = r[0];                                              \
-                k0 = 1;                                                     \
-            }                                                               \
-            for (int k = k0; k < (W); k++)                                  \
-                VTAKE(VI, BETTER, acc[g], r[k]);                            \
+            VPICK_ROWS(VI, BETTER, W, acc[g], r, i);                        \
         }                                                                   \
     VTREE_CROSS(V, W, acc, GROUPS, VCOMBINE)                                \
     return acc[0];                                                          \
@@ -1091,13 +1092,7 @@ static inline bool NAME(const T *x, const unsigned char *mask, T *v)        \
                     r[k] = (V)(((VI)e & keep) | ((VI)subv & ~keep));        \
                 }                                                           \
                 SB_TRANSPOSE(V, r, W)                                       \
-                int k0 = 0;                                                 \
-                if (i == 0) {                                               \
-                    acc[h] = r[0];                                          \
-                    k0 = 1;                                                 \
-                }                                                           \
-                for (int k = k0; k < (W); k++)                              \
-                    VTAKE(VI, BETTER, acc[h], r[k]);                        \
+                VPICK_ROWS(VI, BETTER, W, acc[h], r, i);                    \
             }                                                               \
         memcpy(v + (size_t)g * (W), &acc[0], sizeof acc[0]);                \
         memcpy(v + (size_t)(g + 1) * (W), &acc[1], sizeof acc[1]);          \

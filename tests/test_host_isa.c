@@ -307,6 +307,16 @@ static void the_prefetch_distance(void **state)
     assert_int_equal(wrong, 0);
 }
 
+/* Element i of x, of type t (SB_F32 or SB_F64), set to v (rounded to
+ * f32 for SB_F32). */
+static void store_float(sb_type t, void *x, size_t i, double v)
+{
+    if (t == SB_F32)
+        ((float *)x)[i] = (float)v;
+    else
+        ((double *)x)[i] = v;
+}
+
 /* min and max of whole blocks (the vector path) where the answer is a
  * signed zero: only +0.0 and -0.0 (and, in half the cases, NaNs and
  * larger values), so that which of two equal zeros a leaf keeps decides
@@ -333,10 +343,7 @@ static void min_and_max_keep_the_first_of_equal_zeros(void **state)
                             v = NAN;
                         else if (extra && (u >> 1) % 89 == 0)
                             v = ops[o] == SB_MIN ? 1.0 : -1.0;
-                        if (types[t] == SB_F32)
-                            ((float *)buffer)[k] = (float)v;
-                        else
-                            buffer[k] = v;
+                        store_float(types[t], buffer, k, v);
                     }
                     const sb_reduction r = { .op = ops[o], .input = types[t] };
                     test_case c = make_case(seed, r, N, MASK_NONE,
@@ -396,10 +403,7 @@ static void masked_min_and_max_start_at_the_first_taking_part(void **state)
                                 v = NAN;
                             mask[at] = k < skip ? 0
                                      : (unsigned char)(1 + (w >> 8) % 255);
-                            if (types[t] == SB_F32)
-                                ((float *)buffer)[at] = (float)v;
-                            else
-                                buffer[at] = v;
+                            store_float(types[t], buffer, at, v);
                         }
                     }
                     const sb_reduction r = { .op = ops[o], .input = types[t] };
