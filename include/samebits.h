@@ -1151,12 +1151,15 @@ SB_API SB_NODISCARD sb_status sb_reduce_batched_enqueue(sb_context *ctx,
  *  Where each segment goes, by its length (the bits are the same on
  *  every path):
  *  - consecutive segments of at most host_max_n elements (without
- *    SB_OPT_NO_HOST) are mapped together (on a CPU device no copy), up
- *    to 128 * host_max_n elements at a time (2^22 by default; at least
- *    2^18; a segment at least), and reduced by sb_reduce_segments_host()
- *    with the context's sb_options.host (threads, isa); but on a GPU,
- *    where a map copies, a call of more than host_max_n elements in all
- *    gives its segments of up to 2048 elements to the segments kernel;
+ *    SB_OPT_NO_HOST) are mapped together and reduced by one
+ *    sb_reduce_segments_host(): on a CPU device whose memory is the
+ *    host's (POCL, llvmpipe) all of them at once, since such a map is the
+ *    buffer itself; elsewhere, where a map may copy, up to
+ *    128 * host_max_n elements at a time (2^22 by default; at least 2^18;
+ *    a segment at least); each with the context's sb_options.host
+ *    (threads, isa); but on a GPU, where a map copies, a call of more
+ *    than host_max_n elements in all gives its segments of up to 2048
+ *    elements to the segments kernel;
  *  - the others, up to 2^18 elements on a CPU device (2^15 on Mesa's
  *    llvmpipe, 2048 on a GPU), in one launch of the segments kernel, a
  *    work-item per segment (on a CPU device 8 f32, 4 f64 or 16 half

@@ -19,7 +19,7 @@
  *   - the enqueue form's records (after a pad, untouched where no value);
  *   - segments with empty ones, from an offsets buffer; many short ones
  *     around long ones, which the default context maps run by run (and
- *     one with a smaller host_max_n by chunks), SB_OPT_NO_HOST folds in
+ *     where a map may copy, Oclgrind, by chunks), SB_OPT_NO_HOST folds in
  *     the segments kernel; the kernel's longer segments (64 or more past
  *     8192 elements) beside the host's runs, adversarial lengths;
  *   - argmin / argmax (NaNs, signed zeros, |x|, NaN skipping) of many
@@ -686,9 +686,10 @@ static void segments_match_the_host_and_the_oracle(void **state)
  * the default host_max_n (2^15): the default context maps each run of
  * short ones (about 3.6 * 10^5 elements between long ones) at once, the
  * long ones launch; a context with host_max_n 2048 (every short one
- * still on the host) maps them in chunks of up to 2^18 elements; with
- * SB_OPT_NO_HOST the segments kernel takes the short ones. Not on
- * Oclgrind (1.5 * 10^6 elements). */
+ * still on the host) too, where the map is the buffer itself (a CPU
+ * device), else in chunks of up to 2^18 elements; with SB_OPT_NO_HOST
+ * the segments kernel takes the short ones. Not on Oclgrind (1.5 * 10^6
+ * elements; runs_of_segments_past_the_kernel() has its chunks). */
 static void many_segments_match_by_chunks(void **state)
 {
     suite *s = *state;
@@ -724,6 +725,47 @@ static void many_segments_match_by_chunks(void **state)
         }
         if (first)
             device_context_close(&own);
+    }
+    free(offsets);
+    assert_int_equal(wrong, 0);
+}
+
+/* Segments that the host takes and the kernel does not, 2.2 million
+ * elements of them, on a context with host_max_n 8192: lengths
+ * 2049 to 8192 lie past a GPU's segments kernel (2048 elements, 128
+ * leaves an item) and within the host's reach. Where a map may copy (a
+ * GPU, Oclgrind: no host-unified memory) they are mapped in runs of at
+ * most 128 host_max_n = 2^20 elements, so three runs or more, each
+ * reduced with its offsets made relative to its start; on a CPU device
+ * (the map is the buffer) in one. Only on the first context of each
+ * device: this is about the host's runs, which no option but host_max_n
+ * changes. */
+static void runs_of_segments_past_the_kernel(void **state)
+{
+    suite *s = *state;
+    unsigned long wrong = 0;
+    /* Enough for 2^21 + 10^5 elements of segments of 2049 or more. */
+    enum { SEGMENTS = 1100 };
+    uint64_t *offsets = checked_malloc((SEGMENTS + 1) * sizeof *offsets);
+    const sb_options runs = { .host_max_n = 8192 };
+    for (size_t ci = 0; ci < s->context_count;
+         ci += CONTEXTS_PER_DEVICE) {
+        device_context own;
+        assert_int_equal(device_context_open(&own, s->contexts[ci].dev,
+                                             &runs), SB_OK);
+        for (size_t ri = 0; ri < 3; ri++) {
+            uint64_t st = mix_seed(seed, 8500 + ci * 100 + ri);
+            size_t count = 0;
+            offsets[0] = 0;
+            while (offsets[count] < 2 * ((uint64_t)1 << 20) + 100000) {
+                offsets[count + 1] = offsets[count] + 2049
+                                     + random_below(&st, 8192 - 2049 + 1);
+                count++;
+            }
+            wrong += check_segments_on(&own, &reductions[ri], ri % 2,
+                                       offsets, count, st);
+        }
+        device_context_close(&own);
     }
     free(offsets);
     assert_int_equal(wrong, 0);
@@ -1012,6 +1054,7 @@ int main(void)
         cmocka_unit_test(many_long_rows_match),
         cmocka_unit_test(enqueued_rows_take_turns_with_scratch),
         cmocka_unit_test(many_segments_match_by_chunks),
+        cmocka_unit_test(runs_of_segments_past_the_kernel),
         cmocka_unit_test(segments_of_every_length_by_the_kernel),
         cmocka_unit_test(segments_match_the_host_and_the_oracle),
         cmocka_unit_test(args_of_short_rows_and_segments_by_chunks),
