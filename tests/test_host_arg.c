@@ -594,7 +594,7 @@ static void partials_carry_the_index_through_cuts_and_merges(void **state)
 }
 
 /* ------------------------------------------------------------------------
- * Batches: rows, columns, segments
+ * Batches: rows, columns, reversed rows, zero strides, segments
  * ---------------------------------------------------------------------- */
 
 static void batches_give_each_row_its_own_index(void **state)
@@ -621,17 +621,34 @@ static void batches_give_each_row_its_own_index(void **state)
             unsigned char *mask = make_mask(MASK_EMPTY_LEAVES, total,
                                             mix_seed(s, 1));
             const size_t rsz = oracle_result_size(r);
-            const size_t most = (rows > cols ? rows : cols) + 1;
+            const size_t most = (rows > 2 * cols ? rows : 2 * cols) + 1;
             unsigned char *res = checked_malloc(most * 16);
             sb_status *st = checked_malloc(most * sizeof *st);
             unsigned char *row = checked_malloc(most * esize);
             unsigned char *row_mask = checked_malloc(most);
+            /* Ragged segments over the same elements: `rows` of random
+             * lengths from 0 to 2 cols (an empty one among them), their
+             * total at most `total`. */
+            uint64_t *ragged = checked_malloc((rows + 1) * 8);
+            uint64_t cut = mix_seed(s, 2);
+            ragged[0] = 0;
+            for (size_t b = 0; b < rows; b++) {
+                const uint64_t len = b == 1 ? 0
+                                   : random_below(&cut, 2 * cols + 1);
+                ragged[b + 1] = ragged[b] + len > total ? total
+                              : ragged[b] + len;
+            }
             /* Pass 0: rows (elem_stride 1); pass 1: the columns of the
              * transposed view (the same x read as rows x cols, column c
-             * being reduction c of `rows` elements); pass 2: segments. */
-            for (int pass = 0; pass < 3; pass++) {
+             * being reduction c of `rows` elements); pass 2: segments;
+             * pass 3: the rows reversed (element and batch strides
+             * negative, from the last element); pass 4: an element
+             * stride of 0 (row b is x[b cols], cols times: equal values,
+             * so the lowest position); pass 5: ragged segments. */
+            for (int pass = 0; pass < 6; pass++) {
+                if (pass == 3 && total == 0)
+                    continue;   /* no last element to start from */
                 const size_t count = pass == 1 ? cols : rows;
-                const size_t len = pass == 1 ? rows : cols;
                 memset(res, RESULT_SENTINEL, most * 16);
                 sb_status s2;
                 if (pass == 0) {
@@ -641,6 +658,17 @@ static void batches_give_each_row_its_own_index(void **state)
                     s2 = sb_reduce_batched_host(r, x, mask, rows,
                                                 (ptrdiff_t)cols, cols, 1,
                                                 res, st);
+                } else if (pass == 3) {
+                    s2 = sb_reduce_batched_host(r, x + (total - 1) * esize,
+                                                mask + (total - 1), cols, -1,
+                                                rows, -(ptrdiff_t)cols, res,
+                                                st);
+                } else if (pass == 4) {
+                    s2 = sb_reduce_batched_host(r, x, mask, cols, 0, rows,
+                                                (ptrdiff_t)cols, res, st);
+                } else if (pass == 5) {
+                    s2 = sb_reduce_segments_host(r, x, mask, ragged, rows,
+                                                 res, st);
                 } else {
                     uint64_t *offs = checked_malloc((rows + 1) * 8);
                     for (size_t b = 0; b <= rows; b++)
@@ -651,9 +679,16 @@ static void batches_give_each_row_its_own_index(void **state)
                 }
                 assert_int_equal(s2, SB_OK);
                 for (size_t b = 0; b < count; b++) {
+                    const size_t len = pass == 1 ? rows
+                                     : pass == 5 ? (size_t)(ragged[b + 1]
+                                                            - ragged[b])
+                                     : cols;
                     for (size_t i = 0; i < len; i++) {
                         const size_t at = pass == 1 ? i * cols + b
-                                                    : b * cols + i;
+                                        : pass == 3 ? total - 1 - b * cols - i
+                                        : pass == 4 ? b * cols
+                                        : pass == 5 ? (size_t)ragged[b] + i
+                                        : b * cols + i;
                         memcpy(row + i * esize, x + at * esize, esize);
                         row_mask[i] = mask[at];
                     }
@@ -672,6 +707,7 @@ static void batches_give_each_row_its_own_index(void **state)
                             status_name(st[b]));
                 }
             }
+            free(ragged);
             free(row_mask);
             free(row);
             free(st);

@@ -304,7 +304,8 @@ static int parse_args(int argc, char **argv, reduce_args *a)
         }
     }
     if (op < 0) {
-        cli_error("reduce", "--op is needed (sum, prod, min, max, any, all)");
+        cli_error("reduce", "--op is needed (sum, prod, min, max, any, all, "
+                  "argmin, argmax, count)");
         return CLI_EXIT_USAGE;
     }
     if (a->mask_file != NULL && strcmp(a->mask_file, "-") == 0

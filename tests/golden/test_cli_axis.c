@@ -398,8 +398,8 @@ static void segments_of_int64_and_uint64_offsets(void **state)
     /* Starting past 0 (the elements before are not read); uint64. */
     const uint64_t b[] = { 17, 18, 150, 299 };
     write_npy("sb.npy", "<u8", 0, "(4,)", b, sizeof b);
-    static const sb_op ops[] = { SB_SUM, SB_MIN, SB_MAX, SB_ALL, SB_ARGMAX,
-                                 SB_COUNT };
+    static const sb_op ops[] = { SB_SUM, SB_MIN, SB_MAX, SB_ALL, SB_ARGMIN,
+                                 SB_ARGMAX, SB_COUNT };
     run_result *res = malloc(sizeof *res);
     assert_non_null(res);
     for (size_t k = 0; k < sizeof ops / sizeof ops[0]; k++) {
@@ -411,6 +411,7 @@ static void segments_of_int64_and_uint64_offsets(void **state)
                                            cuts_len, cuts_pick);
         assert_int_equal(res->status, none ? EXIT_NO_VALUE : 0);
         assert_int_equal(none != 0, ops[k] == SB_MIN || ops[k] == SB_MAX
+                                    || ops[k] == SB_ARGMIN
                                     || ops[k] == SB_ARGMAX);
         run(res, "reduce --bits --op %s --segments sb.npy s.npy",
             sb_op_name(ops[k]));
