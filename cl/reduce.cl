@@ -542,8 +542,8 @@ inline int sb_order_free_item(const global in_t *x, const global in_t *y,
  * c lacks bit d, else B[c ^ d]; of the high one A[c ^ d], else B[c].
  * Only where an item has W leaves or more (a CPU's shape; a GPU's four
  * leaves per item keep their parallelism across items). SB_WIDE_FOLDS_OK
- * keeps Oclgrind on the leaf-by-leaf folds, which it checks, and
- * SB_CHAIN_FOLDS llvmpipe, whose JIT takes long over unrolled folds. */
+ * (on Oclgrind only for these float lanes) and SB_CHAIN_FOLDS (off on
+ * llvmpipe, whose JIT takes long over unrolled folds) allow them. */
 #if SB_ACC_NATIVE_FLOAT && SB_WIDE_FOLDS_OK && SB_CHAIN_FOLDS && \
     (SB_IN_KIND == SB_ACC_KIND || (SB_IN_HALF && SB_ACC_KIND == SB_KIND_F32)) && \
     (SB_OP == SB_OP_SUM || SB_OP == SB_OP_MIN || SB_OP == SB_OP_MAX)

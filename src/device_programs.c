@@ -103,11 +103,13 @@ static const char *storage_name(const sb_device_caps *c, sb_type t)
 
 /* Whether the kernels may fold whole items as vectors (cl/reduce.cl:
  * integer items in any order where that cannot change their node, native
- * float leaves side by side in vector lanes). Not on Oclgrind: 21.10's
- * uninitialised-value checker crashes (a segfault in
- * Uninitialized::instructionExecuted) on a loop of 16-lane integer adds,
- * and a simulator gains nothing from the speed. Oclgrind runs the
- * leaf-by-leaf folds, which it checks; POCL and rusticl run both. */
+ * float leaves side by side in vector lanes). Not on Oclgrind for
+ * integers: 21.10's uninitialised-value checker crashes (a segfault in
+ * Uninitialized::instructionExecuted) on a loop of 16-lane integer adds.
+ * The float lanes (sb__column_lanes(): the columns kernel, and leaves in
+ * lanes where an item has 8 or 16 of them) run there too, so that its
+ * race and uninitialised-value checks see them (test_oclgrind_races):
+ * a GPU runs the columns kernel. */
 static int wide_folds_ok(const sb_device_caps *c)
 {
     return !sb__is_simulator_name(c->name);
@@ -140,7 +142,7 @@ unsigned sb__column_lanes(const sb_context *ctx, const sb__plan *plan)
                                && store == SB_F32);
     const bool op = plan->op == SB_SUM || plan->op == SB_MIN
                     || plan->op == SB_MAX;
-    if (!wide_folds_ok(c) || !chain_folds_ok(c) || !native || !same_kind
+    if (!chain_folds_ok(c) || !native || !same_kind
         || !op || plan->arg || plan->skip_nan || plan->dot)
         return 0;
     return store == SB_F64 ? 8 : 16;
@@ -254,7 +256,7 @@ static void build_options(const sb_context *ctx, const sb__plan *plan,
              SB_EMPTY, SB_OVERFLOW,
              plan->arg ? (int)offsetof(sb_device_arg_result, status)
                        : (int)offsetof(sb_device_result, status),
-             wide_folds_ok(c),
+             wide_folds_ok(c) || sb__column_lanes(ctx, plan) > 0,
              (int)plan->map, SB_MAP_NONE, SB_MAP_ABS, SB_MAP_SQUARE,
              plan->skip_nan, plan->dot, abs_by_select(c), KIND_F16,
              KIND_BF16, acc_half ? kind_of(plan->acc) : 0, prefetch_bytes(c),

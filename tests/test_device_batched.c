@@ -337,7 +337,8 @@ static void batches_match_the_host_and_the_oracle(void **state)
  * strides; n from 2 to past the kernel's 2^18 (mapped, as are masked
  * batches and the programs with no lanes: NaN skipping here; every float
  * program on the portable stage's guarded devices). Half inputs take the
- * half families (support.h). Not on Oclgrind, which has no lanes. */
+ * half families (support.h). Not on Oclgrind (a simulator: sizes past
+ * 2^18; test_oclgrind_races runs its columns kernel). */
 typedef struct {
     sb_reduction r;
     int          family;   /* a half_family for f16 / bf16 inputs */

@@ -9,7 +9,8 @@
  * the default shape, several passes over partials, emulated sub-groups
  * (wider than one and equal to the work-group), sub-groups off with the
  * four-leaf fast path, one work-item per work-group; through sb_reduce() and
- * sb_reduce_enqueue(). The bits are checked as everywhere else. Oclgrind
+ * sb_reduce_enqueue(); the rows and the columns kernels through both
+ * batched forms. The bits are checked as everywhere else. Oclgrind
  * runs with OCLGRIND_DATA_RACES=1, OCLGRIND_UNINITIALIZED=1 and
  * OCLGRIND_CHECK_API=1 and writes every diagnostic to OCLGRIND_LOG; the
  * last test requires that log to exist and be empty.
@@ -226,6 +227,81 @@ static void batched_rows_run_clean(void **state)
     assert_int_equal(wrong, 0);
 }
 
+/* The columns kernel (batch stride 1; sb_columns: a vector of columns
+ * per work-item, one leaf at a time with a barrier after each): f32 sums
+ * and f64 max of 37 columns (a partial last block, which overlaps the one
+ * before and writes only its own columns) and items past the last column
+ * (work-groups of 4), with a positive and a negative element stride,
+ * through both batched forms. Buffers kept as above. */
+static void batched_columns_run_clean(void **state)
+{
+    const suite *s = *state;
+    keep_buffers();
+    enum { N = 50, COLUMNS = 37, PAD = 3 };
+    static const sb_reduction rs[] = {
+        { SB_SUM, SB_F32, 0, 0, 0 }, { SB_MAX, SB_F64, 0, 0, 0 },
+    };
+    static const sb_options narrow = { .flags = SB_OPT_NO_HOST,
+                                       .work_group_size = 4 };
+    unsigned long wrong = 0;
+    for (size_t i = 0; i < s->count; i++) {
+        const test_device *d = &s->devices[i];
+        device_context dc[2];
+        assert_int_equal(device_context_open(&dc[0], d, &shapes[0]), SB_OK);
+        assert_int_equal(device_context_open(&dc[1], d, &narrow), SB_OK);
+        for (size_t k = 0; k < 2 * COUNT(rs); k++) {
+            const sb_reduction r = rs[k % COUNT(rs)];
+            const device_context *c = &dc[k / COUNT(rs)];
+            const size_t es = type_size(r.input), total = N * COLUMNS;
+            unsigned char x[N * COLUMNS * 8];
+            fill_data(FAMILY_SPECIALS, r.input, 0, x, total,
+                      mix_seed(seed, 80 + k));
+            /* Element i of column c at i * COLUMNS + c, or (k odd) at
+             * (N - 1 - i) * COLUMNS + c: a negative element stride. */
+            const bool down = k % 2 == 0;
+            const ptrdiff_t step = down ? COLUMNS : -(ptrdiff_t)COLUMNS;
+            const size_t first = down ? 0 : (N - 1) * COLUMNS;
+            unsigned char want[COLUMNS * 16], got[COLUMNS * 16];
+            sb_status ws[COLUMNS], gs[COLUMNS];
+            memset(want, RESULT_SENTINEL, sizeof want);
+            memset(got, RESULT_SENTINEL, sizeof got);
+            assert_int_equal(sb_reduce_batched_host(r, x + first * es, NULL,
+                                                    N, step, COLUMNS, 1,
+                                                    want, ws), SB_OK);
+            cl_mem xb = padded_copy(d, x, total * es, PAD * es);
+            unsigned char init[COLUMNS * 16];
+            memset(init, RESULT_SENTINEL, sizeof init);
+            cl_mem rb = make_buffer(d, sizeof init, init);
+            cl_event done = NULL;
+            assert_int_equal(sb_reduce_batched_enqueue(
+                                 c->ctx, NULL, r, xb, PAD + first, NULL, 0,
+                                 N, step, COLUMNS, 1, rb, 0, 0, NULL, &done),
+                             SB_OK);
+            assert_int_equal(clWaitForEvents(1, &done), CL_SUCCESS);
+            clReleaseEvent(done);
+            unsigned char back[sizeof init];
+            read_buffer(d, rb, 0, sizeof back, back);
+            assert_int_equal(sb_reduce_batched(c->ctx, NULL, r, xb,
+                                               PAD + first, NULL, 0, N, step,
+                                               COLUMNS, 1, got, gs), SB_OK);
+            const size_t rsz = sb_result_size(r);
+            for (size_t b = 0; b < COLUMNS; b++) {
+                int32_t status;
+                memcpy(&status, back + b * 16 + 8, sizeof status);
+                wrong += gs[b] != ws[b] || status != (int32_t)ws[b]
+                         || memcmp(got + b * rsz, want + b * rsz, rsz) != 0
+                         || memcmp(back + b * 16, want + b * rsz, rsz) != 0;
+            }
+            clReleaseMemObject(rb);
+            clReleaseMemObject(xb);
+        }
+        device_context_close(&dc[1]);
+        device_context_close(&dc[0]);
+    }
+    release_kept_buffers();
+    assert_int_equal(wrong, 0);
+}
+
 /* Runs after the group above has released the cl_context, so that Oclgrind
  * has written (and closed) everything. */
 static void oclgrind_logged_nothing(void **state)
@@ -263,6 +339,7 @@ int main(void)
         cmocka_unit_test(the_device_is_oclgrind),
         cmocka_unit_test(representative_reductions_run_clean),
         cmocka_unit_test(batched_rows_run_clean),
+        cmocka_unit_test(batched_columns_run_clean),
     };
     const struct CMUnitTest check[] = {
         cmocka_unit_test(oclgrind_logged_nothing),

@@ -11,11 +11,12 @@
  * of the matrix on as many threads; methods take turns, best of
  * --repeat. Then 1000
  * rows of 16 (and 1000 columns of 16) in one call, per reduction, against
- * one sb_reduce_host() call of 16 elements. Last, on each device (its
+ * one sb_reduce_host() call of 16 elements. Then, on each device (its
  * default float mode, SB_OPT_NO_HOST), the same matrix in a cl_mem: row
  * and column sums by sb_reduce_batched, next to the device's read kernel
- * over the same buffer. Last, the same array cut into segments
- * (bench_segments.c). */
+ * over the same buffer; and 1000 rows (columns) of 16 in one call with
+ * the default options against one sb_reduce() of 16. Last, the same
+ * array cut into segments (bench_segments.c). */
 #include "bench.h"
 
 #include <stdio.h>
@@ -236,6 +237,75 @@ static int device_shapes(int json, bench_device *b, const float *x,
     return rc;
 }
 
+/* 1000 rows of 16 (and 1000 columns of 16) in a cl_mem, in one
+ * sb_reduce_batched() call on the device's default context, against one
+ * sb_reduce() of 16 elements on it (a command round trip: the host
+ * shortcut reads them back), best of `repeat` after a warm-up. */
+static int device_short_reductions(int json, bench_device *b,
+                                   unsigned repeat, float *results,
+                                   sb_status *statuses)
+{
+    enum { COUNT = 1000, N = 16 };
+    static float x[COUNT * N];
+    bench_fill(x, SB_F32, SB_SUM, COUNT * N);
+    cl_int err = CL_SUCCESS;
+    cl_mem xb = clCreateBuffer(b->cl_ctx, CL_MEM_READ_ONLY
+                               | CL_MEM_COPY_HOST_PTR, sizeof x, x, &err);
+    if (xb == NULL) {
+        cli_error("bench", "%s: batched: clCreateBuffer: %s", b->label,
+                  cli_cl_error_name(err));
+        return -1;
+    }
+    const sb_reduction r = { .op = SB_SUM, .input = SB_F32 };
+    double single = 0, best[B_COUNT] = { 0 };
+    int rc = 0;
+    for (unsigned i = 0; i <= repeat && rc == 0; i++) {
+        double t0 = cli_now();
+        sb_status s = sb_reduce(b->sb_default, b->queue, r, xb, 0, NULL, 0,
+                                N, results);
+        double t = cli_now() - t0;
+        if (i == 1 || (i > 1 && t < single))
+            single = t;
+        for (int m = 0; m < B_COUNT && s == SB_OK; m++) {
+            const size_t rows = m == B_ROWS ? COUNT : N;
+            const size_t cols = m == B_ROWS ? N : COUNT;
+            t0 = cli_now();
+            s = m == B_ROWS
+              ? sb_reduce_batched(b->sb_default, b->queue, r, xb, 0, NULL, 0,
+                                  cols, 1, rows, (ptrdiff_t)cols, results,
+                                  statuses)
+              : sb_reduce_batched(b->sb_default, b->queue, r, xb, 0, NULL, 0,
+                                  rows, (ptrdiff_t)cols, cols, 1, results,
+                                  statuses);
+            t = (cli_now() - t0) / COUNT;
+            if (i == 1 || (i > 1 && t < best[m]))
+                best[m] = t;
+        }
+        if (s != SB_OK) {
+            cli_error("bench", "%s: short reductions: %s", b->label,
+                      sb_error_detail());
+            rc = -1;
+        }
+    }
+    bench_sink_f32 = results[0];
+    for (int m = 0; m < B_COUNT && rc == 0; m++) {
+        const double ratio = best[m] > 0 ? single / best[m] : 0;
+        if (json)
+            printf("{\"part\":\"batched\",\"where\":\"%s\",\"count\":%d,"
+                   "\"n\":%d,\"sums\":\"%s\",\"ns_per_reduction\":%.1f,"
+                   "\"ns_per_call\":%.1f,\"call_over_batched\":%.2f}\n",
+                   b->label, COUNT, N, method_names[m], best[m] * 1e9,
+                   single * 1e9, ratio);
+        else
+            printf("%s: %d %s of %d: %.1f ns each in one call; one "
+                   "sb_reduce of %d: %.1f ns (%.1fx)\n", b->label, COUNT,
+                   m == B_ROWS ? "rows" : "columns", N, best[m] * 1e9, N,
+                   single * 1e9, ratio);
+    }
+    clReleaseMemObject(xb);
+    return rc;
+}
+
 int bench_batched(int json, int log2_n, unsigned repeat, bench_device *devs,
                   size_t dev_count)
 {
@@ -279,6 +349,9 @@ int bench_batched(int json, int log2_n, unsigned repeat, bench_device *devs,
             continue;                /* the default float mode only */
         rc = device_shapes(json, &devs[d], x, other, length, repeat, results,
                            statuses);
+        if (rc == 0)
+            rc = device_short_reductions(json, &devs[d], repeat, results,
+                                         statuses);
     }
     if (rc == 0)
         rc = bench_segments(json, x, other * length, repeat, &env, devs,

@@ -98,15 +98,18 @@ grep -q '"where":"host1",.*"read2_gbs":' "$out/maps.json" \
 got=$(grep -c '"part":"maps",.*"where":"host[1]*","host_isa":"sse2"' "$out/maps_isa.json")
 [ "$got" = 12 ] || { echo "FAIL: --maps --isa sse2: $got host rows on sse2, expected 12"; fail=1; }
 # --batched: rows and columns, and every cut of the segments (mixed
-# lengths too) on 1 and all threads.
-"$sb" bench --device host --sizes 21 --types f32 --ops sum --repeat 1 \
+# lengths too) on 1 and all threads; on POCL rows and columns, and 1000
+# rows (columns) of 16 in one call against one sb_reduce of 16.
+"$sb" bench --device host,pocl --sizes 21 --types f32 --ops sum --repeat 1 \
       --no-latency --batched --json >"$out/batched.json" 2>"$out/batched.err"
 for c in "of 1000" skewed ragged mixed; do
   got=$(grep -c "\"part\":\"batched\",\"segments\":\"$c\",.*\"where\":\"host1*\",.*\"over_read\"" "$out/batched.json")
   [ "$got" = 2 ] || { echo "FAIL: --batched: $got '$c' segment rows, expected 2"; cat "$out/batched.err"; fail=1; }
 done
 got=$(grep -c '"part":"batched","rows":.*"over_read"' "$out/batched.json")
-[ "$got" = 8 ] || { echo "FAIL: --batched: $got rows/columns rows, expected 8"; fail=1; }
+[ "$got" = 12 ] || { echo "FAIL: --batched: $got rows/columns rows, expected 12"; fail=1; }
+got=$(grep -c '"part":"batched","where":"dev1","count":1000,"n":16,.*"call_over_batched"' "$out/batched.json")
+[ "$got" = 2 ] || { echo "FAIL: --batched: $got POCL rows of 16, expected 2"; fail=1; }
 # --isa takes each set this CPU runs (and names it in the setup); one it
 # cannot run is a usage error that says so.
 for isa in sse2 avx2 avx512; do
