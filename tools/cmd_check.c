@@ -5,7 +5,9 @@
  * corpus.golden, embedded in the command at build time).
  *
  * Each case's input is generated once and run on every target. A device
- * reduces everything itself (SB_OPT_NO_HOST), from a cl_mem. A type the
+ * reduces everything itself (SB_OPT_NO_HOST), from a cl_mem; a batch of
+ * rows, columns or segments is one batched call per shape, each of its
+ * reductions compared with its own golden line. A type the
  * device refuses (sb_device_report()) is reported as refused: the
  * documented behaviour, not a difference. */
 #define _POSIX_C_SOURCE 200809L   /* fnmatch, strtok_r, isatty, fileno */
@@ -50,7 +52,7 @@ typedef struct {
     check_count       family[CORPUS_FAMILY_COUNT];
     check_count       total;
     char              first[400];   /* the first difference, or "" */
-    char            (*digest)[CORPUS_RESULT_MAX];  /* one per case */
+    char            (*digest)[CORPUS_RESULT_MAX];  /* one per answer */
 } check_target;
 
 static void print_usage(FILE *out)
@@ -69,8 +71,9 @@ static void print_usage(FILE *out)
             "       samebits check --list | --dump CASE-ID\n"
             "\n"
             "Runs the conformance corpus (docs/corpus.md: %s cases,\n"
-            "every op, type, accumulator and mask, sizes up to 2^20 + 1, data\n"
-            "families from uniform to NaN-sprinkled) on the host path and on every\n"
+            "every op, type, accumulator and mask, sizes up to 2^20 + 1, batches\n"
+            "of rows, columns and segments, data families from uniform to\n"
+            "NaN-sprinkled) on the host path and on every\n"
             "OpenCL device, each over several launch shapes, and compares every\n"
             "result bit for bit with the golden file computed by the reference\n"
             "oracle. Prints a table device x data family -> identical / DIFFERS,\n"
@@ -112,12 +115,24 @@ static void print_usage(FILE *out)
 
 /* ---- the golden file -------------------------------------------------------- */
 
-/* Splits the golden text into the expected "<bits> <status>" of each case,
- * checking that its case ids are exactly the corpus's, in order. */
-static int golden_parse(char *text, const corpus_case *cases, size_t count,
-                        const char **want, const char *origin)
+/* The id of answer b of case c: the case's own, or "<id>/<b>" for a
+ * batch. */
+static void answer_id(const corpus_case *c, size_t b, char *buf, size_t size)
 {
-    size_t i = 0, lineno = 0;
+    if (c->layout == CORPUS_ONE)
+        snprintf(buf, size, "%s", c->id);
+    else
+        snprintf(buf, size, "%s/%zu", c->id, b);
+}
+
+/* Splits the golden text into the expected "<bits> <status>" of each
+ * answer (first[i] is case i's first; a batch has one per reduction),
+ * checking that its ids are exactly the corpus's, in order. */
+static int golden_parse(char *text, const corpus_case *cases, size_t count,
+                        const size_t *first, const char **want,
+                        const char *origin)
+{
+    size_t i = 0, b = 0, lineno = 0;
     char *save = NULL;
     for (char *line = strtok_r(text, "\n", &save); line != NULL;
          line = strtok_r(NULL, "\n", &save)) {
@@ -132,15 +147,21 @@ static int golden_parse(char *text, const corpus_case *cases, size_t count,
             return -1;
         }
         *space = '\0';
-        if (strcmp(line, cases[i].id) != 0) {
+        char id[sizeof cases[i].id + 24];
+        answer_id(&cases[i], b, id, sizeof id);
+        if (strcmp(line, id) != 0) {
             cli_error("check", "%s, line %zu: case %s, but the corpus's case "
                       "%zu is %s: the golden file belongs to another corpus "
                       "version (rebuild samebits, or regenerate the golden "
                       "file: docs/corpus.md)", origin, lineno, line, i + 1,
-                      cases[i].id);
+                      id);
             return -1;
         }
-        want[i++] = space + 1;
+        want[first[i] + b] = space + 1;
+        if (++b == corpus_answers(&cases[i])) {
+            b = 0;
+            i++;
+        }
     }
     if (i != count) {
         cli_error("check", "%s has %zu cases, the corpus %zu: the golden file "
@@ -337,6 +358,127 @@ static cl_mem device_buffer(check_target *t, const void *data, size_t bytes,
     return b;
 }
 
+/* A batch's answers on one shape of `t`: one sb_reduce_batched_host /
+ * sb_reduce_segments_host call (the host's default threads: the batched
+ * forms take no options), or one sb_reduce_batched / sb_reduce_segments
+ * on the shape's context; a call that fails gives every answer its
+ * status. */
+static void run_batch_on(check_target *t, size_t k, const corpus_case *c,
+                         const void *x, const unsigned char *mask,
+                         const uint64_t *off, cl_mem xb, cl_mem mb,
+                         cl_mem ob, sb_status setup, unsigned char *results,
+                         sb_status *statuses)
+{
+    const size_t rs = sb_result_size(c->r);
+    const size_t count = c->count, len = c->length;
+    const int cols = c->layout == CORPUS_COLUMNS;
+    const ptrdiff_t es = cols ? (ptrdiff_t)count : 1;
+    const ptrdiff_t bs = cols ? 1 : (ptrdiff_t)len;
+    memset(results, 0xAA, count * rs);
+    sb_status s = setup;
+    if (s != SB_OK) {
+        /* the buffers could not be made */
+    } else if (t->dev == NULL) {
+        s = c->layout == CORPUS_SEGMENTS
+          ? sb_reduce_segments_host(c->r, x, mask, off, count, results,
+                                    statuses)
+          : sb_reduce_batched_host(c->r, x, mask, len, es, count, bs,
+                                   results, statuses);
+    } else if (c->layout == CORPUS_SEGMENTS) {
+        s = sb_reduce_segments(t->shapes[k].ctx, NULL, c->r, xb, 0, mb, 0,
+                               ob, 0, count, results, statuses);
+    } else {
+        s = sb_reduce_batched(t->shapes[k].ctx, NULL, c->r, xb, 0, mb, 0,
+                              len, es, count, bs, results, statuses);
+    }
+    if (s != SB_OK)
+        for (size_t b = 0; b < count; b++)
+            statuses[b] = s;
+}
+
+/* Runs batch `c` (its answers from want[first]) on every shape of `t`
+ * and records the outcome, as run_case() does for one reduction. */
+static void run_batch(check_target *t, size_t first, const corpus_case *c,
+                      const void *x, const unsigned char *mask,
+                      const char *const *want)
+{
+    check_count *fam = &t->family[c->family];
+    const size_t elem = sb_type_size(c->r.input), rs = sb_result_size(c->r);
+    const size_t count = c->count;
+    unsigned char *results = malloc(count * rs);
+    sb_status *statuses = malloc(count * sizeof *statuses);
+    uint64_t *off = malloc((count + 1) * sizeof *off);
+    sb_status setup = results && statuses && off ? SB_OK : SB_OUT_OF_MEMORY;
+    if (off != NULL && c->layout == CORPUS_SEGMENTS)
+        corpus_offsets(c, off);
+    cl_mem xb = NULL, mb = NULL, ob = NULL;
+    if (setup == SB_OK && t->dev != NULL) {
+        /* A buffer of at least one element: an empty batch's too. */
+        xb = device_buffer(t, x, (c->n ? c->n : 1) * elem, &setup);
+        if (xb != NULL && mask != NULL)
+            mb = device_buffer(t, mask, c->n ? c->n : 1, &setup);
+        if (xb != NULL && (mb != NULL || mask == NULL)
+            && c->layout == CORPUS_SEGMENTS)
+            ob = device_buffer(t, off, (count + 1) * sizeof *off, &setup);
+    }
+    int differs = 0, errors = 0, refused = 0;
+    int shown = 0;
+    for (size_t k = 0; k < t->shape_count; k++) {
+        if (results != NULL && statuses != NULL)
+            run_batch_on(t, k, c, x, mask, off, xb, mb, ob, setup, results,
+                         statuses);
+        for (size_t b = 0; b < count; b++) {
+            char got[CORPUS_RESULT_MAX];
+            const sb_status s = statuses != NULL ? statuses[b] : setup;
+            corpus_format_answer(got, sizeof got, c->r, s,
+                                 results != NULL ? results + b * rs : NULL);
+            if (k == 0 && t->digest != NULL)
+                snprintf(t->digest[first + b], CORPUS_RESULT_MAX, "%s", got);
+            if (s == SB_UNSUPPORTED && refuses(t, c->r)) {
+                refused = 1;
+                continue;
+            }
+            if (strcmp(got, want[first + b]) == 0)
+                continue;
+            if (s != SB_OK && s != SB_EMPTY && s != SB_OVERFLOW)
+                errors = 1;
+            else
+                differs = 1;
+            if (t->digest != NULL)
+                snprintf(t->digest[first + b], CORPUS_RESULT_MAX, "%s", got);
+            if (!shown) {
+                shown = 1;
+                if (t->first[0] == '\0')
+                    snprintf(t->first, sizeof t->first,
+                             "case %s/%zu, shape %s:\n    expected %s\n"
+                             "    got      %s", c->id, b, t->shapes[k].name,
+                             want[first + b], got);
+            }
+        }
+    }
+    if (ob != NULL)
+        clReleaseMemObject(ob);
+    if (mb != NULL)
+        clReleaseMemObject(mb);
+    if (xb != NULL)
+        clReleaseMemObject(xb);
+    free(results);
+    free(statuses);
+    free(off);
+    fam->run++;
+    t->total.run++;
+    if (differs) {
+        fam->differ++;
+        t->total.differ++;
+    } else if (errors) {
+        fam->error++;
+        t->total.error++;
+    } else if (refused) {
+        fam->refused++;
+        t->total.refused++;
+    }
+}
+
 /* Runs case `c` on every shape of `t` and records the outcome. */
 static void run_case(check_target *t, size_t index, const corpus_case *c,
                      const void *x, const void *y, const unsigned char *mask,
@@ -517,6 +659,71 @@ static int write_file(const char *path, const void *data, size_t size)
     return 0;
 }
 
+/* --dump of a batch, after its input (xpath) and mask (mpath) were
+ * written as they are: the offsets of its reductions as a .npy
+ * (CASE.offsets.npy) and the `samebits reduce --segments` command that
+ * gives one answer per reduction. Columns are not contiguous, so their
+ * elements are also written column after column (CASE.columns.raw, and
+ * CASE.columns.mask), each column a segment of that file: the same
+ * answers, since each is the reduction of its own elements alone. */
+static int dump_batch(const corpus_case *c, const void *x,
+                      const unsigned char *mask, const char *xpath,
+                      const char *mpath)
+{
+    const size_t size = sb_type_size(c->r.input);
+    char opath[128], cxpath[128], cmpath[128];
+    snprintf(opath, sizeof opath, "%s.offsets.npy", c->id);
+    snprintf(cxpath, sizeof cxpath, "%s.columns.raw", c->id);
+    snprintf(cmpath, sizeof cmpath, "%s.columns.mask", c->id);
+    uint64_t *off = malloc((c->count + 1) * sizeof *off);
+    unsigned char *cx = malloc(c->n * size + 1);
+    unsigned char *cm = malloc(c->n + 1);
+    int rc = CLI_EXIT_INPUT;
+    if (off == NULL || cx == NULL || cm == NULL) {
+        cli_error("check", "out of memory");
+        goto done;
+    }
+    const int cols = c->layout == CORPUS_COLUMNS;
+    if (cols) {
+        off[0] = 0;
+        for (size_t b = 0; b < c->count; b++) {
+            const size_t len = corpus_gather(c, b, x, mask,
+                                             cx + off[b] * size,
+                                             cm + off[b]);
+            off[b + 1] = off[b] + len;
+        }
+        if (write_file(cxpath, cx, c->n * size) != 0
+                || (mask != NULL && write_file(cmpath, cm, c->n) != 0))
+            goto done;
+    } else {
+        corpus_offsets(c, off);
+    }
+    char err[256];
+    if (cli_npy_write(opath, "'<u8'", c->count + 1, off, sizeof *off, err,
+                      sizeof err) != 0) {
+        cli_error("check", "%s: %s", opath, err);
+        goto done;
+    }
+    printf("samebits reduce --op %s --type %s --acc %s%s%s%s%s --format raw"
+           "%s%s%s --segments %s --bits %s\n",
+           sb_op_name(c->r.op), sb_type_name(c->r.input),
+           sb_type_name(c->r.accumulator),
+           (c->r.flags & SB_WRAP) ? " --wrap" : "",
+           c->r.map != SB_MAP_NONE ? " --map " : "",
+           c->r.map != SB_MAP_NONE ? sb_map_name(c->r.map) : "",
+           (c->r.flags & SB_SKIP_NAN) ? " --skip-nan" : "",
+           mask != NULL ? " --mask " : "",
+           mask != NULL ? (cols ? cmpath : mpath) : "",
+           mask != NULL ? " --mask-format raw" : "", opath,
+           cols ? cxpath : xpath);
+    rc = CLI_EXIT_OK;
+done:
+    free(off);
+    free(cx);
+    free(cm);
+    return rc;
+}
+
 /* --dump: the input of one case as files for `samebits reduce`. */
 static int dump_case(const corpus_case *cases, size_t count, const char *id)
 {
@@ -548,6 +755,11 @@ static int dump_case(const corpus_case *cases, size_t count, const char *id)
             || (c->dot && write_file(ypath, y, bytes) != 0)
             || (c->mask != CORPUS_MASK_NONE && write_file(mpath, mask, c->n) != 0))
         goto done;
+    if (c->layout != CORPUS_ONE) {
+        rc = dump_batch(c, x, c->mask != CORPUS_MASK_NONE ? mask : NULL,
+                        xpath, mpath);
+        goto done;
+    }
     /* The files are raw: reduce detects text, .npy and .npz but never
      * guesses raw, so the command says it (a corpus mask's bytes are any
      * non-zero value, not only 1). */
@@ -677,26 +889,36 @@ int cmd_check(int argc, char **argv)
     if (a.dump != NULL)
         return dump_case(cases, count, a.dump);
 
-    /* The expected results. */
+    /* The expected results: one per answer (a batch has one per
+     * reduction), case i's from first[i]. */
+    size_t *first = malloc((count + 1) * sizeof *first);
+    if (first != NULL) {
+        first[0] = 0;
+        for (size_t i = 0; i < count; i++)
+            first[i + 1] = first[i] + corpus_answers(&cases[i]);
+    }
+    const size_t answers = first != NULL ? first[count] : 0;
     char *golden = a.golden != NULL ? read_file_text(a.golden)
                                     : malloc(samebits_golden_size + 1);
-    const char **want = malloc(count * sizeof *want);
-    if (golden == NULL || want == NULL) {
+    const char **want = malloc((answers + 1) * sizeof *want);
+    if (golden == NULL || want == NULL || first == NULL) {
         if (a.golden != NULL && golden == NULL)
             cli_error("check", "%s: cannot read it", a.golden);
         else
             cli_error("check", "out of memory");
         free(golden);
         free(want);
+        free(first);
         return CLI_EXIT_INPUT;
     }
     if (a.golden == NULL)
         memcpy(golden, samebits_golden, samebits_golden_size + 1);
-    if (golden_parse(golden, cases, count, want,
+    if (golden_parse(golden, cases, count, first, want,
                      a.golden != NULL ? a.golden : "the embedded golden file")
             != 0) {
         free(golden);
         free(want);
+        free(first);
         return CLI_EXIT_INPUT;
     }
 
@@ -707,6 +929,7 @@ int cmd_check(int argc, char **argv)
     if (cli_select_or_all("check", spec, 1, &list, &sel) != 0) {
         free(golden);
         free(want);
+        free(first);
         return CLI_EXIT_DEVICE;
     }
     int rc = CLI_EXIT_DEVICE;   /* a device that cannot be set up */
@@ -735,7 +958,7 @@ int cmd_check(int argc, char **argv)
     }
     for (size_t i = 0; i < target_count; i++) {
         targets[i].quick |= a.quick;
-        if (a.digest && (targets[i].digest = calloc(count,
+        if (a.digest && (targets[i].digest = calloc(answers,
                                 sizeof *targets[i].digest)) == NULL) {
             cli_error("check", "out of memory");
             goto done;
@@ -774,9 +997,15 @@ int cmd_check(int argc, char **argv)
             corpus_fill_y(c, y);
         if (mask != NULL)
             corpus_fill_mask(c, mask);
-        for (size_t k = 0; k < target_count; k++)
-            if (c->quick || !targets[k].quick)
-                run_case(&targets[k], i, c, x, y, mask, want[i]);
+        for (size_t k = 0; k < target_count; k++) {
+            if (!c->quick && targets[k].quick)
+                continue;
+            if (c->layout == CORPUS_ONE)
+                run_case(&targets[k], first[i], c, x, y, mask,
+                         want[first[i]]);
+            else
+                run_batch(&targets[k], first[i], c, x, mask, want);
+        }
         free(x);
         free(y);
         free(mask);
@@ -793,8 +1022,13 @@ int cmd_check(int argc, char **argv)
             if (target_count > 1)
                 printf("# %s: %s\n", targets[k].column, targets[k].title);
             for (size_t i = 0; i < count; i++)
-                if (targets[k].digest[i][0] != '\0')
-                    printf("%s %s\n", cases[i].id, targets[k].digest[i]);
+                for (size_t b = 0; b < corpus_answers(&cases[i]); b++) {
+                    const char *d = targets[k].digest[first[i] + b];
+                    char id[sizeof cases[i].id + 24];
+                    answer_id(&cases[i], b, id, sizeof id);
+                    if (d[0] != '\0')
+                        printf("%s %s\n", id, d);
+                }
         }
     print_table(report, targets, target_count, family_cases, selected);
 
@@ -827,5 +1061,6 @@ done:
     cli_devices_free(&list);
     free(golden);
     free(want);
+    free(first);
     return rc;
 }

@@ -447,12 +447,14 @@ typedef struct {
     int failed;
 } case_list;
 
-static void add_full(case_list *l, sb_op op, sb_type input, sb_type acc,
-                     unsigned flags, sb_map map, int dot, corpus_family f,
-                     corpus_mask m, size_t n, int quick)
+/* A case of one reduction, or of a batch (layout, count, length), with
+ * its id; n is set by the caller. */
+static corpus_case make_case(sb_op op, sb_type input, sb_type acc,
+                             unsigned flags, sb_map map, int dot,
+                             corpus_family f, corpus_mask m,
+                             corpus_layout layout, size_t count,
+                             size_t length, size_t n, int quick)
 {
-    if (l->failed)
-        return;
     corpus_case c;
     memset(&c, 0, sizeof c);
     c.r.op = op;
@@ -465,12 +467,30 @@ static void add_full(case_list *l, sb_op op, sb_type input, sb_type acc,
     c.mask = m;
     c.n = n;
     c.quick = quick;
-    snprintf(c.id, sizeof c.id, "%s.%s.%s%s%s%s.%s.%s.n%zu",
+    c.layout = layout;
+    c.count = count;
+    c.length = length;
+    char shape[48];
+    if (layout == CORPUS_ONE)
+        snprintf(shape, sizeof shape, "n%zu", n);
+    else
+        snprintf(shape, sizeof shape, "%s%zux%zu",
+                 layout == CORPUS_ROWS ? "rows"
+                 : layout == CORPUS_COLUMNS ? "cols" : "segs", count, length);
+    snprintf(c.id, sizeof c.id, "%s.%s.%s%s%s%s.%s.%s.%s",
              dot ? "dot" : sb_op_name(op), sb_type_name(input),
              sb_type_name(acc), (flags & SB_WRAP) ? ".wrap" : "",
              map == SB_MAP_ABS ? ".abs" : map == SB_MAP_SQUARE ? ".square" : "",
              (flags & SB_SKIP_NAN) ? ".skipnan" : "", family_names[f],
-             mask_names[m], n);
+             mask_names[m], shape);
+    return c;
+}
+
+static void append_case(case_list *l, const corpus_case *cp)
+{
+    const corpus_case c = *cp;
+    if (l->failed)
+        return;
     for (size_t i = 0; i < l->count; i++)
         if (strcmp(l->cases[i].id, c.id) == 0)
             return;                      /* already in the list */
@@ -485,6 +505,89 @@ static void add_full(case_list *l, sb_op op, sb_type input, sb_type acc,
         l->cap = cap;
     }
     l->cases[l->count++] = c;
+}
+
+static void add_full(case_list *l, sb_op op, sb_type input, sb_type acc,
+                     unsigned flags, sb_map map, int dot, corpus_family f,
+                     corpus_mask m, size_t n, int quick)
+{
+    const corpus_case c = make_case(op, input, acc, flags, map, dot, f, m,
+                                    CORPUS_ONE, 0, 0, n, quick);
+    append_case(l, &c);
+}
+
+/* A batch: `count` rows or columns of `length` elements, or `count`
+ * segments of 0 to `length`, whose n is their offsets' end. */
+static void add_batch(case_list *l, sb_op op, sb_type input, sb_type acc,
+                      unsigned flags, sb_map map, corpus_family f,
+                      corpus_mask m, corpus_layout layout, size_t count,
+                      size_t length, int quick)
+{
+    corpus_case c = make_case(op, input, acc, flags, map, 0, f, m, layout,
+                              count, length, count * length, quick);
+    if (layout == CORPUS_SEGMENTS) {
+        uint64_t *off = malloc((count + 1) * sizeof *off);
+        if (off == NULL) {
+            l->failed = 1;
+            return;
+        }
+        corpus_offsets(&c, off);
+        c.n = (size_t)off[count];
+        free(off);
+    }
+    append_case(l, &c);
+}
+
+size_t corpus_answers(const corpus_case *c)
+{
+    return c->layout == CORPUS_ONE ? 1 : c->count;
+}
+
+void corpus_offsets(const corpus_case *c, uint64_t *offsets)
+{
+    char key[sizeof c->id + 16];
+    snprintf(key, sizeof key, "%s/offsets", c->id);
+    uint64_t state = corpus_hash(key);
+    offsets[0] = 0;
+    for (size_t b = 0; b < c->count; b++) {
+        const uint64_t r = corpus_splitmix64(&state);
+        const uint64_t len = c->layout == CORPUS_ROWS ? c->length
+                           : b % 7 == 3 ? 0 : r % (c->length + 1);
+        offsets[b + 1] = offsets[b] + len;
+    }
+}
+
+size_t corpus_gather(const corpus_case *c, size_t b, const void *x,
+                     const unsigned char *mask, void *row,
+                     unsigned char *row_mask)
+{
+    const size_t size = sb_type_size(c->r.input);
+    size_t first = 0, len = c->n, step = 1;
+    if (c->layout == CORPUS_ROWS) {
+        first = b * c->length;
+        len = c->length;
+    } else if (c->layout == CORPUS_COLUMNS) {
+        first = b;
+        len = c->length;
+        step = c->count;
+    } else if (c->layout == CORPUS_SEGMENTS) {
+        /* The offsets' stream again, up to b: a batch is small. */
+        uint64_t *off = malloc((c->count + 1) * sizeof *off);
+        if (off == NULL)
+            return 0;
+        corpus_offsets(c, off);
+        first = (size_t)off[b];
+        len = (size_t)(off[b + 1] - off[b]);
+        free(off);
+    }
+    for (size_t i = 0; i < len; i++) {
+        const size_t at = first + i * step;
+        memcpy((unsigned char *)row + i * size,
+               (const unsigned char *)x + at * size, size);
+        if (mask != NULL)
+            row_mask[i] = mask[at];
+    }
+    return len;
 }
 
 static void add(case_list *l, sb_op op, sb_type input, sb_type acc,
@@ -762,6 +865,68 @@ static void add_positions(case_list *l)
     add_representatives(l, reps, sizeof reps / sizeof reps[0]);
 }
 
+/* Part 7, batches: representative reductions as rows, columns and
+ * segments of one input (sb_reduce_batched, sb_reduce_segments), each
+ * reduction its own golden line; most small enough for --quick. */
+static void add_batches(case_list *l)
+{
+    enum { ABS = SB_MAP_ABS, SKIP = SB_SKIP_NAN, ROWS = CORPUS_ROWS,
+           COLS = CORPUS_COLUMNS, SEGS = CORPUS_SEGMENTS };
+    static const struct {
+        sb_op op; sb_type in, acc; unsigned flags; int map;
+        corpus_family f; corpus_mask m; int layout;
+        size_t count, length; int quick;
+    } batches[] = {
+        { SB_SUM, SB_F32, SB_F32, 0, 0, CORPUS_SPECIALS,
+          CORPUS_MASK_EMPTY_LEAVES, ROWS, 37, 33, 1 },
+        { SB_SUM, SB_I32, SB_I32, 0, 0, CORPUS_LIMITS, CORPUS_MASK_NONE,
+          ROWS, 25, 17, 1 },
+        { SB_ARGMIN, SB_F64, SB_F64, 0, 0, CORPUS_SPECIALS, CORPUS_MASK_HALF,
+          ROWS, 20, 100, 1 },
+        { SB_COUNT, SB_F32, SB_F32, SKIP, 0, CORPUS_SPECIALS,
+          CORPUS_MASK_NONE, ROWS, 9, 257, 1 },
+        { SB_MAX, SB_F16, SB_F32, 0, 0, CORPUS_NAN_LEAVES, CORPUS_MASK_NONE,
+          ROWS, 12, 40, 1 },
+        { SB_PROD, SB_I16, SB_I32, 0, 0, CORPUS_PROD_EDGE,
+          CORPUS_MASK_SPARSE, ROWS, 30, 64, 1 },
+        { SB_SUM, SB_F32, SB_F32, 0, 0, CORPUS_UNIFORM, CORPUS_MASK_NONE,
+          ROWS, 1000, 16, 0 },
+        { SB_SUM, SB_F64, SB_F64, 0, 0, CORPUS_CANCEL, CORPUS_MASK_NONE,
+          ROWS, 3, 100003, 0 },
+        { SB_SUM, SB_F32, SB_F32, 0, 0, CORPUS_UNIFORM, CORPUS_MASK_NONE,
+          COLS, 40, 50, 1 },
+        { SB_MAX, SB_F64, SB_F64, 0, 0, CORPUS_SPECIALS, CORPUS_MASK_NONE,
+          COLS, 17, 33, 1 },
+        { SB_ARGMAX, SB_I32, SB_I32, 0, 0, CORPUS_SMALL, CORPUS_MASK_HALF,
+          COLS, 16, 100, 1 },
+        { SB_SUM, SB_BF16, SB_BF16, 0, 0, CORPUS_NEAR_MAX, CORPUS_MASK_NONE,
+          COLS, 24, 20, 1 },
+        { SB_SUM, SB_F32, SB_F64, 0, 0, CORPUS_HARMONIC,
+          CORPUS_MASK_EMPTY_LEAVES, COLS, 33, 1000, 0 },
+        { SB_MIN, SB_F32, SB_F32, 0, ABS, CORPUS_SPECIALS, CORPUS_MASK_NONE,
+          COLS, 100, 300, 0 },
+        { SB_SUM, SB_F32, SB_F32, 0, 0, CORPUS_SPECIALS, CORPUS_MASK_NONE,
+          SEGS, 60, 100, 1 },
+        { SB_MIN, SB_F64, SB_F64, 0, 0, CORPUS_SPECIALS,
+          CORPUS_MASK_EMPTY_LEAVES, SEGS, 40, 120, 1 },
+        { SB_ARGMAX, SB_F32, SB_F32, 0, ABS, CORPUS_SPECIALS,
+          CORPUS_MASK_NONE, SEGS, 50, 64, 1 },
+        { SB_COUNT, SB_I8, SB_I8, 0, 0, CORPUS_UNIFORM, CORPUS_MASK_ALT_LEAVES,
+          SEGS, 30, 50, 1 },
+        { SB_SUM, SB_F16, SB_F16, 0, 0, CORPUS_SUBNORMAL, CORPUS_MASK_NONE,
+          SEGS, 35, 70, 1 },
+        { SB_SUM, SB_I64, SB_I64, 0, 0, CORPUS_EDGE_HIGH, CORPUS_MASK_NONE,
+          SEGS, 20, 2000, 0 },
+        { SB_SUM, SB_F32, SB_F32, 0, 0, CORPUS_UNIFORM, CORPUS_MASK_NONE,
+          SEGS, 2000, 40, 0 },
+    };
+    for (size_t i = 0; i < sizeof batches / sizeof batches[0]; i++)
+        add_batch(l, batches[i].op, batches[i].in, batches[i].acc,
+                  batches[i].flags, (sb_map)batches[i].map, batches[i].f,
+                  batches[i].m, (corpus_layout)batches[i].layout,
+                  batches[i].count, batches[i].length, batches[i].quick);
+}
+
 const corpus_case *corpus_cases(size_t *count)
 {
     static case_list list;
@@ -772,6 +937,7 @@ const corpus_case *corpus_cases(size_t *count)
         add_maps(&list);
         add_halves(&list);
         add_positions(&list);
+        add_batches(&list);
         if (list.failed) {
             free(list.cases);
             list.cases = NULL;
@@ -840,7 +1006,8 @@ const char *corpus_golden_header(void)
            "# samebits conformance corpus (tools/corpus.c, docs/corpus.md), computed by\n"
            "# the oracle (tests/oracle.c). One line per case, in corpus order:\n"
            "#   <case-id> <result-bits> <status>\n"
-           "# (argmin/argmax: <value-bits>@<position>).\n"
+           "# (argmin/argmax: <value-bits>@<position>); a batch (part 7) has a\n"
+           "# line per reduction b, its id <case-id>/<b>.\n"
            "# Written by `cmake --build build --target write-golden`; never by hand.\n"
            "# A changed line is a change to the contract: say so in the commit message.\n";
 }

@@ -22,7 +22,7 @@
 #include "samebits.h"
 
 /* Bumped whenever a case, a generator rule or the line format changes. */
-#define CORPUS_VERSION 4
+#define CORPUS_VERSION 5
 
 typedef enum {
     CORPUS_UNIFORM,       /* floats in [-1, 1); integers over the full range */
@@ -62,15 +62,50 @@ typedef enum {
     CORPUS_MASK_COUNT
 } corpus_mask;
 
+/* How a case's n elements are cut into reductions. */
+typedef enum {
+    CORPUS_ONE,           /* one reduction of all n elements */
+    CORPUS_ROWS,          /* `count` rows of `length` consecutive elements
+                             (sb_reduce_batched: element stride 1, batch
+                             stride length) */
+    CORPUS_COLUMNS,       /* `count` columns of `length` elements: column b
+                             holds elements b, b + count, ... (element
+                             stride count, batch stride 1) */
+    CORPUS_SEGMENTS       /* `count` segments of 0 to `length` elements, cut
+                             by corpus_offsets() (sb_reduce_segments) */
+} corpus_layout;
+
 typedef struct {
     char          id[96];   /* e.g. "sum.f32.f64.harmonic.half.n4097" */
     sb_reduction  r;        /* accumulator always explicit */
     int           dot;      /* a dot product of x and a second input y */
     corpus_family family;
     corpus_mask   mask;
-    size_t        n;
+    size_t        n;        /* elements in all */
     int           quick;    /* in the --quick subset */
+    corpus_layout layout;
+    size_t        count;    /* reductions of a batch (CORPUS_ONE: 0) */
+    size_t        length;   /* a row's or column's elements; a segment's
+                               most */
 } corpus_case;
+
+/*! corpus_answers() : how many results case `c` has: 1, or the count of
+ *  a batch's reductions. A batch's golden lines are "<case-id>/<b>". */
+size_t corpus_answers(const corpus_case *c);
+
+/*! corpus_offsets() : the c->count + 1 offsets of a batch's reductions
+ *  as sb_reduce_segments takes them: rows b * length; segments drawn
+ *  from the stream of c->id + "/offsets" (docs/corpus.md). Not for
+ *  columns (not contiguous) or single reductions. */
+void corpus_offsets(const corpus_case *c, uint64_t *offsets);
+
+/*! corpus_gather() : the elements (and mask bytes, when mask is not
+ *  NULL) of reduction b of case `c`, from its input x, in order, into
+ *  `row` (and `row_mask`); @return their count. For CORPUS_ONE, all of
+ *  them. */
+size_t corpus_gather(const corpus_case *c, size_t b, const void *x,
+                     const unsigned char *mask, void *row,
+                     unsigned char *row_mask);
 
 /*! corpus_cases() : the whole corpus, in its fixed order; *count receives
  *  the number of cases. Built on the first call (not thread-safe).
@@ -100,7 +135,7 @@ void corpus_fill_y(const corpus_case *c, void *y);
 void corpus_fill_mask(const corpus_case *c, unsigned char *mask);
 
 /* Room for "<bits> <status>" and for a whole golden line. */
-enum { CORPUS_RESULT_MAX = 48, CORPUS_LINE_MAX = 160 };
+enum { CORPUS_RESULT_MAX = 48, CORPUS_LINE_MAX = 192 };
 
 /*! corpus_status_word() : a status as one word: "ok", "empty",
  *  "overflow", "invalid-argument", "unsupported", "out-of-memory",

@@ -203,7 +203,72 @@ def case_list():
                 add(op, inp, acc, wrap, f, "nomask", 100003, False, extra)
             first = False
             p += 1
+    # Part 7: batches (rows, columns, segments of one input).
+    for rep, family, mask, layout, count, length, quick in BATCHES:
+        parts = rep.split(".")
+        op, inp, acc = parts[0], parts[1], parts[2]
+        extra = "".join("." + w for w in parts[3:])
+        cid = "%s.%s.%s%s.%s.%s.%s%dx%d" % (op, inp, acc, extra, family, mask,
+                                           layout, count, length)
+        c = dict(id=cid, op=op, inp=inp, acc=acc, family=family, mask=mask,
+                 quick=quick, dot=False, layout=layout, count=count,
+                 length=length, n=count * length)
+        if layout == "segs":
+            c["n"] = offsets(c)[-1]
+        if cid not in seen:
+            seen.add(cid)
+            cases.append(c)
     return cases
+
+
+BATCHES = [  # reduction, family, mask, layout, count, length, quick
+    ("sum.f32.f32", "specials", "empty_leaves", "rows", 37, 33, True),
+    ("sum.i32.i32", "limits", "nomask", "rows", 25, 17, True),
+    ("argmin.f64.f64", "specials", "half", "rows", 20, 100, True),
+    ("count.f32.f32.skipnan", "specials", "nomask", "rows", 9, 257, True),
+    ("max.f16.f32", "nan_leaves", "nomask", "rows", 12, 40, True),
+    ("prod.i16.i32", "prod_edge", "sparse", "rows", 30, 64, True),
+    ("sum.f32.f32", "uniform", "nomask", "rows", 1000, 16, False),
+    ("sum.f64.f64", "cancel", "nomask", "rows", 3, 100003, False),
+    ("sum.f32.f32", "uniform", "nomask", "cols", 40, 50, True),
+    ("max.f64.f64", "specials", "nomask", "cols", 17, 33, True),
+    ("argmax.i32.i32", "small", "half", "cols", 16, 100, True),
+    ("sum.bf16.bf16", "near_max", "nomask", "cols", 24, 20, True),
+    ("sum.f32.f64", "harmonic", "empty_leaves", "cols", 33, 1000, False),
+    ("min.f32.f32.abs", "specials", "nomask", "cols", 100, 300, False),
+    ("sum.f32.f32", "specials", "nomask", "segs", 60, 100, True),
+    ("min.f64.f64", "specials", "empty_leaves", "segs", 40, 120, True),
+    ("argmax.f32.f32.abs", "specials", "nomask", "segs", 50, 64, True),
+    ("count.i8.i8", "uniform", "alt_leaves", "segs", 30, 50, True),
+    ("sum.f16.f16", "subnormal", "nomask", "segs", 35, 70, True),
+    ("sum.i64.i64", "edge_high", "nomask", "segs", 20, 2000, False),
+    ("sum.f32.f32", "uniform", "nomask", "segs", 2000, 40, False),
+]
+
+
+def offsets(c):
+    """The count + 1 offsets of a batch's rows or segments."""
+    state = fnv1a64(c["id"] + "/offsets")
+    out = [0]
+    for b in range(c["count"]):
+        state, r = splitmix64(state)
+        if c["layout"] == "rows":
+            length = c["length"]
+        else:
+            length = 0 if b % 7 == 3 else r % (c["length"] + 1)
+        out.append(out[-1] + length)
+    return out
+
+
+def npy_u64(path):
+    """The items of a 1-D little-endian uint64 .npy (format 1.0)."""
+    with open(path, "rb") as f:
+        data = f.read()
+    assert data[:8] == b"\x93NUMPY\x01\x00", path
+    start = 10 + struct.unpack("<H", data[8:10])[0]
+    assert b"'<u8'" in data[10:start], path
+    body = data[start:]
+    return list(struct.unpack("<%dQ" % (len(body) // 8), body))
 
 
 # ---- the generator ------------------------------------------------------------
@@ -409,7 +474,8 @@ def main():
     # Every family x input type x mask kind once, small cases first.
     sample, covered = [], set()
     for c in sorted(cases, key=lambda c: c["n"]):
-        key = (c["family"], c["inp"], c["mask"], c["dot"])
+        key = (c["family"], c["inp"], c["mask"], c["dot"],
+               c.get("layout", ""))
         if key not in covered and c["n"] <= 100003:
             covered.add(key)
             sample.append(c)
@@ -439,6 +505,22 @@ def main():
             if got != mask_bytes(c):
                 print("FAIL: %s: the mask differs from docs/corpus.md" % c["id"])
                 failures += 1
+        if "layout" in c:
+            # The offsets the dump hands to --segments: the rows' or the
+            # segments', or the columns' in the file of columns.
+            path = os.path.join(workdir, c["id"] + ".offsets.npy")
+            got = npy_u64(path)
+            os.remove(path)
+            want = offsets(c) if c["layout"] != "cols" else \
+                [b * c["length"] for b in range(c["count"] + 1)]
+            if got != want:
+                print("FAIL: %s: the offsets differ from docs/corpus.md"
+                      % c["id"])
+                failures += 1
+            for tail in (".columns.raw", ".columns.mask"):
+                path = os.path.join(workdir, c["id"] + tail)
+                if os.path.exists(path):
+                    os.remove(path)
     print("%d cases listed as specified; %d inputs regenerated from "
           "docs/corpus.md, %d differ" % (len(cases), len(sample), failures))
     return 1 if failures else 0

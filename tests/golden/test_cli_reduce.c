@@ -1868,6 +1868,50 @@ static void assert_dump_replays(const char *id)
     }
 }
 
+/* A batch (corpus part 7): its dump's `reduce --segments` command prints
+ * one line per reduction, each the golden line <id>/<b>'s answer: its
+ * bits (an argmin/argmax's value bits and "at index" its position), or
+ * its status word. */
+static void assert_batch_dump_replays(const char *id, size_t count)
+{
+    run_result res;
+    run(&res, "check --dump %s", id);
+    assert_int_equal(res.status, 0);
+    assert_non_null(strstr(res.out, " --segments "));
+    char command[sizeof res.out];
+    memcpy(command, res.out + strlen("samebits "),
+           strlen(res.out) - strlen("samebits ") + 1);
+    command[strcspn(command, "\n")] = '\0';
+    run(&res, "%s", command);
+    const char *line = res.out;
+    size_t none = 0;
+    for (size_t b = 0; b < count; b++) {
+        char answer[200], bits[64], status[64];
+        snprintf(answer, sizeof answer, "%s/%zu", id, b);
+        golden_result(answer, bits, sizeof bits, status, sizeof status);
+        const char *end = strchr(line, '\n');
+        assert_non_null(end);
+        char got[200];
+        snprintf(got, sizeof got, "%.*s", (int)(end - line), line);
+        char *at = strchr(bits, '@');
+        if (strcmp(status, "ok") != 0) {
+            none++;
+            assert_string_equal(got, status);
+        } else if (at != NULL) {
+            *at = '\0';
+            char index[48];
+            snprintf(index, sizeof index, " at index %s ", at + 1);
+            assert_non_null(strstr(got, index));
+            assert_string_equal(got + strlen(got) - strlen(bits), bits);
+        } else {
+            assert_string_equal(strchr(got, ' ') + 1, bits);
+        }
+        line = end + 1;
+    }
+    assert_string_equal(line, "");
+    assert_int_equal(res.status, none > 0 ? EXIT_NO_VALUE : 0);
+}
+
 static void dump_prints_a_command_that_replays_the_case(void **state)
 {
     (void)state;
@@ -1888,6 +1932,7 @@ static void dump_prints_a_command_that_replays_the_case(void **state)
         char id[160], b[64], s[64];
         if (line[0] == '#' || sscanf(line, "%159s %63s %63s", id, b, s) != 3
                 || strcmp(s, "ok") != 0 || strstr(id, ".nomask.") != NULL
+                || strchr(id, '/') != NULL       /* a batch's reduction */
                 || atol(strrchr(id, 'n') + 1) > 100000)
             continue;
         if (f32_id[0] == '\0' && strncmp(id, "sum.f32.f32.", 12) == 0)
@@ -1899,6 +1944,15 @@ static void dump_prints_a_command_that_replays_the_case(void **state)
     assert_true(f32_id[0] != '\0' && f64_id[0] != '\0');
     assert_dump_replays(f32_id);
     assert_dump_replays(f64_id);
+    /* Batches: masked rows, masked columns (dumped column after column),
+     * segments with empty ones and empty answers, argmax positions. */
+    assert_batch_dump_replays("sum.f32.f32.specials.empty_leaves.rows37x33",
+                              37);
+    assert_batch_dump_replays("argmax.i32.i32.small.half.cols16x100", 16);
+    assert_batch_dump_replays("min.f64.f64.specials.empty_leaves.segs40x120",
+                              40);
+    assert_batch_dump_replays("argmax.f32.f32.abs.specials.nomask.segs50x64",
+                              50);
 }
 
 int main(int argc, char **argv)
