@@ -580,11 +580,15 @@ bool sb__columns_kernel_takes(const sb_context *ctx, const sb__plan *plan,
  * over its read kernel): 1000 columns of 134218 at 0.39 in the rows
  * kernel's groups of 4, 0.68 in 2 groups of 32, 0.52 in 1 of 64;
  * 134218 columns of 1000 at 0.57 in groups of 16, 0.62 of 32 or 64,
- * 0.70 of 256. */
+ * 0.70 of 256. On a GPU, at most sb_options.work_group_size (256 unless
+ * the caller chose fewer): a CPU device's default there (16) is the 1-D
+ * kernel's, which the columns measured slower with. */
 static cl_int columns_group_size(const sb_context *ctx, cl_kernel k,
                                  size_t items, size_t *wg_out)
 {
     size_t wg = 256;
+    if (ctx->caps.is_gpu && ctx->opts.work_group_size < wg)
+        wg = ctx->opts.work_group_size;
     while (wg > ctx->caps.max_work_group_size)
         wg /= 2;
     long cores = ctx->caps.is_gpu ? 1 : sysconf(_SC_NPROCESSORS_ONLN);

@@ -229,15 +229,18 @@ static void batched_rows_run_clean(void **state)
 
 /* The columns kernel (batch stride 1; sb_columns: a vector of columns
  * per work-item, one leaf at a time with a barrier after each): f32 sums
- * and f64 max of 37 columns (a partial last block, which overlaps the one
- * before and writes only its own columns) and items past the last column
- * (work-groups of 4), with a positive and a negative element stride,
- * through both batched forms. Buffers kept as above. */
+ * and f64 max of 100 columns (a partial last block, which overlaps the
+ * one before and writes only its own columns), in the default shape (one
+ * group of 256 items, most past the last column) and in work-groups of 4
+ * (Oclgrind is a GPU to the library, whose columns groups follow
+ * work_group_size: 2 groups of f32 items, 4 of f64, the last with items
+ * past the last column), each with a positive and a negative element
+ * stride, through both batched forms. Buffers kept as above. */
 static void batched_columns_run_clean(void **state)
 {
     const suite *s = *state;
     keep_buffers();
-    enum { N = 50, COLUMNS = 37, PAD = 3 };
+    enum { N = 50, COLUMNS = 100, PAD = 3 };
     static const sb_reduction rs[] = {
         { SB_SUM, SB_F32, 0, 0, 0 }, { SB_MAX, SB_F64, 0, 0, 0 },
     };
@@ -249,16 +252,17 @@ static void batched_columns_run_clean(void **state)
         device_context dc[2];
         assert_int_equal(device_context_open(&dc[0], d, &shapes[0]), SB_OK);
         assert_int_equal(device_context_open(&dc[1], d, &narrow), SB_OK);
-        for (size_t k = 0; k < 2 * COUNT(rs); k++) {
+        for (size_t k = 0; k < 4 * COUNT(rs); k++) {
             const sb_reduction r = rs[k % COUNT(rs)];
-            const device_context *c = &dc[k / COUNT(rs)];
+            const device_context *c = &dc[k / (2 * COUNT(rs))];
             const size_t es = type_size(r.input), total = N * COLUMNS;
             unsigned char x[N * COLUMNS * 8];
             fill_data(FAMILY_SPECIALS, r.input, 0, x, total,
                       mix_seed(seed, 80 + k));
-            /* Element i of column c at i * COLUMNS + c, or (k odd) at
-             * (N - 1 - i) * COLUMNS + c: a negative element stride. */
-            const bool down = k % 2 == 0;
+            /* Element i of column c at i * COLUMNS + c, or (every other
+             * pair of runs) at (N - 1 - i) * COLUMNS + c: a negative
+             * element stride. */
+            const bool down = (k / COUNT(rs)) % 2 == 0;
             const ptrdiff_t step = down ? COLUMNS : -(ptrdiff_t)COLUMNS;
             const size_t first = down ? 0 : (N - 1) * COLUMNS;
             unsigned char want[COLUMNS * 16], got[COLUMNS * 16];

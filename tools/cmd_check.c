@@ -93,8 +93,9 @@ static void print_usage(FILE *out)
             "                   then really flushes) and run guarded\n"
             "  --quick          only the cases of up to 4097 elements (every\n"
             "                   reduction once at a small size, docs/corpus.md)\n"
-            "  --digest         print one line per case, `case-id result-bits\n"
-            "                   status`, for each target (the table goes to stderr):\n"
+            "  --digest         print one line per case (per reduction of a batch),\n"
+            "                   `case-id result-bits status`, for each target (the\n"
+            "                   table goes to stderr):\n"
             "                   the golden file's format, so two machines compare\n"
             "                   with diff\n"
             "  --filter GLOBS   only the cases whose id matches one of the\n"
@@ -429,7 +430,8 @@ static void run_batch(check_target *t, size_t first, const corpus_case *c,
                          statuses);
         for (size_t b = 0; b < count; b++) {
             char got[CORPUS_RESULT_MAX];
-            const sb_status s = statuses != NULL ? statuses[b] : setup;
+            const sb_status s = results != NULL && statuses != NULL
+                              ? statuses[b] : setup;
             corpus_format_answer(got, sizeof got, c->r, s,
                                  results != NULL ? results + b * rs : NULL);
             if (k == 0 && t->digest != NULL)
@@ -444,7 +446,9 @@ static void run_batch(check_target *t, size_t first, const corpus_case *c,
                 errors = 1;
             else
                 differs = 1;
-            if (t->digest != NULL)
+            /* The digest shows the first shape that differs. */
+            if (t->digest != NULL
+                && strcmp(t->digest[first + b], want[first + b]) == 0)
                 snprintf(t->digest[first + b], CORPUS_RESULT_MAX, "%s", got);
             if (!shown) {
                 shown = 1;

@@ -1878,6 +1878,8 @@ static void assert_batch_dump_replays(const char *id, size_t count)
     run(&res, "check --dump %s", id);
     assert_int_equal(res.status, 0);
     assert_non_null(strstr(res.out, " --segments "));
+    const char *prefix = "samebits reduce ";
+    assert_memory_equal(res.out, prefix, strlen(prefix));
     char command[sizeof res.out];
     memcpy(command, res.out + strlen("samebits "),
            strlen(res.out) - strlen("samebits ") + 1);
@@ -1904,7 +1906,9 @@ static void assert_batch_dump_replays(const char *id, size_t count)
             assert_non_null(strstr(got, index));
             assert_string_equal(got + strlen(got) - strlen(bits), bits);
         } else {
-            assert_string_equal(strchr(got, ' ') + 1, bits);
+            const char *space = strchr(got, ' ');   /* "<value> <bits>" */
+            assert_non_null(space);
+            assert_string_equal(space + 1, bits);
         }
         line = end + 1;
     }
