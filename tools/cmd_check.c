@@ -359,6 +359,23 @@ static cl_mem device_buffer(check_target *t, const void *data, size_t bytes,
     return b;
 }
 
+/* Counts a case's outcome on `t`, in its family's row and in all. */
+static void record_outcome(check_target *t, corpus_family family,
+                           int differs, int errors, int refused)
+{
+    check_count *counts[2] = { &t->family[family], &t->total };
+    for (int i = 0; i < 2; i++) {
+        check_count *n = counts[i];
+        n->run++;
+        if (differs)
+            n->differ++;
+        else if (errors)
+            n->error++;
+        else if (refused)
+            n->refused++;
+    }
+}
+
 /* A batch's answers on one shape of `t`: one sb_reduce_batched_host /
  * sb_reduce_segments_host call (the host's default threads: the batched
  * forms take no options), or one sb_reduce_batched / sb_reduce_segments
@@ -403,7 +420,6 @@ static void run_batch(check_target *t, size_t first, const corpus_case *c,
                       const void *x, const unsigned char *mask,
                       const char *const *want)
 {
-    check_count *fam = &t->family[c->family];
     const size_t elem = sb_type_size(c->r.input), rs = sb_result_size(c->r);
     const size_t count = c->count;
     unsigned char *results = malloc(count * rs);
@@ -469,18 +485,7 @@ static void run_batch(check_target *t, size_t first, const corpus_case *c,
     free(results);
     free(statuses);
     free(off);
-    fam->run++;
-    t->total.run++;
-    if (differs) {
-        fam->differ++;
-        t->total.differ++;
-    } else if (errors) {
-        fam->error++;
-        t->total.error++;
-    } else if (refused) {
-        fam->refused++;
-        t->total.refused++;
-    }
+    record_outcome(t, c->family, differs, errors, refused);
 }
 
 /* Runs case `c` on every shape of `t` and records the outcome. */
@@ -488,7 +493,6 @@ static void run_case(check_target *t, size_t index, const corpus_case *c,
                      const void *x, const void *y, const unsigned char *mask,
                      const char *want)
 {
-    check_count *fam = &t->family[c->family];
     const size_t elem = sb_type_size(c->r.input);
     sb_status setup = SB_OK;
     cl_mem xb = NULL, yb = NULL, mb = NULL;
@@ -547,18 +551,7 @@ static void run_case(check_target *t, size_t index, const corpus_case *c,
     if (t->digest != NULL)
         snprintf(t->digest[index], CORPUS_RESULT_MAX, "%s",
                  shown != NULL ? shown : got[0]);
-    fam->run++;
-    t->total.run++;
-    if (differs) {
-        fam->differ++;
-        t->total.differ++;
-    } else if (errors) {
-        fam->error++;
-        t->total.error++;
-    } else if (refused) {
-        fam->refused++;
-        t->total.refused++;
-    }
+    record_outcome(t, c->family, differs, errors, refused);
 }
 
 /* ---- output ------------------------------------------------------------------- */
