@@ -656,6 +656,31 @@ static int write_file(const char *path, const void *data, size_t size)
     return 0;
 }
 
+/* The `samebits reduce` command that replays case c from the files
+ * --dump wrote: its input (x_path), and where not NULL its mask, a dot
+ * product's second factors and a batch's offsets (--segments: one answer
+ * per reduction). The files are raw: reduce detects text, .npy and .npz
+ * but never guesses raw, so the command says it (a corpus mask's bytes
+ * are any non-zero value, not only 1). */
+static void print_replay(const corpus_case *c, const char *x_path,
+                         const char *mask_path, const char *dot_path,
+                         const char *segments_path)
+{
+    printf("samebits reduce --op %s --type %s --acc %s%s%s%s%s%s%s --format "
+           "raw%s%s%s%s%s --bits %s\n",
+           sb_op_name(c->r.op), sb_type_name(c->r.input),
+           sb_type_name(c->r.accumulator),
+           (c->r.flags & SB_WRAP) ? " --wrap" : "",
+           c->r.map != SB_MAP_NONE ? " --map " : "",
+           c->r.map != SB_MAP_NONE ? sb_map_name(c->r.map) : "",
+           (c->r.flags & SB_SKIP_NAN) ? " --skip-nan" : "",
+           dot_path != NULL ? " --dot " : "", dot_path ? dot_path : "",
+           mask_path != NULL ? " --mask " : "", mask_path ? mask_path : "",
+           mask_path != NULL ? " --mask-format raw" : "",
+           segments_path != NULL ? " --segments " : "",
+           segments_path ? segments_path : "", x_path);
+}
+
 /* --dump of a batch, after its input (xpath) and mask (mpath) were
  * written as they are: the offsets of its reductions as a .npy
  * (CASE.offsets.npy) and the `samebits reduce --segments` command that
@@ -701,18 +726,8 @@ static int dump_batch(const corpus_case *c, const void *x,
         cli_error("check", "%s: %s", opath, err);
         goto done;
     }
-    printf("samebits reduce --op %s --type %s --acc %s%s%s%s%s --format raw"
-           "%s%s%s --segments %s --bits %s\n",
-           sb_op_name(c->r.op), sb_type_name(c->r.input),
-           sb_type_name(c->r.accumulator),
-           (c->r.flags & SB_WRAP) ? " --wrap" : "",
-           c->r.map != SB_MAP_NONE ? " --map " : "",
-           c->r.map != SB_MAP_NONE ? sb_map_name(c->r.map) : "",
-           (c->r.flags & SB_SKIP_NAN) ? " --skip-nan" : "",
-           mask != NULL ? " --mask " : "",
-           mask != NULL ? (cols ? cmpath : mpath) : "",
-           mask != NULL ? " --mask-format raw" : "", opath,
-           cols ? cxpath : xpath);
+    print_replay(c, cols ? cxpath : xpath,
+                 mask != NULL ? (cols ? cmpath : mpath) : NULL, NULL, opath);
     rc = CLI_EXIT_OK;
 done:
     free(off);
@@ -757,21 +772,8 @@ static int dump_case(const corpus_case *cases, size_t count, const char *id)
                         xpath, mpath);
         goto done;
     }
-    /* The files are raw: reduce detects text, .npy and .npz but never
-     * guesses raw, so the command says it (a corpus mask's bytes are any
-     * non-zero value, not only 1). */
-    printf("samebits reduce --op %s --type %s --acc %s%s%s%s%s%s%s --format "
-           "raw%s%s%s --bits %s\n",
-           sb_op_name(c->r.op), sb_type_name(c->r.input),
-           sb_type_name(c->r.accumulator),
-           (c->r.flags & SB_WRAP) ? " --wrap" : "",
-           c->r.map != SB_MAP_NONE ? " --map " : "",
-           c->r.map != SB_MAP_NONE ? sb_map_name(c->r.map) : "",
-           (c->r.flags & SB_SKIP_NAN) ? " --skip-nan" : "",
-           c->dot ? " --dot " : "", c->dot ? ypath : "",
-           c->mask != CORPUS_MASK_NONE ? " --mask " : "",
-           c->mask != CORPUS_MASK_NONE ? mpath : "",
-           c->mask != CORPUS_MASK_NONE ? " --mask-format raw" : "", xpath);
+    print_replay(c, xpath, c->mask != CORPUS_MASK_NONE ? mpath : NULL,
+                 c->dot ? ypath : NULL, NULL);
     rc = CLI_EXIT_OK;
 done:
     free(x);
