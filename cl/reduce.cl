@@ -583,16 +583,21 @@ inline int sb_order_free_item(const global in_t *x, const global in_t *y,
 
 /* A half accumulator (its nodes are floats that are exactly half values)
  * rounds each sum, square and product to its type, as sb_step() and
- * sb_term() do one lane at a time (arith_half.cl), here in integer
- * operations on 16 lanes with selects, no branch, meant to give the same
- * bits as sb_round_f16() / sb_round_bf16() on every binary32 pattern (a C
- * transcription of it, not kept, matched sb__round_f16() on all 2^32
- * when it was written; test_device_half and the corpus compare the
- * kernels with the oracle on every device). f16: from 2^-14 up, the
- * bits rounded to 11 significant bits (a carry moves into the exponent),
- * 2^16 or more an overflow to inf; below, the significand m shifted right
- * by 126 - e (at most 25: 0 from there), nearest even, in units of 2^-24,
- * which an exact conversion and scaling turn into a binary32 normal. */
+ * sb_term() do one lane at a time (arith_half.cl), here on 16 lanes with
+ * no branch, as the host's vround_f16() (src/host_half_vec.h) does without
+ * F16C: the same bits as sb_round_f16() / sb_round_bf16() on every binary32
+ * pattern (tests/test_half_rounding_sweep.c checks the host's form on all
+ * of them; test_device_half and the corpus compare the kernels with the
+ * oracle on every device). f16: from 2^-14 up, the bits rounded to 11
+ * significant bits (a carry moves into the exponent), 2^16 or more an
+ * overflow to inf; below, a multiple of 2^-24: adding 0.5 puts |v| where
+ * binary32's spacing is 2^-24, rounding it there (nearest even: 0.5 is an
+ * even multiple), and subtracting 0.5 is exact. Neither side is a binary32
+ * subnormal (a half value, or a product of two, is 0 or at least 2^-48),
+ * so a device that flushes them gives the same bits. This replaced a
+ * shift of the significand by a per-lane count, rounding on the bits and
+ * an int-to-float conversion (POCL's f16 sums into f16 went from 3.5 GB/s
+ * to the figure in the README). */
 #if SB_ACC_HALF == SB_KIND_F16
 inline float16 sb_vround_acc(float16 v)
 {
@@ -600,17 +605,7 @@ inline float16 sb_vround_acc(float16 v)
     const uint16 a = b & (uint16)0x7FFFFFFFu;
     const uint16 normal = (a + (uint16)0xFFFu + ((a >> 13) & (uint16)1u))
                         & (uint16)0xFFFFE000u;
-    const uint16 s = as_uint16(clamp((int16)126 - as_int16(a >> 23),
-                                     (int16)14, (int16)25));
-    const uint16 m = (a & (uint16)0x7FFFFFu) | (uint16)0x800000u;
-    const uint16 kept = m >> s;
-    const uint16 rest = m & (((uint16)1u << s) - (uint16)1u);
-    const uint16 halfway = (uint16)1u << (s - (uint16)1u);
-    const uint16 up = as_uint16((rest > halfway) |
-                                ((rest == halfway) &
-                                 ((kept & (uint16)1u) != (uint16)0u)))
-                    & (uint16)1u;
-    const uint16 small = as_uint16(convert_float16(kept + up) * 0x1p-24f);
+    const uint16 small = as_uint16((as_float16(a) + 0.5f) - 0.5f);
     uint16 r = select(normal, small, a < (uint16)0x38800000u);
     r = select(r, (uint16)0x7F800000u, r >= (uint16)0x47800000u);
     r |= b & (uint16)0x80000000u;
@@ -671,24 +666,39 @@ inline float16 sb_vround_acc(float16 v)
 #define SB_LANES 16
 #define SB_LANES_LOG2 4
 #if SB_IN_KIND == SB_KIND_F16
-/* 16 f16 patterns as floats, exactly, with selects and no branch (the
+/* 16 f16 patterns as floats, exactly, with no branch and no select (the
  * element-by-element conversion of sb_load() kept POCL's f16 sums at 0.07
- * of its f32 sum, bf16 at 0.25): normal, the exponent field rebased by
- * 127 - 15; inf and NaN, the all-ones exponent; subnormal or zero, f
- * 2^-24 with f < 2^10, an exact conversion and an exact scaling to a
- * binary32 normal (no subnormal in or out). */
+ * of its f32 sum, bf16 at 0.25; a form with three selects, at 0.55):
+ * the exponent and fraction fields moved to binary32's places and the
+ * exponent rebased by 127 - 15; inf and NaN (all-ones field) rebased
+ * once more, which lands on binary32's all-ones field; subnormal or zero,
+ * f 2^-24 with f < 2^10, made the normal 2^-14 (1 + f 2^-10) and 2^-14
+ * subtracted, exactly (both sides are binary32 normals: a device that
+ * flushes subnormals gives the same bits). For the others 0 is
+ * subtracted, which changes nothing but a NaN's payload, and a NaN result
+ * is the canonical one anyway. */
 inline float16 sb_f16x16_to_float16(ushort16 h16)
 {
     const uint16 h = convert_uint16(h16);
     const uint16 mag = h & (uint16)0x7FFFu;
-    const uint16 normal = (mag << 13) + (uint16)0x38000000u;
-    const uint16 special = (uint16)0x7F800000u | ((mag & (uint16)0x3FFu) << 13);
-    const uint16 small = as_uint16(convert_float16(mag) * 0x1p-24f);
-    uint16 r = select(normal, small, mag < (uint16)0x400u);
-    r = select(r, special, mag >= (uint16)0x7C00u);
-    return as_float16(((h & (uint16)0x8000u) << 16) | r);
+    const uint16 special = as_uint16(mag >= (uint16)0x7C00u);
+    const uint16 small = as_uint16(mag < (uint16)0x400u);
+    const uint16 r = (mag << 13) + (uint16)0x38000000u
+                   + (special & (uint16)0x38000000u)
+                   + (small & (uint16)0x00800000u);
+    const float16 v = as_float16(r) - as_float16(small & (uint16)0x38800000u);
+    return as_float16(as_uint16(v) | ((h & (uint16)0x8000u) << 16));
 }
+#if SB_HALF_LOADS
+/* Where the build says the device's own conversion is exact
+ * (src/device_programs.c, half_loads_ok(): POCL on an x86 CPU with F16C,
+ * whose vcvtph2ps converts every f16 pattern exactly, DAZ or not): one
+ * instruction for 16 elements instead of about eleven (POCL's f16 sums
+ * into f32 went from 18 to the bf16 sums' 28 GB/s). */
+#define SB_VLOADW(p) vload_half16(0, (const global half *)(p))
+#else
 #define SB_VLOADW(p) sb_f16x16_to_float16(vload16(0, (p)))
+#endif
 #elif SB_IN_KIND == SB_KIND_BF16
 /* 16 bf16 patterns as floats: the upper halves of the binary32s. */
 #define SB_VLOADW(p) as_float16(convert_uint16(vload16(0, (p))) << 16)

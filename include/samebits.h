@@ -187,6 +187,8 @@ typedef struct {
  *  binary32 with the device's exact f32 mode (SB_MODE_GUARDED where it
  *  flushes subnormals), rounding each step to the half type for a half
  *  accumulator; into f64 they take the f64 mode (software without fp64).
+ *  (POCL's CPU device on an x86 CPU with F16C reads f16 with core
+ *  OpenCL's vload_half16, which is vcvtph2ps there: exact too.)
  *  A device refuses them only where it refuses the accumulator (f64
  *  without 64-bit integers). */
 typedef enum {

@@ -180,6 +180,20 @@ static size_t prefetch_bytes(const sb_device_caps *c)
     return sb__host_prefetch_bytes();
 }
 
+/* Whether the lane folds read f16 elements with vload_half16 (cl/reduce.cl,
+ * SB_HALF_LOADS): on POCL's CPU devices on an x86 CPU with F16C, where
+ * it is one vcvtph2ps per 16 elements, which converts every f16 pattern
+ * exactly whatever MXCSR's DAZ and FTZ say (checked on all 65536 with
+ * both set; POCL's flushing device runs test_device_half). Elsewhere the
+ * kernels convert the bits themselves, as the issue that added half
+ * types asked: a device's own conversion (a GPU's, Oclgrind's) is not
+ * known to keep subnormals, and the integer form needs no cl_khr_fp16. */
+static int half_loads_ok(const sb_device_caps *c)
+{
+    return !c->is_gpu && sb__contains_nocase(c->version, "pocl")
+           && sb__cpu_has_f16c();
+}
+
 /* How the kernels take a signed integer's abs (cl/ops.cl, sb_term_abs):
  * on Oclgrind as a select of a negation, built with -cl-opt-disable,
  * because its 21.10 interpreter has no llvm.abs, which LLVM's optimiser
@@ -240,7 +254,7 @@ static void build_options(const sb_context *ctx, const sb__plan *plan,
              "-DSB_KIND_F16=%d -DSB_KIND_BF16=%d -DSB_ACC_HALF=%d "
              "-DSB_PREFETCH=%zu -DSB_COUNT=%d -DSB_ARG=%d "
              "-DSB_RESULT_INDEX_OFFSET=%d -DSB_ROWS_MAX_LPI_LOG2=%d "
-             "-DSB_CHAIN_FOLDS=%d -DSB_ROWS_IN_LANES=%d",
+             "-DSB_CHAIN_FOLDS=%d -DSB_ROWS_IN_LANES=%d -DSB_HALF_LOADS=%d",
              opt, std, (ctx->opts.flags & SB_OPT_FLUSH_SUBNORMALS)
                   ? "-cl-denorms-are-zero " : "",
              storage_name(c, plan->input),
@@ -261,7 +275,8 @@ static void build_options(const sb_context *ctx, const sb__plan *plan,
              plan->skip_nan, plan->dot, abs_by_select(c), KIND_F16,
              KIND_BF16, acc_half ? kind_of(plan->acc) : 0, prefetch_bytes(c),
              count, (int)plan->arg, (int)offsetof(sb_device_arg_result, index),
-             SB_ROWS_MAX_LEAVES_LOG2, chain_folds_ok(c), rows_in_lanes_ok(c));
+             SB_ROWS_MAX_LEAVES_LOG2, chain_folds_ok(c), rows_in_lanes_ok(c),
+             half_loads_ok(c));
 }
 
 /* ---- programs shared between contexts ---------------------------------------

@@ -96,6 +96,10 @@ const sb__kernel *sb__host_kernel_arg(const sb__plan *plan);
  * (both with a detail). */
 sb_status sb__isa_resolve(unsigned requested, unsigned *isa);
 
+/* Whether this CPU converts binary16 with F16C (x86-64 builds with the
+ * instruction-set copies only; false elsewhere). */
+bool sb__cpu_has_f16c(void);
+
 /* The sb__block_map_fn of a prepared plan in the copy built for `isa`,
  * or NULL where blocks take sb__prepare() (conversions, NaN skipping,
  * integers). */

@@ -72,6 +72,18 @@ sb_status sb_isa_parse(const char *text, unsigned *isa)
 /* Bit k set: this CPU (and its operating system, which must save the
  * wider registers) runs set k. Asked once; racing first calls store the
  * same value. */
+bool sb__cpu_has_f16c(void)
+{
+#if SB_HAVE_X86_VARIANTS
+    /* Clang's __builtin_cpu_supports() knows no "f16c": CPUID leaf 1,
+     * ECX bit 29 (the OS side is AVX's, which an avx2 check covers). */
+    unsigned a = 0, b = 0, c = 0, d = 0;
+    return __get_cpuid(1, &a, &b, &c, &d) && (c & bit_F16C);
+#else
+    return false;
+#endif
+}
+
 static unsigned runnable_sets(void)
 {
     static atomic_uint cached;   /* 0: not asked yet */
@@ -83,12 +95,8 @@ static unsigned runnable_sets(void)
     /* GCC's and Clang's runtime checks include XGETBV: a feature the OS
      * does not enable reads as absent. */
     __builtin_cpu_init();
-    /* The AVX2 folds convert f16 with F16C (CMakeLists.txt). Clang's
-     * __builtin_cpu_supports() knows no "f16c": CPUID leaf 1, ECX bit 29
-     * (the OS side is AVX's, which the avx2 check covers). */
-    unsigned a = 0, b = 0, c = 0, d = 0;
-    const bool f16c = __get_cpuid(1, &a, &b, &c, &d) && (c & bit_F16C);
-    if (__builtin_cpu_supports("avx2") && f16c)
+    /* The AVX2 folds convert f16 with F16C (CMakeLists.txt). */
+    if (__builtin_cpu_supports("avx2") && sb__cpu_has_f16c())
         sets |= 1u << SB_ISA_AVX2;
     if (__builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512bw")
         && __builtin_cpu_supports("avx512dq")
