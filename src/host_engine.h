@@ -234,6 +234,24 @@ const unsigned char *sb__prepare(const sb__plan *plan, const void *x,
                                  const void *y, const unsigned char *mask,
                                  size_t count, void *out,
                                  unsigned char *mask_out, bool *overflow);
+/* sb__prepare() in the copy built for `isa` (host_prepare.c is compiled
+ * once per instruction set, as host_kernels.c: its conversions and loops
+ * are exact, so every copy writes the same bytes; sb__prepare() itself is
+ * the baseline copy, for the few elements of a partial's leaf or of an
+ * overflow's search). */
+typedef const unsigned char *(*sb__prepare_fn)(const sb__plan *plan,
+        const void *x, const void *y, const unsigned char *mask, size_t count,
+        void *out, unsigned char *mask_out, bool *overflow);
+sb__prepare_fn sb__host_prepare(unsigned isa);
+const unsigned char *sb__prepare_baseline(const sb__plan *plan,
+        const void *x, const void *y, const unsigned char *mask, size_t count,
+        void *out, unsigned char *mask_out, bool *overflow);
+const unsigned char *sb__prepare_avx2(const sb__plan *plan,
+        const void *x, const void *y, const unsigned char *mask, size_t count,
+        void *out, unsigned char *mask_out, bool *overflow);
+const unsigned char *sb__prepare_avx512(const sb__plan *plan,
+        const void *x, const void *y, const unsigned char *mask, size_t count,
+        void *out, unsigned char *mask_out, bool *overflow);
 
 /* Converts `count` elements from `input` to `acc` (an allowed pair,
  * input != acc). */

@@ -203,6 +203,18 @@ sb__rows_kernel sb__host_rows(const sb__plan *plan, unsigned isa)
     return SB_FOR_ISA(sb__host_rows, isa, plan);
 }
 
+sb__prepare_fn sb__host_prepare(unsigned isa)
+{
+#if SB_HAVE_X86_VARIANTS
+    if (isa == SB_ISA_AVX512)
+        return sb__prepare_avx512;
+    if (isa == SB_ISA_AVX2)
+        return sb__prepare_avx2;
+#endif
+    (void)isa;
+    return sb__prepare_baseline;
+}
+
 sb__block_map_fn sb__host_block_map(const sb__plan *plan, unsigned isa)
 {
     return SB_FOR_ISA(sb__host_block_map, isa, plan);

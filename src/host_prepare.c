@@ -13,6 +13,24 @@
 #include "host_engine.h"
 #include "host_half.h"
 
+/* Compiled once per instruction set of the host path (CMakeLists.txt, as
+ * host_kernels.c): the wider copies convert f16 with F16C and vectorise
+ * the loops below in their registers. Through the baseline copy alone,
+ * f16 sums into f64 ran at 3.0 GB/s of input on one thread, masked f16
+ * sums into f32 at 3.4 and NaN-skipping ones at 2.8 (AMD EPYC Zen 4,
+ * 2^24), against 17 for the unmasked f16 sum. */
+#if !defined(SB_HOST_ISA) || SB_HOST_ISA == SB_ISA_BASELINE
+#  define SB_PREPARE_COPY sb__prepare_baseline
+#elif SB_HOST_ISA == SB_ISA_AVX2
+#  define SB_PREPARE_COPY sb__prepare_avx2
+#  include <immintrin.h>
+#elif SB_HOST_ISA == SB_ISA_AVX512
+#  define SB_PREPARE_COPY sb__prepare_avx512
+#  include <immintrin.h>
+#else
+#  error "SB_HOST_ISA: unknown instruction set"
+#endif
+
 /* ---- one element in the accumulator ---------------------------------------- */
 
 /* abs and products per accumulator type, checked (setting *ov) or
@@ -163,7 +181,30 @@ SB_WIDENING_LIST(SB_PREPARE_FN_)
  * registers (SB_VEC_F16_TO_F32, host_half.h). Full unmasked blocks take
  * the per-instruction-set copy of it in host_kernels.c, fused with the
  * fold. */
-#if defined(__GNUC__)
+#if defined(__AVX512F__)
+/* vcvtph2ps: exact for every f16 pattern, whatever MXCSR's DAZ says. */
+static void f16_block_to_float(const uint16_t *x, float *out, size_t count)
+{
+    size_t i = 0;
+    for (; i + 16 <= count; i += 16)
+        _mm512_storeu_ps(out + i, _mm512_cvtph_ps(
+            _mm256_loadu_si256((const __m256i *)(const void *)(x + i))));
+    for (; i < count; i++)
+        out[i] = sb__f16_to_float(x[i]);
+}
+#define SB_F16_BLOCK(x, out, count) f16_block_to_float((x), (out), (count))
+#elif defined(__F16C__)
+static void f16_block_to_float(const uint16_t *x, float *out, size_t count)
+{
+    size_t i = 0;
+    for (; i + 8 <= count; i += 8)
+        _mm256_storeu_ps(out + i, _mm256_cvtph_ps(
+            _mm_loadu_si128((const __m128i *)(const void *)(x + i))));
+    for (; i < count; i++)
+        out[i] = sb__f16_to_float(x[i]);
+}
+#define SB_F16_BLOCK(x, out, count) f16_block_to_float((x), (out), (count))
+#elif defined(__GNUC__)
 typedef uint32_t sb_u32x4 __attribute__((vector_size(16)));
 typedef uint16_t sb_u16x4 __attribute__((vector_size(8)));
 typedef float    sb_f32x4 __attribute__((vector_size(16)));
@@ -252,10 +293,10 @@ SB_HALF_PREPARE_FN_(bf16_f64, SB_BF16_BLOCK, double, fabs,  SB_NO_ROUND)
 #undef SB_HALF_LOOP_
 #undef SB_HALF_PREPARE_FN_
 
-const unsigned char *sb__prepare(const sb__plan *plan, const void *x,
-                                 const void *y, const unsigned char *mask,
-                                 size_t count, void *out,
-                                 unsigned char *mask_out, bool *overflow)
+const unsigned char *SB_PREPARE_COPY(const sb__plan *plan, const void *x,
+                                     const void *y, const unsigned char *mask,
+                                     size_t count, void *out,
+                                     unsigned char *mask_out, bool *overflow)
 {
     bool ov = false;
 #define SB_PREPARE_CASE_(in, ac)                                             \
@@ -276,3 +317,14 @@ const unsigned char *sb__prepare(const sb__plan *plan, const void *x,
     *overflow |= ov && plan->checked;
     return plan->skip_nan ? mask_out : mask;
 }
+
+#if !defined(SB_HOST_ISA) || SB_HOST_ISA == SB_ISA_BASELINE
+const unsigned char *sb__prepare(const sb__plan *plan, const void *x,
+                                 const void *y, const unsigned char *mask,
+                                 size_t count, void *out,
+                                 unsigned char *mask_out, bool *overflow)
+{
+    return sb__prepare_baseline(plan, x, y, mask, count, out, mask_out,
+                                overflow);
+}
+#endif

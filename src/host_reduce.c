@@ -68,7 +68,8 @@ void *(*sb__host_malloc)(size_t size) = malloc;
 typedef struct {
     const sb__plan      *plan;
     const sb__kernel    *kernel;
-    sb__block_map_fn     block_map;      /* NULL: sb__prepare() */
+    sb__block_map_fn     block_map;      /* NULL: prepare */
+    sb__prepare_fn       prepare;        /* a prepared plan's blocks */
     const unsigned char *x;
     const unsigned char *y;              /* a dot product's second factors */
     const unsigned char *mask;
@@ -105,7 +106,7 @@ static void fold_block(const job *j, const void *x, const void *y,
         return;
     }
     if (j->plan->prepared) {
-        mask = sb__prepare(j->plan, x, y, mask, count, converted,
+        mask = j->prepare(j->plan, x, y, mask, count, converted,
                            taking_part, overflow);
         x = converted;
     }
@@ -338,6 +339,7 @@ static sb__node reduce_tree(const sb__plan *plan, const unsigned char *x,
         .plan = plan, .kernel = kernel, .x = x, .y = y, .mask = mask, .n = n,
         .stride = stride,
         .block_map = block_map,
+        .prepare = sb__host_prepare(isa),
         .prefetch = sb__host_prefetch_bytes(),
         .measuring = measuring,
         .span_bytes = (uint_least64_t)SB_PREFETCH_SPAN_BLOCKS * SB_BLOCK_SIZE
@@ -580,6 +582,7 @@ sb_status sb__reduce_row(const sb__row_engine *e, const void *x,
     } else {
         const job j = {
             .plan = plan, .kernel = e->kernel, .block_map = e->block_map,
+            .prepare = sb__host_prepare(e->isa),
             .x = x, .mask = mask, .n = n, .stride = stride,
             .prefetch = e->prefetch,
         };
