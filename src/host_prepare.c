@@ -253,9 +253,14 @@ static bool prepare_##name(const sb__plan *plan, const void *xv,             \
 {                                                                            \
     const uint16_t *x = xv, *y = yv;                                         \
     CT *out = outv;                                                          \
-    _Alignas(64) float a[SB_HALF_PIECE], b[SB_HALF_PIECE];                   \
+    _Alignas(64) float a_[SB_HALF_PIECE], b[SB_HALF_PIECE];                  \
+    /* Into f32 with no map or product, the floats are the output:      \
+     * converted there, not copied (masked f16 sums 4.1 -> 4.2-4.9 GB/s). */ \
+    const bool direct = sizeof(CT) == sizeof(float) && !plan->dot &&        \
+                        plan->map == SB_MAP_NONE;                            \
     for (size_t at = 0; at < count; at += SB_HALF_PIECE) {                   \
         const size_t c = count - at < SB_HALF_PIECE ? count - at : SB_HALF_PIECE; \
+        float *const a = direct ? (float *)(void *)(out + at) : a_;          \
         TO_FLOATS(x + at, a, c);                                             \
         if (plan->dot) {                                                     \
             TO_FLOATS(y + at, b, c);                                         \
@@ -278,7 +283,7 @@ static bool prepare_##name(const sb__plan *plan, const void *xv,             \
             SB_HALF_LOOP_(take ? (CT)ABS((CT)a[i]) : (CT)0)                  \
         } else if (plan->map == SB_MAP_SQUARE) {                             \
             SB_HALF_LOOP_(take ? (CT)ROUND((CT)a[i] * (CT)a[i]) : (CT)0)     \
-        } else {                                                             \
+        } else if (!direct) {                                                \
             for (size_t i = 0; i < c; i++) out[at + i] = (CT)a[i];           \
         }                                                                    \
     }                                                                        \
