@@ -181,25 +181,25 @@ SB_WIDENING_LIST(SB_PREPARE_FN_)
  * registers (SB_VEC_F16_TO_F32, host_half.h). Full unmasked blocks take
  * the per-instruction-set copy of it in host_kernels.c, fused with the
  * fold. */
-#if defined(__AVX512F__)
-/* vcvtph2ps: exact for every f16 pattern, whatever MXCSR's DAZ says. */
+#if defined(__AVX512F__) || defined(__F16C__)
+/* vcvtph2ps (16 lanes with AVX-512F, 8 with F16C): exact for every f16
+ * pattern, whatever MXCSR's DAZ says. */
+#  if defined(__AVX512F__)
+#    define SB_F16_LANES 16
+#    define SB_F16_CONVERT(out, x)                                           \
+    _mm512_storeu_ps((out), _mm512_cvtph_ps(                                 \
+        _mm256_loadu_si256((const __m256i *)(const void *)(x))))
+#  else
+#    define SB_F16_LANES 8
+#    define SB_F16_CONVERT(out, x)                                           \
+    _mm256_storeu_ps((out), _mm256_cvtph_ps(                                 \
+        _mm_loadu_si128((const __m128i *)(const void *)(x))))
+#  endif
 static void f16_block_to_float(const uint16_t *x, float *out, size_t count)
 {
     size_t i = 0;
-    for (; i + 16 <= count; i += 16)
-        _mm512_storeu_ps(out + i, _mm512_cvtph_ps(
-            _mm256_loadu_si256((const __m256i *)(const void *)(x + i))));
-    for (; i < count; i++)
-        out[i] = sb__f16_to_float(x[i]);
-}
-#define SB_F16_BLOCK(x, out, count) f16_block_to_float((x), (out), (count))
-#elif defined(__F16C__)
-static void f16_block_to_float(const uint16_t *x, float *out, size_t count)
-{
-    size_t i = 0;
-    for (; i + 8 <= count; i += 8)
-        _mm256_storeu_ps(out + i, _mm256_cvtph_ps(
-            _mm_loadu_si128((const __m128i *)(const void *)(x + i))));
+    for (; i + SB_F16_LANES <= count; i += SB_F16_LANES)
+        SB_F16_CONVERT(out + i, x + i);
     for (; i < count; i++)
         out[i] = sb__f16_to_float(x[i]);
 }
