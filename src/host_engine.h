@@ -50,6 +50,10 @@ typedef struct {
  * without the pass between. NaN skipping never takes it (it needs a mask). */
 typedef void (*sb__block_map_fn)(const void *x, const void *y, sb_map map,
                                  size_t prefetch, sb__node *out);
+/* The node of one full block of x with a mask, read as stored: a fold
+ * that converts its elements as it loads them (host_kernels.c). */
+typedef void (*sb__masked_block_fn)(const void *x, const unsigned char *mask,
+                                    sb__node *out);
 
 /* The host path's heap allocations, every one optional: without the
  * memory each call takes a slower way to the same bits (a chunk node per
@@ -104,6 +108,12 @@ bool sb__cpu_has_f16c(void);
  * or NULL where blocks take sb__prepare() (conversions, NaN skipping,
  * integers). */
 sb__block_map_fn sb__host_block_map(const sb__plan *plan, unsigned isa);
+/* The sb__masked_block_fn of a prepared plan in the copy built for
+ * `isa`, or NULL where masked blocks take sb__prepare(). */
+sb__masked_block_fn sb__host_masked_block(const sb__plan *plan, unsigned isa);
+sb__masked_block_fn sb__host_masked_block_baseline(const sb__plan *plan);
+sb__masked_block_fn sb__host_masked_block_avx2(const sb__plan *plan);
+sb__masked_block_fn sb__host_masked_block_avx512(const sb__plan *plan);
 sb__block_map_fn sb__host_block_map_baseline(const sb__plan *plan);
 sb__block_map_fn sb__host_block_map_avx2(const sb__plan *plan);
 sb__block_map_fn sb__host_block_map_avx512(const sb__plan *plan);
@@ -147,6 +157,7 @@ typedef struct {
     const sb__plan  *plan;
     const sb__kernel *kernel;       /* NULL for any/all */
     sb__block_map_fn block_map;     /* NULL: sb__prepare() */
+    sb__masked_block_fn masked_block; /* NULL: sb__prepare() */
     size_t           prefetch;      /* sb__host_prefetch_bytes() */
     unsigned         isa;
     sb__rows_kernel  rows;          /* fn NULL: one row at a time */

@@ -219,3 +219,8 @@ sb__block_map_fn sb__host_block_map(const sb__plan *plan, unsigned isa)
 {
     return SB_FOR_ISA(sb__host_block_map, isa, plan);
 }
+
+sb__masked_block_fn sb__host_masked_block(const sb__plan *plan, unsigned isa)
+{
+    return SB_FOR_ISA(sb__host_masked_block, isa, plan);
+}

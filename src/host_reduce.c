@@ -70,6 +70,7 @@ typedef struct {
     const sb__kernel    *kernel;
     sb__block_map_fn     block_map;      /* NULL: prepare */
     sb__prepare_fn       prepare;        /* a prepared plan's blocks */
+    sb__masked_block_fn  masked_block;   /* NULL: prepare */
     const unsigned char *x;
     const unsigned char *y;              /* a dot product's second factors */
     const unsigned char *mask;
@@ -102,6 +103,11 @@ static void fold_block(const job *j, const void *x, const void *y,
     sb__node node;
     if (j->block_map != NULL && mask == NULL && count == SB_BLOCK_SIZE) {
         j->block_map(x, y, j->plan->map, prefetch, &node);
+        merge_push(stack, j->kernel, node, overflow);
+        return;
+    }
+    if (j->masked_block != NULL && mask != NULL && count == SB_BLOCK_SIZE) {
+        j->masked_block(x, mask, &node);
         merge_push(stack, j->kernel, node, overflow);
         return;
     }
@@ -340,6 +346,8 @@ static sb__node reduce_tree(const sb__plan *plan, const unsigned char *x,
         .stride = stride,
         .block_map = block_map,
         .prepare = sb__host_prepare(isa),
+        .masked_block = plan->prepared ? sb__host_masked_block(plan, isa)
+                                       : NULL,
         .prefetch = sb__host_prefetch_bytes(),
         .measuring = measuring,
         .span_bytes = (uint_least64_t)SB_PREFETCH_SPAN_BLOCKS * SB_BLOCK_SIZE
@@ -527,6 +535,8 @@ void sb__row_engine_init(sb__row_engine *e, const sb__plan *plan,
     e->kernel = boolean ? NULL : sb__host_kernel(plan, isa);
     e->block_map = !boolean && plan->prepared
                  ? sb__host_block_map(plan, isa) : NULL;
+    e->masked_block = !boolean && plan->prepared
+                    ? sb__host_masked_block(plan, isa) : NULL;
     e->prefetch = sb__host_prefetch_bytes();
     e->rows = boolean ? (sb__rows_kernel){ NULL, NULL, 0 }
                       : sb__host_rows(plan, isa);
@@ -583,6 +593,7 @@ sb_status sb__reduce_row(const sb__row_engine *e, const void *x,
         const job j = {
             .plan = plan, .kernel = e->kernel, .block_map = e->block_map,
             .prepare = sb__host_prepare(e->isa),
+            .masked_block = e->masked_block,
             .x = x, .mask = mask, .n = n, .stride = stride,
             .prefetch = e->prefetch,
         };
