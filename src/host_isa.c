@@ -69,21 +69,23 @@ sb_status sb_isa_parse(const char *text, unsigned *isa)
     return SB_OK;
 }
 
-/* Bit k set: this CPU (and its operating system, which must save the
- * wider registers) runs set k. Asked once; racing first calls store the
- * same value. */
 bool sb__cpu_has_f16c(void)
 {
 #if SB_HAVE_X86_VARIANTS
     /* Clang's __builtin_cpu_supports() knows no "f16c": CPUID leaf 1,
-     * ECX bit 29 (the OS side is AVX's, which an avx2 check covers). */
+     * ECX bit 29; the OS side is AVX's (its check reads XGETBV). */
+    __builtin_cpu_init();
     unsigned a = 0, b = 0, c = 0, d = 0;
-    return __get_cpuid(1, &a, &b, &c, &d) && (c & bit_F16C);
+    return __builtin_cpu_supports("avx")
+           && __get_cpuid(1, &a, &b, &c, &d) && (c & bit_F16C);
 #else
     return false;
 #endif
 }
 
+/* Bit k set: this CPU (and its operating system, which must save the
+ * wider registers) runs set k. Asked once; racing first calls store the
+ * same value. */
 static unsigned runnable_sets(void)
 {
     static atomic_uint cached;   /* 0: not asked yet */
