@@ -593,8 +593,8 @@ inline int sb_order_free_item(const global in_t *x, const global in_t *y,
  * overflow to inf; below, a multiple of 2^-24: adding 0.5 puts |v| where
  * binary32's spacing is 2^-24, rounding it there (nearest even: 0.5 is an
  * even multiple), and subtracting 0.5 is exact. Neither side is a binary32
- * subnormal (a half value, or a product of two, is 0 or at least 2^-48),
- * so a device that flushes them gives the same bits. This replaced a
+ * subnormal (a half value, or a product of two, is 0 or at least 2^-48):
+ * no subnormal is read or made. This replaced a
  * shift of the significand by a per-lane count, rounding on the bits and
  * an int-to-float conversion (POCL's f16 sums into f16 went from 3.5 GB/s
  * to the figure in the README). */
@@ -673,8 +673,8 @@ inline float16 sb_vround_acc(float16 v)
  * exponent rebased by 127 - 15; inf and NaN (all-ones field) rebased
  * once more, which lands on binary32's all-ones field; subnormal or zero,
  * f 2^-24 with f < 2^10, made the normal 2^-14 (1 + f 2^-10) and 2^-14
- * subtracted, exactly (both sides are binary32 normals: a device that
- * flushes subnormals gives the same bits). For the others 0 is
+ * subtracted, exactly (both sides are binary32 normals: no subnormal is
+ * read or made). For the others 0 is
  * subtracted, which changes nothing but a NaN's payload, and a NaN result
  * is the canonical one anyway. */
 inline float16 sb_f16x16_to_float16(ushort16 h16)
@@ -691,10 +691,11 @@ inline float16 sb_f16x16_to_float16(ushort16 h16)
 }
 #if SB_HALF_LOADS
 /* Where the build says the device's own conversion is exact
- * (src/device_programs.c, half_loads_ok(): POCL on an x86 CPU with F16C,
- * whose vcvtph2ps converts every f16 pattern exactly, DAZ or not): one
+ * (src/device_programs.c, half_loads_ok(): POCL's CPU device on an x86
+ * CPU with F16C, whose vcvtph2ps converts every f16 pattern exactly): one
  * instruction for 16 elements instead of about eleven (POCL's f16 sums
- * into f32 went from 18 to the bf16 sums' 28 GB/s). */
+ * into f32 at 2^27 went from 18 GB/s with the form below, 15.9 with its
+ * selects, to 26-27; bf16 sums: 29). */
 #define SB_VLOADW(p) vload_half16(0, (const global half *)(p))
 #else
 #define SB_VLOADW(p) sb_f16x16_to_float16(vload16(0, (p)))

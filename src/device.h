@@ -69,6 +69,7 @@ struct sb_context {
     cl_command_queue own_queue;    /* used when the caller passes NULL */
     sb_options       opts;
     sb_device_caps   caps;
+    cl_device_type   device_type;  /* CL_DEVICE_TYPE (caps has is_gpu only) */
     char             extensions[8192];
     pthread_mutex_t  lock;         /* guards everything below but the atomic */
     cl_program       programs[SB_LAST_TYPE + 1][SB_LAST_TYPE + 1]
@@ -233,8 +234,11 @@ int sb__is_simulator_name(const char *device_name);
 /* Whether `needle` (not empty) occurs in `hay`, ignoring ASCII case. */
 int sb__contains_nocase(const char *hay, const char *needle);
 
+/* Fills caps (and *type, CL_DEVICE_TYPE, unless NULL) and the extension
+ * list from the device's answers; SB_OPENCL_ERROR with *err if any fails. */
 sb_status sb__device_query(cl_device_id d, sb_device_caps *caps,
-                           char *extensions, size_t ext_size, cl_int *err);
+                           cl_device_type *type, char *extensions,
+                           size_t ext_size, cl_int *err);
 
 /* Sets caps->type_status, type_mode and type_reason from what the device
  * can do and the context's options: `flags` (SB_OPT_ALLOW_INEXACT), and

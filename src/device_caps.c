@@ -101,7 +101,8 @@ static size_t floor_pow2(size_t v)
 }
 
 sb_status sb__device_query(cl_device_id d, sb_device_caps *c,
-                           char *extensions, size_t ext_size, cl_int *err_out)
+                           cl_device_type *type_out, char *extensions,
+                           size_t ext_size, cl_int *err_out)
 {
     memset(c, 0, sizeof *c);
     cl_int err = CL_SUCCESS;
@@ -137,6 +138,8 @@ sb_status sb__device_query(cl_device_id d, sb_device_caps *c,
     }
 
     c->is_gpu = (type & CL_DEVICE_TYPE_GPU) != 0;
+    if (type_out != NULL)
+        *type_out = type;
     c->fp64 = has_extension(extensions, "cl_khr_fp64");
     if (c->fp64 && (err = QUERY(d, CL_DEVICE_DOUBLE_FP_CONFIG, f64)) != CL_SUCCESS) {
         *err_out = err;
@@ -195,7 +198,7 @@ sb_status sb_device_report(cl_device_id device, sb_device_caps *out)
     char extensions[8192];
     cl_int err = CL_SUCCESS;
     sb_device_caps caps;
-    const sb_status s = sb__device_query(device, &caps, extensions,
+    const sb_status s = sb__device_query(device, &caps, NULL, extensions,
                                          sizeof extensions, &err);
     SB_FAIL_IF(s != SB_OK, SB_OPENCL_ERROR, "the device cannot be queried: "
                "clGetDeviceInfo failed: %s", sb_cl_error_name(err));

@@ -118,8 +118,9 @@ sb_status sb_context_create(cl_context cl_ctx, cl_device_id device,
     SB_FAIL_IF(ctx == NULL, SB_OUT_OF_MEMORY,
                "cannot allocate a context (%zu bytes)", sizeof *ctx);
     cl_int err = CL_SUCCESS;
-    sb_status s = sb__device_query(device, &ctx->caps, ctx->extensions,
-                                   sizeof ctx->extensions, &err);
+    sb_status s = sb__device_query(device, &ctx->caps, &ctx->device_type,
+                                   ctx->extensions, sizeof ctx->extensions,
+                                   &err);
     if (s != SB_OK)   /* header: a device that cannot be queried */
         s = sb__fail(SB_OPENCL_ERROR, "the device cannot be queried: "
                      "clGetDeviceInfo failed: %s", sb_cl_error_name(err));

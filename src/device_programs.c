@@ -181,16 +181,19 @@ static size_t prefetch_bytes(const sb_device_caps *c)
 }
 
 /* Whether the lane folds read f16 elements with vload_half16 (cl/reduce.cl,
- * SB_HALF_LOADS): on POCL's CPU devices on an x86 CPU with F16C, where
- * it is one vcvtph2ps per 16 elements, which converts every f16 pattern
- * exactly whatever MXCSR's DAZ and FTZ say (checked on all 65536 with
- * both set; POCL's flushing device runs test_device_half). Elsewhere the
- * kernels convert the bits themselves, as the issue that added half
- * types asked: a device's own conversion (a GPU's, Oclgrind's) is not
- * known to keep subnormals, and the integer form needs no cl_khr_fp16. */
-static int half_loads_ok(const sb_device_caps *c)
+ * SB_HALF_LOADS): on POCL's CPU devices (CL_DEVICE_TYPE_CPU: the host's
+ * own cores, whose F16C this process sees) on an x86 CPU with F16C,
+ * where it is one vcvtph2ps per 16 elements, exact for every f16
+ * pattern (checked on all 65536, with DAZ and FTZ set too). The lane
+ * folds run in a native f32 mode only, never in a flushing context.
+ * Elsewhere the kernels convert the bits themselves, as the issue that
+ * added half types asked: a device's own conversion (a GPU's,
+ * Oclgrind's, an older POCL's software one) is not known to keep
+ * subnormals, and the integer form needs no cl_khr_fp16. */
+static int half_loads_ok(const sb_context *ctx)
 {
-    return !c->is_gpu && sb__contains_nocase(c->version, "pocl")
+    return (ctx->device_type & CL_DEVICE_TYPE_CPU) != 0
+           && sb__contains_nocase(ctx->caps.version, "pocl")
            && sb__cpu_has_f16c();
 }
 
@@ -276,7 +279,7 @@ static void build_options(const sb_context *ctx, const sb__plan *plan,
              KIND_BF16, acc_half ? kind_of(plan->acc) : 0, prefetch_bytes(c),
              count, (int)plan->arg, (int)offsetof(sb_device_arg_result, index),
              SB_ROWS_MAX_LEAVES_LOG2, chain_folds_ok(c), rows_in_lanes_ok(c),
-             half_loads_ok(c));
+             half_loads_ok(ctx));
 }
 
 /* ---- programs shared between contexts ---------------------------------------

@@ -247,7 +247,9 @@ const unsigned char *sb__prepare(const sb__plan *plan, const void *x,
                                  unsigned char *mask_out, bool *overflow);
 /* sb__prepare() in the copy built for `isa` (host_prepare.c is compiled
  * once per instruction set, as host_kernels.c: its conversions and loops
- * are exact, so every copy writes the same bytes; sb__prepare() itself is
+ * are exact, so every copy writes the same values (a signalling f16 NaN
+ * may come out quiet, and a NaN result is the canonical one anyway);
+ * sb__prepare() itself is
  * the baseline copy, for the few elements of a partial's leaf or of an
  * overflow's search). */
 typedef const unsigned char *(*sb__prepare_fn)(const sb__plan *plan,

@@ -183,7 +183,9 @@ SB_WIDENING_LIST(SB_PREPARE_FN_)
  * fold. */
 #if defined(__AVX512F__) || defined(__F16C__)
 /* vcvtph2ps (16 lanes with AVX-512F, 8 with F16C): exact for every f16
- * pattern, whatever MXCSR's DAZ says. */
+ * pattern, whatever MXCSR's DAZ says. (The baseline copy lands here too
+ * when the build's own flags include F16C.) */
+#  include <immintrin.h>
 #  if defined(__AVX512F__)
 #    define SB_F16_LANES 16
 #    define SB_F16_CONVERT(out, x)                                           \
