@@ -134,6 +134,12 @@
 #  endif
 #endif
 
+/* Token pasting after expansion: the kernels choose their folds by name
+ * (DEFINE_FOLD_KERNEL's SB_CAT(MASKED_OF_, FULL)) with or without the
+ * vector folds. */
+#define SB_CAT(a, b)  SB_CAT_(a, b)
+#define SB_CAT_(a, b) a##b
+
 #ifdef SB_HAVE_SHUFFLE
 typedef float  sb_vf __attribute__((vector_size(SB_VEC_BYTES)));
 typedef double sb_vd __attribute__((vector_size(SB_VEC_BYTES)));
@@ -143,9 +149,6 @@ typedef double sb_vd __attribute__((vector_size(SB_VEC_BYTES)));
  * 32 bytes at a time, which no CPU forwards (a third of AVX2's speed). */
 typedef float  sb_vf_in __attribute__((vector_size(SB_VEC_BYTES), aligned(4), may_alias));
 typedef double sb_vd_in __attribute__((vector_size(SB_VEC_BYTES), aligned(8), may_alias));
-
-#define SB_CAT(a, b)  SB_CAT_(a, b)
-#define SB_CAT_(a, b) a##b
 
 /* acc = BETTER(e, acc) ? e : acc in every lane, the step of the min and
  * max folds (VBETTER_MIN, VBETTER_MAX below). x86's MIN and MAX
