@@ -50,10 +50,13 @@ typedef struct {
  * without the pass between. NaN skipping never takes it (it needs a mask). */
 typedef void (*sb__block_map_fn)(const void *x, const void *y, sb_map map,
                                  size_t prefetch, sb__node *out);
-/* The node of one full block of x with a mask, read as stored: a fold
- * that converts its elements as it loads them (host_kernels.c). */
-typedef void (*sb__masked_block_fn)(const void *x, const unsigned char *mask,
-                                    sb__node *out);
+/* The node of one full block of x with a mask, or skipping NaNs with a
+ * mask or NULL, read as stored: a fold that converts its elements as it
+ * loads them (host_kernels.c), asking for the lines `prefetch` bytes
+ * ahead. false: this block takes sb__prepare()
+ * instead (a NaN taking part in a masked min or max). */
+typedef bool (*sb__masked_block_fn)(const void *x, const unsigned char *mask,
+                                    size_t prefetch, sb__node *out);
 
 /* The host path's heap allocations, every one optional: without the
  * memory each call takes a slower way to the same bits (a chunk node per

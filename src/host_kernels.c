@@ -1027,29 +1027,45 @@ static inline sb_vi64 mask_keep_f64(const unsigned char *p)
     return (sb_vi64)_mm_unpacklo_epi32(_mm_unpacklo_epi16(b, z), z) != 0;
 }
 #  endif
+/* The lines `prefetch` bytes past the next two groups of W leaves of x
+ * and (where there is one) of their mask. Without them, masked f64 sums
+ * from memory ran at 0.3 of their speed in cache (one thread, AVX-512,
+ * AMD EPYC Zen 5). */
+#  define MASKED_PREFETCH(x, mask, g, W, prefetch)                          \
+    do {                                                                    \
+        const size_t from_ = (size_t)(g) * (W) * L;                         \
+        prefetch_ahead((x) + from_, 2 * (W) * L * sizeof *(x), (prefetch)); \
+        if ((mask) != NULL)                                                 \
+            prefetch_ahead((mask) + from_, 2 * (W) * L, (prefetch));        \
+    } while (0)
 /* LOAD(p): the W elements at p as a V (XT: their type in memory, which
- * a half input converts as it loads); ROUND: what each step's result
- * becomes (a half accumulator's rounding). */
+ * a half input converts as it loads); KEEP(mask, at, e): the lanes of
+ * the loaded e at position `at` that take part (KEEP_MASK: the mask's;
+ * KEEP_NAN: e's non-NaNs, the mask not read, as it may be NULL;
+ * KEEP_MASK_NAN: both); ROUND: what each step's result becomes (a half
+ * accumulator's rounding). */
 #  define DEFINE_VFOLD_MASKED(NAME, XT, T, V, LOAD, VI, W, OP, KEEP, ROUND) \
 static inline void NAME(const XT *x, const unsigned char *mask, T start,    \
-                        T skip, T *v)                                       \
+                        T skip, size_t prefetch, T *v)                      \
 {                                                                           \
     V startv, skipv;                                                        \
+    (void)mask;   /* KEEP_NAN reads no mask */                              \
     for (int k = 0; k < (W); k++) {                                         \
         startv[k] = start;                                                  \
         skipv[k] = skip;                                                    \
     }                                                                       \
     for (int g = 0; g < NL / (W); g += 2) {                                 \
         V acc[2] = { startv, startv };                                      \
+        MASKED_PREFETCH(x, mask, g, W, prefetch);                           \
         for (int h = 0; h < 2; h++)                                         \
             for (int i = 0; i < L; i += (W)) {                              \
                 V r[W];                                                     \
                 for (int k = 0; k < (W); k++) {                             \
                     const size_t at = ((size_t)(g + h) * (W) + (size_t)k)   \
                                       * L + (size_t)i;                      \
-                    const VI keep = KEEP(mask + at);                        \
-                    r[k] = (V)(((VI)LOAD(x + at) & keep)                    \
-                               | ((VI)skipv & ~keep));                      \
+                    const V e = LOAD(x + at);                               \
+                    const VI keep = KEEP(mask, at, e);                      \
+                    r[k] = (V)(((VI)e & keep) | ((VI)skipv & ~keep));       \
                 }                                                           \
                 SB_TRANSPOSE(V, r, W)                                       \
                 for (int k = 0; k < (W); k++)                               \
@@ -1062,10 +1078,16 @@ static inline void NAME(const XT *x, const unsigned char *mask, T start,    \
 #  define NO_VROUND(e) (e)
 #  define VLOAD_f32(p) (*(const sb_vf_in *)(p))
 #  define VLOAD_f64(p) (*(const sb_vd_in *)(p))
-DEFINE_VFOLD_MASKED(vfold_masked_f32_sum,  float,  float,  sb_vf, VLOAD_f32, sb_vi32, F32_LANES, VOP_ADD, mask_keep_f32, NO_VROUND)
-DEFINE_VFOLD_MASKED(vfold_masked_f32_prod, float,  float,  sb_vf, VLOAD_f32, sb_vi32, F32_LANES, VOP_MUL, mask_keep_f32, NO_VROUND)
-DEFINE_VFOLD_MASKED(vfold_masked_f64_sum,  double, double, sb_vd, VLOAD_f64, sb_vi64, F64_LANES, VOP_ADD, mask_keep_f64, NO_VROUND)
-DEFINE_VFOLD_MASKED(vfold_masked_f64_prod, double, double, sb_vd, VLOAD_f64, sb_vi64, F64_LANES, VOP_MUL, mask_keep_f64, NO_VROUND)
+#  define KEEP_MASK_f32(m, at, e)     mask_keep_f32((m) + (at))
+#  define KEEP_MASK_f64(m, at, e)     mask_keep_f64((m) + (at))
+#  define KEEP_NAN_f32(m, at, e)      ((sb_vi32)((e) == (e)))
+#  define KEEP_NAN_f64(m, at, e)      ((sb_vi64)((e) == (e)))
+#  define KEEP_MASK_NAN_f32(m, at, e) (KEEP_MASK_f32(m, at, e) & KEEP_NAN_f32(m, at, e))
+#  define KEEP_MASK_NAN_f64(m, at, e) (KEEP_MASK_f64(m, at, e) & KEEP_NAN_f64(m, at, e))
+DEFINE_VFOLD_MASKED(vfold_masked_f32_sum,  float,  float,  sb_vf, VLOAD_f32, sb_vi32, F32_LANES, VOP_ADD, KEEP_MASK_f32, NO_VROUND)
+DEFINE_VFOLD_MASKED(vfold_masked_f32_prod, float,  float,  sb_vf, VLOAD_f32, sb_vi32, F32_LANES, VOP_MUL, KEEP_MASK_f32, NO_VROUND)
+DEFINE_VFOLD_MASKED(vfold_masked_f64_sum,  double, double, sb_vd, VLOAD_f64, sb_vi64, F64_LANES, VOP_ADD, KEEP_MASK_f64, NO_VROUND)
+DEFINE_VFOLD_MASKED(vfold_masked_f64_prod, double, double, sb_vd, VLOAD_f64, sb_vi64, F64_LANES, VOP_MUL, KEEP_MASK_f64, NO_VROUND)
 /* A half accumulator's masked blocks (masked halves, or NaNs skipped:
  * host_prepare.c has converted them to floats that are half values):
  * each step rounded to the half type on the whole vector as the
@@ -1074,10 +1096,10 @@ DEFINE_VFOLD_MASKED(vfold_masked_f64_prod, double, double, sb_vd, VLOAD_f64, sb_
  * keeps as it is. Position by position across the leaves with the scalar
  * rounding, masked f16 sums into f16 ran at 0.5 GB/s of input on one
  * thread (AMD EPYC Zen 4, AVX-512, 2^24). */
-DEFINE_VFOLD_MASKED(vfold_masked_f16_sum,   float, float, sb_vf, VLOAD_f32, sb_vi32, F32_LANES, VOP_ADD, mask_keep_f32, vround_f16)
-DEFINE_VFOLD_MASKED(vfold_masked_f16_prod,  float, float, sb_vf, VLOAD_f32, sb_vi32, F32_LANES, VOP_MUL, mask_keep_f32, vround_f16)
-DEFINE_VFOLD_MASKED(vfold_masked_bf16_sum,  float, float, sb_vf, VLOAD_f32, sb_vi32, F32_LANES, VOP_ADD, mask_keep_f32, vround_bf16)
-DEFINE_VFOLD_MASKED(vfold_masked_bf16_prod, float, float, sb_vf, VLOAD_f32, sb_vi32, F32_LANES, VOP_MUL, mask_keep_f32, vround_bf16)
+DEFINE_VFOLD_MASKED(vfold_masked_f16_sum,   float, float, sb_vf, VLOAD_f32, sb_vi32, F32_LANES, VOP_ADD, KEEP_MASK_f32, vround_f16)
+DEFINE_VFOLD_MASKED(vfold_masked_f16_prod,  float, float, sb_vf, VLOAD_f32, sb_vi32, F32_LANES, VOP_MUL, KEEP_MASK_f32, vround_f16)
+DEFINE_VFOLD_MASKED(vfold_masked_bf16_sum,  float, float, sb_vf, VLOAD_f32, sb_vi32, F32_LANES, VOP_ADD, KEEP_MASK_f32, vround_bf16)
+DEFINE_VFOLD_MASKED(vfold_masked_bf16_prod, float, float, sb_vf, VLOAD_f32, sb_vi32, F32_LANES, VOP_MUL, KEEP_MASK_f32, vround_bf16)
 /* The kernels' FULL for these (DEFINE_FOLD_KERNEL): a whole unmasked
  * block takes the scalar fold (the fused half folds below take those
  * before they reach a kernel), a masked one the fold above. */
@@ -1092,7 +1114,7 @@ DEFINE_VFOLD_MASKED(vfold_masked_bf16_prod, float, float, sb_vf, VLOAD_f32, sb_v
 #  define PART_OF_HALF_FULL_FOLD_bf16_prod(x, v, count, done)
 #  define MASKED_VFOLD_(fn, T, x, mask, v, has, START, SKIP)                \
     {                                                                       \
-        fn((x), (mask), (T)(START), (T)(SKIP), (v));                        \
+        fn((x), (mask), (T)(START), (T)(SKIP), prefetch, (v));              \
         MASKED_LEAF_ANY(mask, has)                                          \
     }
 #  define MASKED_OF_VECTOR_FULL_FOLD_f32_sum(T, x, mask, v, has, START, SKIP, STEP) \
@@ -1120,25 +1142,28 @@ DEFINE_VFOLD_MASKED(vfold_masked_bf16_prod, float, float, sb_vf, VLOAD_f32, sb_v
  * part (has[] says which). Where a NaN takes part anywhere in the block
  * the fold returns false and the block takes that loop instead. Element
  * by element, masked f32 min ran at 0.96 Gelem/s (AVX-512, Zen 4). */
-#  define DEFINE_VPICK_MASKED(NAME, T, V, VIN, VI, W, BETTER, SUB, KEEP)    \
-static inline bool NAME(const T *x, const unsigned char *mask, T *v)        \
+#  define DEFINE_VPICK_MASKED(NAME, XT, T, V, LOAD, VI, W, BETTER, SUB, KEEP) \
+static inline bool NAME(const XT *x, const unsigned char *mask,            \
+                        size_t prefetch, T *v)                              \
 {                                                                           \
     V subv;                                                                 \
     VI nan;                                                                 \
+    (void)mask;   /* KEEP_NAN reads no mask */                              \
     for (int k = 0; k < (W); k++) {                                         \
         subv[k] = (SUB);                                                    \
         nan[k] = 0;                                                         \
     }                                                                       \
     for (int g = 0; g < NL / (W); g += 2) {                                 \
         V acc[2];                                                           \
+        MASKED_PREFETCH(x, mask, g, W, prefetch);                           \
         for (int h = 0; h < 2; h++)                                         \
             for (int i = 0; i < L; i += (W)) {                              \
                 V r[W];                                                     \
                 for (int k = 0; k < (W); k++) {                             \
                     const size_t at = ((size_t)(g + h) * (W) + (size_t)k)   \
                                       * L + (size_t)i;                      \
-                    const VI keep = KEEP(mask + at);                        \
-                    const V e = *(const VIN *)(x + at);                     \
+                    const V e = LOAD(x + at);                               \
+                    const VI keep = KEEP(mask, at, e);                      \
                     nan |= (VI)(e != e) & keep;                             \
                     r[k] = (V)(((VI)e & keep) | ((VI)subv & ~keep));        \
                 }                                                           \
@@ -1153,15 +1178,15 @@ static inline bool NAME(const T *x, const unsigned char *mask, T *v)        \
             return false;                                                   \
     return true;                                                            \
 }
-DEFINE_VPICK_MASKED(vpick_masked_f32_min, float,  sb_vf, sb_vf_in, sb_vi32, F32_LANES, VBETTER_MIN, __builtin_inff(), mask_keep_f32)
-DEFINE_VPICK_MASKED(vpick_masked_f32_max, float,  sb_vf, sb_vf_in, sb_vi32, F32_LANES, VBETTER_MAX, -__builtin_inff(), mask_keep_f32)
-DEFINE_VPICK_MASKED(vpick_masked_f64_min, double, sb_vd, sb_vd_in, sb_vi64, F64_LANES, VBETTER_MIN, __builtin_inf(), mask_keep_f64)
-DEFINE_VPICK_MASKED(vpick_masked_f64_max, double, sb_vd, sb_vd_in, sb_vi64, F64_LANES, VBETTER_MAX, -__builtin_inf(), mask_keep_f64)
-#  define MASKED_OF_VECTOR_FULL_PICK_f32_min(x, mask, v) vpick_masked_f32_min((x), (mask), (v))
-#  define MASKED_OF_VECTOR_FULL_PICK_f32_max(x, mask, v) vpick_masked_f32_max((x), (mask), (v))
+DEFINE_VPICK_MASKED(vpick_masked_f32_min, float,  float,  sb_vf, VLOAD_f32, sb_vi32, F32_LANES, VBETTER_MIN, __builtin_inff(), KEEP_MASK_f32)
+DEFINE_VPICK_MASKED(vpick_masked_f32_max, float,  float,  sb_vf, VLOAD_f32, sb_vi32, F32_LANES, VBETTER_MAX, -__builtin_inff(), KEEP_MASK_f32)
+DEFINE_VPICK_MASKED(vpick_masked_f64_min, double, double, sb_vd, VLOAD_f64, sb_vi64, F64_LANES, VBETTER_MIN, __builtin_inf(), KEEP_MASK_f64)
+DEFINE_VPICK_MASKED(vpick_masked_f64_max, double, double, sb_vd, VLOAD_f64, sb_vi64, F64_LANES, VBETTER_MAX, -__builtin_inf(), KEEP_MASK_f64)
+#  define MASKED_OF_VECTOR_FULL_PICK_f32_min(x, mask, v) vpick_masked_f32_min((x), (mask), prefetch, (v))
+#  define MASKED_OF_VECTOR_FULL_PICK_f32_max(x, mask, v) vpick_masked_f32_max((x), (mask), prefetch, (v))
 #  if F64_LANES >= 4
-#    define MASKED_OF_VECTOR_FULL_PICK_f64_min(x, mask, v) vpick_masked_f64_min((x), (mask), (v))
-#    define MASKED_OF_VECTOR_FULL_PICK_f64_max(x, mask, v) vpick_masked_f64_max((x), (mask), (v))
+#    define MASKED_OF_VECTOR_FULL_PICK_f64_min(x, mask, v) vpick_masked_f64_min((x), (mask), prefetch, (v))
+#    define MASKED_OF_VECTOR_FULL_PICK_f64_max(x, mask, v) vpick_masked_f64_max((x), (mask), prefetch, (v))
 #  else
 /* Two f64 lanes: widening 2 mask bytes and testing for NaNs cost more
  * than they save (f64 max masked 1.02 -> 0.53 Gelem/s on SSE2). */
@@ -1674,20 +1699,117 @@ typedef uint16_t sb_vh_in __attribute__((vector_size(SB_VEC_BYTES / 2),
 #  define HALF_LOAD_bf16(p)                                                 \
     HALF_TO_F32_bf16(__builtin_convertvector(*(const sb_vh_in *)(p), sb_vu32))
 #endif
-/* r[k] = elements i .. i + W-1 of leaf g * W + k of the half input x,
- * converted to floats, then transposed as LOAD_TRANSPOSED does: the
- * conversion fused with the load, so a block is read once. */
-#define LOAD_HALF_TRANSPOSED(tag, W, r, x, g, i)                            \
-    for (int k = 0; k < (W); k++)                                           \
-        r[k] = HALF_LOAD_##tag((x) + ((size_t)(g) * (W) + k) * L + (i));    \
-    SB_TRANSPOSE(sb_vf, r, W)
+/* ---- converting sources ------------------------------------------------
+ *
+ * The folds below read their elements through a source `src`, a set of
+ * macros named CONV_*_src: the input's C type (XT), the accumulator's
+ * (T, held in sb__node's FIELD) and its vectors (V, the lane masks VI,
+ * W lanes), the load that converts W elements exactly (LOAD), |x| on a
+ * V (ABS), the NaN test of one stored element (ISNAN), the lane masks of
+ * KEEP_MASK_* (KEEP), and whether a dot product multiplies as it loads
+ * (PRODUCTS_FIRST, HALF_PRODUCTS_FIRST_* below).
+ *   f16, bf16:              halves into f32 (or into their own type, whose
+ *                           folds round each step: host_half_vec.h);
+ *   f32_f64, f16_f64, bf16_f64: f32 and halves into f64, W = F64_LANES
+ *                           elements per load (WIDE_LOAD_*);
+ *   f32, f64:               the input as it is (masked and NaN-skipping
+ *                           blocks only). */
+#define CONV_XT_f16        uint16_t
+#define CONV_XT_bf16       uint16_t
+#define CONV_XT_f32        float
+#define CONV_XT_f64        double
+#define CONV_XT_f32_f64    float
+#define CONV_XT_f16_f64    uint16_t
+#define CONV_XT_bf16_f64   uint16_t
+#define CONV_LOAD_f16      HALF_LOAD_f16
+#define CONV_LOAD_bf16     HALF_LOAD_bf16
+#define CONV_LOAD_f32      VLOAD_f32
+#define CONV_LOAD_f64      VLOAD_f64
+#define CONV_LOAD_f32_f64  WIDE_LOAD_f32
+#define CONV_LOAD_f16_f64  WIDE_LOAD_f16
+#define CONV_LOAD_bf16_f64 WIDE_LOAD_bf16
+#define CONV_ISNAN_f16(h)     (((h) & 0x7FFFu) > 0x7C00u)
+#define CONV_ISNAN_bf16(h)    (((h) & 0x7FFFu) > 0x7F80u)
+#define CONV_ISNAN_f32(v)     ((v) != (v))
+#define CONV_ISNAN_f64(v)     ((v) != (v))
+#define CONV_ISNAN_f32_f64(v) ((v) != (v))
+#define CONV_ISNAN_f16_f64    CONV_ISNAN_f16
+#define CONV_ISNAN_bf16_f64   CONV_ISNAN_bf16
+#define CONV_PRODUCTS_FIRST_f16      HALF_PRODUCTS_FIRST_f16
+#define CONV_PRODUCTS_FIRST_bf16     HALF_PRODUCTS_FIRST_bf16
+#define CONV_PRODUCTS_FIRST_f32_f64  1
+#define CONV_PRODUCTS_FIRST_f16_f64  1
+#define CONV_PRODUCTS_FIRST_bf16_f64 1
+/* Per accumulator: f32 for f16, bf16 and f32; f64 for the others. */
+#define CONV_T_f16      float
+#define CONV_T_bf16     float
+#define CONV_T_f32      float
+#define CONV_T_f64      double
+#define CONV_T_f32_f64  double
+#define CONV_T_f16_f64  double
+#define CONV_T_bf16_f64 double
+#define CONV_ACC_f16      f32
+#define CONV_ACC_bf16     f32
+#define CONV_ACC_f32      f32
+#define CONV_ACC_f64      f64
+#define CONV_ACC_f32_f64  f64
+#define CONV_ACC_f16_f64  f64
+#define CONV_ACC_bf16_f64 f64
+#define CONV_(what, src) SB_CAT(CONV_##what##_, CONV_ACC_##src)
+#define CONV_V_f32     sb_vf
+#define CONV_V_f64     sb_vd
+#define CONV_VI_f32    sb_vi32
+#define CONV_VI_f64    sb_vi64
+#define CONV_W_f32     F32_LANES
+#define CONV_W_f64     F64_LANES
+#define CONV_ABS_f32   POST_ABS_f32
+#define CONV_ABS_f64   POST_ABS_f64
+#define CONV_FIELD_f32 f32
+#define CONV_FIELD_f64 f64
+#define CONV_KEEP_f32  f32
+#define CONV_KEEP_f64  f64
 
-/* The folds of the leaves of halves of a call, GROUPS registers of
- * F32_LANES leaves (HALF_GROUPS, or HALF_ACC_GROUPS below), each
- * converted element mapped (POST: |x|, x*x) after the transpose, the
- * place DEFINE_VFOLD_MAP found fastest, or multiplied by its partner in y
- * (DOT, a constant 0 or 1; y is only read when it is 1) before it: one
- * transpose of the products instead of one of each array's rows (f16 dot
+/* W = F64_LANES elements at p as doubles, exactly (every float is a
+ * double): f32 and bf16 by the vector extensions (a bf16 is the upper
+ * half of a float), f16 by F16C where the copy has it. */
+typedef float sb_vfw __attribute__((vector_size(SB_VEC_BYTES / 2)));
+typedef float sb_vfw_in __attribute__((vector_size(SB_VEC_BYTES / 2),
+                                       aligned(4), may_alias));
+typedef uint32_t sb_vuw __attribute__((vector_size(SB_VEC_BYTES / 2)));
+typedef uint16_t sb_vhw_in __attribute__((vector_size(SB_VEC_BYTES / 4),
+                                          aligned(2), may_alias));
+#define WIDE_LOAD_f32(p) __builtin_convertvector(*(const sb_vfw_in *)(p), sb_vd)
+#define WIDE_HALVES(p) __builtin_convertvector(*(const sb_vhw_in *)(p), sb_vuw)
+#define WIDE_LOAD_bf16(p)                                                   \
+    __builtin_convertvector((sb_vfw)(WIDE_HALVES(p) << 16), sb_vd)
+#if SB_VEC_BYTES == 64 && defined(__AVX512F__) && defined(__AVX512VL__)
+#  define WIDE_LOAD_f16(p)                                                  \
+    ((sb_vd)_mm512_cvtps_pd(_mm256_maskz_cvtph_ps(                          \
+        (__mmask8)0xFF, _mm_loadu_si128((const __m128i *)(p)))))
+#elif SB_VEC_BYTES == 32 && defined(__F16C__)
+#  define WIDE_LOAD_f16(p)                                                  \
+    ((sb_vd)_mm256_cvtps_pd(_mm_cvtph_ps(                                   \
+        _mm_loadl_epi64((const __m128i *)(p)))))
+#else
+#  define WIDE_LOAD_f16(p)                                                  \
+    __builtin_convertvector(SB_VEC_F16_TO_F32(WIDE_HALVES(p), sb_vuw, sb_vfw), sb_vd)
+#endif
+
+/* r[k] = elements i .. i + W-1 of leaf g * W + k of the input x of src,
+ * converted, then transposed as LOAD_TRANSPOSED does: the conversion
+ * fused with the load, so a block is read once. */
+#define LOAD_CONV_TRANSPOSED(src, r, x, g, i)                               \
+    for (int k = 0; k < CONV_(W, src); k++)                                 \
+        r[k] = CONV_LOAD_##src((x) + ((size_t)(g) * CONV_(W, src) + k) * L + (i)); \
+    SB_TRANSPOSE(CONV_(V, src), r, CONV_(W, src))
+
+/* The folds of the leaves of converted inputs of a call, GROUPS
+ * registers of W leaves (HALF_GROUPS, HALF_ACC_GROUPS or WIDE_GROUPS
+ * below), each converted element mapped (POST: |x|, x*x) after the
+ * transpose, the place DEFINE_VFOLD_MAP found fastest, or multiplied by
+ * its partner in y (DOT, a constant 0 or 1; y is only read when it is 1)
+ * before it: one transpose of the products instead of one of each
+ * array's rows (f16 dot
  * products into f32 on one thread from 9.6 to 24.5 GB/s, bf16 9.5 to
  * 12.3, into their own types 7.9 to 9.3 and 6.7 to 8.3; AMD EPYC Zen 4,
  * AVX-512), then folded by STEP(acc, e). ROUND: what a product becomes
@@ -1697,6 +1819,7 @@ typedef uint16_t sb_vh_in __attribute__((vector_size(SB_VEC_BYTES / 2),
  * 0.04-0.23 of the plain half sum from memory, and sums into a half
  * accumulator, one scalar chain per leaf, at 0.5 GB/s (AMD EPYC). */
 #define HALF_GROUPS (LEAVES_PER_CALL(F32_LANES) / F32_LANES)
+#define WIDE_GROUPS (LEAVES_PER_CALL(F64_LANES) / F64_LANES)
 /* Products before the transpose where the load converts in hardware (f16
  * on AVX-512 and on AVX2 with F16C, bf16 on AVX-512): measured faster
  * there; with the bit-operation conversions (SSE2, bf16 on AVX2) they
@@ -1716,65 +1839,67 @@ typedef uint16_t sb_vh_in __attribute__((vector_size(SB_VEC_BYTES / 2),
  * dependent vector operations): its folds keep more chains in flight,
  * HALF_ACC_GROUPS registers of leaves stepped in turn. */
 #define HALF_ACC_GROUPS 8
-#define HALF_LOAD_MAPPED(tag, POST, DOT, ROUND, r, x, y, g, i)               \
-    if ((DOT) && HALF_PRODUCTS_FIRST_##tag) {                               \
-        for (int k = 0; k < F32_LANES; k++) {                               \
-            const size_t o_ = ((size_t)(g) * F32_LANES + k) * L + (i);      \
-            r[k] = ROUND(HALF_LOAD_##tag((x) + o_) * HALF_LOAD_##tag((y) + o_)); \
+#define CONV_LOAD_MAPPED(src, POST, DOT, ROUND, r, x, y, g, i)             \
+    if ((DOT) && CONV_PRODUCTS_FIRST_##src) {                               \
+        for (int k = 0; k < CONV_(W, src); k++) {                           \
+            const size_t o_ = ((size_t)(g) * CONV_(W, src) + k) * L + (i);  \
+            r[k] = ROUND(CONV_LOAD_##src((x) + o_) * CONV_LOAD_##src((y) + o_)); \
         }                                                                   \
-        SB_TRANSPOSE(sb_vf, r, F32_LANES)                                   \
+        SB_TRANSPOSE(CONV_(V, src), r, CONV_(W, src))                       \
     } else {                                                                \
-        LOAD_HALF_TRANSPOSED(tag, F32_LANES, r, x, g, i)                    \
+        LOAD_CONV_TRANSPOSED(src, r, x, g, i)                               \
         if (DOT) {                                                          \
-            sb_vf s_[F32_LANES];                                            \
-            LOAD_HALF_TRANSPOSED(tag, F32_LANES, s_, y, g, i)               \
-            for (int k = 0; k < F32_LANES; k++) r[k] = ROUND(r[k] * s_[k]); \
+            CONV_(V, src) s_[CONV_(W, src)];                                \
+            LOAD_CONV_TRANSPOSED(src, s_, y, g, i)                          \
+            for (int k = 0; k < CONV_(W, src); k++) r[k] = ROUND(r[k] * s_[k]); \
         }                                                                   \
     }                                                                       \
-    for (int k = 0; k < F32_LANES; k++) r[k] = POST(r[k]);
-/* GROUPS * F32_LANES leaves of halves at x (and y) reduced to one
- * register of nodes, as DEFINE_VFOLD_NODE's; VCOMBINE: the tree's step. */
-#define DEFINE_HALF_VFOLD(NAME, tag, STEP, POST, DOT, ROUND, GROUPS, VCOMBINE) \
-static inline sb_vf NAME(const uint16_t *x, const uint16_t *y, float start) \
+    for (int k = 0; k < CONV_(W, src); k++) r[k] = POST(r[k]);
+/* GROUPS * W leaves of src at x (and y) reduced to one register of
+ * nodes, as DEFINE_VFOLD_NODE's; VCOMBINE: the tree's step. */
+#define DEFINE_CONV_VFOLD(NAME, src, STEP, POST, DOT, ROUND, GROUPS, VCOMBINE) \
+static inline CONV_(V, src) NAME(const CONV_XT_##src *x,                    \
+                                 const CONV_XT_##src *y,                    \
+                                 CONV_T_##src start)                        \
 {                                                                           \
-    sb_vf acc[GROUPS];                                                      \
+    CONV_(V, src) acc[GROUPS];                                              \
     (void)y;                                                                \
-    for (int g = 0; g < (GROUPS); g++) acc[g] = VSPLAT(sb_vf, start);       \
-    for (int i = 0; i < L; i += F32_LANES) {                                \
-        sb_vf r[GROUPS][F32_LANES];                                         \
+    for (int g = 0; g < (GROUPS); g++) acc[g] = VSPLAT(CONV_(V, src), start); \
+    for (int i = 0; i < L; i += CONV_(W, src)) {                            \
+        CONV_(V, src) r[GROUPS][CONV_(W, src)];                             \
         for (int g = 0; g < (GROUPS); g++) {                                \
-            HALF_LOAD_MAPPED(tag, POST, DOT, ROUND, r[g], x, y, g, i)       \
+            CONV_LOAD_MAPPED(src, POST, DOT, ROUND, r[g], x, y, g, i)       \
         }                                                                   \
-        for (int k = 0; k < F32_LANES; k++)                                 \
+        for (int k = 0; k < CONV_(W, src); k++)                             \
             for (int g = 0; g < (GROUPS); g++)                              \
                 acc[g] = STEP(acc[g], r[g][k]);                             \
     }                                                                       \
-    VTREE_CROSS(sb_vf, F32_LANES, acc, (GROUPS), VCOMBINE)                  \
+    VTREE_CROSS(CONV_(V, src), CONV_(W, src), acc, (GROUPS), VCOMBINE)      \
     return acc[0];                                                          \
 }
-#define DEFINE_HALF_VPICK(NAME, tag, BETTER, POST, DOT, ROUND, GROUPS, VCOMBINE) \
-static inline sb_vf NAME(const uint16_t *x, const uint16_t *y, float start) \
+#define DEFINE_CONV_VPICK(NAME, src, BETTER, POST, DOT, ROUND, GROUPS, VCOMBINE) \
+static inline CONV_(V, src) NAME(const CONV_XT_##src *x,                    \
+                                 const CONV_XT_##src *y,                    \
+                                 CONV_T_##src start)                        \
 {                                                                           \
-    sb_vf acc[GROUPS];                                                      \
+    CONV_(V, src) acc[GROUPS];                                              \
     (void)y;                                                                \
     (void)start;                                                            \
-    for (int i = 0; i < L; i += F32_LANES) {                                \
-        sb_vf r[GROUPS][F32_LANES];                                         \
+    for (int i = 0; i < L; i += CONV_(W, src)) {                            \
+        CONV_(V, src) r[GROUPS][CONV_(W, src)];                             \
         for (int g = 0; g < (GROUPS); g++) {                                \
-            HALF_LOAD_MAPPED(tag, POST, DOT, ROUND, r[g], x, y, g, i)       \
+            CONV_LOAD_MAPPED(src, POST, DOT, ROUND, r[g], x, y, g, i)       \
         }                                                                   \
         int k0 = 0;                                                         \
         if (i == 0) {                                                       \
             for (int g = 0; g < (GROUPS); g++) acc[g] = r[g][0];            \
             k0 = 1;                                                         \
         }                                                                   \
-        for (int k = k0; k < F32_LANES; k++)                                \
-            for (int g = 0; g < (GROUPS); g++) {                            \
-                const sb_vi32 m = (sb_vi32)BETTER(r[g][k], acc[g]);         \
-                acc[g] = (sb_vf)(((sb_vi32)r[g][k] & m) | ((sb_vi32)acc[g] & ~m)); \
-            }                                                               \
+        for (int k = k0; k < CONV_(W, src); k++)                            \
+            for (int g = 0; g < (GROUPS); g++)                              \
+                VTAKE(CONV_(VI, src), BETTER, acc[g], r[g][k]);             \
     }                                                                       \
-    VTREE_CROSS(sb_vf, F32_LANES, acc, (GROUPS), VCOMBINE)                  \
+    VTREE_CROSS(CONV_(V, src), CONV_(W, src), acc, (GROUPS), VCOMBINE)      \
     return acc[0];                                                          \
 }
 /* Steps, squares and tree combines of each accumulator: f32 as it is,
@@ -1796,31 +1921,31 @@ static inline sb_vf NAME(const uint16_t *x, const uint16_t *y, float start) \
 #define VCOMBINE_MUL_bf16(a, b) ((a) = vround_bf16((a) * (b)))
 /* NAME_plain, NAME_abs, NAME_square, NAME_dot for one (input, accumulator,
  * op). */
-#define DEFINE_HALF_VFOLD_MAPS(NAME, tag, STEP, SQUARE, ROUND, G, VC)       \
-    DEFINE_HALF_VFOLD(NAME##_plain,  tag, STEP, POST_NONE, 0, ROUND, G, VC) \
-    DEFINE_HALF_VFOLD(NAME##_abs,    tag, STEP, POST_ABS_f32, 0, ROUND, G, VC) \
-    DEFINE_HALF_VFOLD(NAME##_square, tag, STEP, SQUARE, 0, ROUND, G, VC)    \
-    DEFINE_HALF_VFOLD(NAME##_dot,    tag, STEP, POST_NONE, 1, ROUND, G, VC)
-#define DEFINE_HALF_VPICK_MAPS(NAME, tag, BETTER, SQUARE, ROUND, G, VC)     \
-    DEFINE_HALF_VPICK(NAME##_plain,  tag, BETTER, POST_NONE, 0, ROUND, G, VC) \
-    DEFINE_HALF_VPICK(NAME##_abs,    tag, BETTER, POST_ABS_f32, 0, ROUND, G, VC) \
-    DEFINE_HALF_VPICK(NAME##_square, tag, BETTER, SQUARE, 0, ROUND, G, VC)  \
-    DEFINE_HALF_VPICK(NAME##_dot,    tag, BETTER, POST_NONE, 1, ROUND, G, VC)
-/* A full unmasked block of halves: plain, mapped or a dot product (y not
+#define DEFINE_CONV_VFOLD_MAPS(NAME, src, STEP, SQUARE, ROUND, G, VC)       \
+    DEFINE_CONV_VFOLD(NAME##_plain,  src, STEP, POST_NONE, 0, ROUND, G, VC) \
+    DEFINE_CONV_VFOLD(NAME##_abs,    src, STEP, CONV_(ABS, src), 0, ROUND, G, VC) \
+    DEFINE_CONV_VFOLD(NAME##_square, src, STEP, SQUARE, 0, ROUND, G, VC)    \
+    DEFINE_CONV_VFOLD(NAME##_dot,    src, STEP, POST_NONE, 1, ROUND, G, VC)
+#define DEFINE_CONV_VPICK_MAPS(NAME, src, BETTER, SQUARE, ROUND, G, VC)     \
+    DEFINE_CONV_VPICK(NAME##_plain,  src, BETTER, POST_NONE, 0, ROUND, G, VC) \
+    DEFINE_CONV_VPICK(NAME##_abs,    src, BETTER, CONV_(ABS, src), 0, ROUND, G, VC) \
+    DEFINE_CONV_VPICK(NAME##_square, src, BETTER, SQUARE, 0, ROUND, G, VC)  \
+    DEFINE_CONV_VPICK(NAME##_dot,    src, BETTER, POST_NONE, 1, ROUND, G, VC)
+/* A full unmasked block of src: plain, mapped or a dot product (y not
  * NULL; HAS_DOT 1 for sums, the only op a dot product has, so that the
  * other ops' blocks do not carry a fold nothing calls), G registers of
  * F32_LANES leaves per call, each call asking first for the lines
  * `prefetch` bytes past its own (and past y's), each call's register
  * merged into the block's tree as it comes (VTREE_PUSH, VCOMBINE). */
-#define DEFINE_HALF_BLOCK(NAME, START, VCOMBINE, G, HAS_DOT)                \
+#define DEFINE_CONV_BLOCK(NAME, src, START, VCOMBINE, G, HAS_DOT)           \
 static void NAME##_block_map(const void *xv, const void *yv, sb_map map,    \
                              size_t prefetch, sb__node *out)                \
 {                                                                           \
-    const uint16_t *x = xv, *y = yv;                                        \
-    enum { PER_CALL = (G) * F32_LANES };                                    \
-    sb_vf stack[LOG2_CALLS(NL / PER_CALL) + 1];                             \
+    const CONV_XT_##src *x = xv, *y = yv;                                   \
+    enum { PER_CALL = (G) * CONV_(W, src) };                                \
+    CONV_(V, src) stack[LOG2_CALLS(NL / PER_CALL) + 1];                     \
     for (int c = 0; c < NL / PER_CALL; c++) {                               \
-        sb_vf node;                                                         \
+        CONV_(V, src) node;                                                 \
         const size_t at = (size_t)c * PER_CALL * L;                         \
         prefetch_ahead(x + at, PER_CALL * L * sizeof *x, prefetch);         \
         if ((HAS_DOT) && y != NULL) {                                       \
@@ -1833,103 +1958,236 @@ static void NAME##_block_map(const void *xv, const void *yv, sb_map map,    \
         } else {                                                            \
             node = NAME##_plain(x + at, NULL, (START));                     \
         }                                                                   \
-        VTREE_PUSH(sb_vf, F32_LANES, stack, c, node, VCOMBINE)              \
+        VTREE_PUSH(CONV_(V, src), CONV_(W, src), stack, c, node, VCOMBINE)  \
     }                                                                       \
-    VTREE_FINISH(sb_vf, F32_LANES, stack, NL / PER_CALL, VCOMBINE, out->v.f32) \
+    VTREE_FINISH(CONV_(V, src), CONV_(W, src), stack, NL / PER_CALL, VCOMBINE, \
+                 out->v.CONV_(FIELD, src))                                  \
     out->has = true;                                                        \
 }
 /* Every op of one input type into f32 (tag_f32_op) and into itself
  * (tag_half_op; a half node holds its value as a float). */
 #define DEFINE_HALF_BLOCKS(tag)                                             \
-    DEFINE_HALF_VFOLD_MAPS(tag##_f32_sum, tag, VSTEP_ADD, POST_SQUARE, NO_VROUND, HALF_GROUPS, VCOMBINE_ADD) \
-    DEFINE_HALF_VFOLD_MAPS(tag##_f32_prod, tag, VSTEP_MUL, POST_SQUARE, NO_VROUND, HALF_GROUPS, VCOMBINE_MUL) \
-    DEFINE_HALF_VPICK_MAPS(tag##_f32_min, tag, VBETTER_MIN, POST_SQUARE, NO_VROUND, HALF_GROUPS, VCOMBINE_F32_MIN) \
-    DEFINE_HALF_VPICK_MAPS(tag##_f32_max, tag, VBETTER_MAX, POST_SQUARE, NO_VROUND, HALF_GROUPS, VCOMBINE_F32_MAX) \
-    DEFINE_HALF_VFOLD_MAPS(tag##_half_sum, tag, VSTEP_ADD_##tag, POST_SQUARE_##tag, vround_##tag, HALF_ACC_GROUPS, VCOMBINE_ADD_##tag) \
-    DEFINE_HALF_VFOLD_MAPS(tag##_half_prod, tag, VSTEP_MUL_##tag, POST_SQUARE_##tag, vround_##tag, HALF_ACC_GROUPS, VCOMBINE_MUL_##tag) \
-    DEFINE_HALF_VPICK_MAPS(tag##_half_min, tag, VBETTER_MIN, POST_SQUARE_##tag, vround_##tag, HALF_GROUPS, VCOMBINE_F32_MIN) \
-    DEFINE_HALF_VPICK_MAPS(tag##_half_max, tag, VBETTER_MAX, POST_SQUARE_##tag, vround_##tag, HALF_GROUPS, VCOMBINE_F32_MAX) \
-    DEFINE_HALF_BLOCK(tag##_f32_sum,   0.0f, VCOMBINE_ADD, HALF_GROUPS, 1)     \
-    DEFINE_HALF_BLOCK(tag##_f32_prod,  1.0f, VCOMBINE_MUL, HALF_GROUPS, 0)     \
-    DEFINE_HALF_BLOCK(tag##_f32_min,   0.0f, VCOMBINE_F32_MIN, HALF_GROUPS, 0) \
-    DEFINE_HALF_BLOCK(tag##_f32_max,   0.0f, VCOMBINE_F32_MAX, HALF_GROUPS, 0) \
-    DEFINE_HALF_BLOCK(tag##_half_sum,  0.0f, VCOMBINE_ADD_##tag, HALF_ACC_GROUPS, 1) \
-    DEFINE_HALF_BLOCK(tag##_half_prod, 1.0f, VCOMBINE_MUL_##tag, HALF_ACC_GROUPS, 0) \
-    DEFINE_HALF_BLOCK(tag##_half_min,  0.0f, VCOMBINE_F32_MIN, HALF_GROUPS, 0) \
-    DEFINE_HALF_BLOCK(tag##_half_max,  0.0f, VCOMBINE_F32_MAX, HALF_GROUPS, 0)
+    DEFINE_CONV_VFOLD_MAPS(tag##_f32_sum, tag, VSTEP_ADD, POST_SQUARE, NO_VROUND, HALF_GROUPS, VCOMBINE_ADD) \
+    DEFINE_CONV_VFOLD_MAPS(tag##_f32_prod, tag, VSTEP_MUL, POST_SQUARE, NO_VROUND, HALF_GROUPS, VCOMBINE_MUL) \
+    DEFINE_CONV_VPICK_MAPS(tag##_f32_min, tag, VBETTER_MIN, POST_SQUARE, NO_VROUND, HALF_GROUPS, VCOMBINE_F32_MIN) \
+    DEFINE_CONV_VPICK_MAPS(tag##_f32_max, tag, VBETTER_MAX, POST_SQUARE, NO_VROUND, HALF_GROUPS, VCOMBINE_F32_MAX) \
+    DEFINE_CONV_VFOLD_MAPS(tag##_half_sum, tag, VSTEP_ADD_##tag, POST_SQUARE_##tag, vround_##tag, HALF_ACC_GROUPS, VCOMBINE_ADD_##tag) \
+    DEFINE_CONV_VFOLD_MAPS(tag##_half_prod, tag, VSTEP_MUL_##tag, POST_SQUARE_##tag, vround_##tag, HALF_ACC_GROUPS, VCOMBINE_MUL_##tag) \
+    DEFINE_CONV_VPICK_MAPS(tag##_half_min, tag, VBETTER_MIN, POST_SQUARE_##tag, vround_##tag, HALF_GROUPS, VCOMBINE_F32_MIN) \
+    DEFINE_CONV_VPICK_MAPS(tag##_half_max, tag, VBETTER_MAX, POST_SQUARE_##tag, vround_##tag, HALF_GROUPS, VCOMBINE_F32_MAX) \
+    DEFINE_CONV_BLOCK(tag##_f32_sum, tag,   0.0f, VCOMBINE_ADD, HALF_GROUPS, 1)     \
+    DEFINE_CONV_BLOCK(tag##_f32_prod, tag,  1.0f, VCOMBINE_MUL, HALF_GROUPS, 0)     \
+    DEFINE_CONV_BLOCK(tag##_f32_min, tag,   0.0f, VCOMBINE_F32_MIN, HALF_GROUPS, 0) \
+    DEFINE_CONV_BLOCK(tag##_f32_max, tag,   0.0f, VCOMBINE_F32_MAX, HALF_GROUPS, 0) \
+    DEFINE_CONV_BLOCK(tag##_half_sum, tag,  0.0f, VCOMBINE_ADD_##tag, HALF_ACC_GROUPS, 1) \
+    DEFINE_CONV_BLOCK(tag##_half_prod, tag, 1.0f, VCOMBINE_MUL_##tag, HALF_ACC_GROUPS, 0) \
+    DEFINE_CONV_BLOCK(tag##_half_min, tag,  0.0f, VCOMBINE_F32_MIN, HALF_GROUPS, 0) \
+    DEFINE_CONV_BLOCK(tag##_half_max, tag,  0.0f, VCOMBINE_F32_MAX, HALF_GROUPS, 0)
 DEFINE_HALF_BLOCKS(f16)
 DEFINE_HALF_BLOCKS(bf16)
+/* f32 and halves into f64: read as they are stored and converted as
+ * they load, F64_LANES per load, instead of converted into a buffer by
+ * host_prepare.c and folded from there (f32 -> f64 sums on one thread,
+ * 2^24, AVX-512, AMD EPYC Zen 5: 14.7 GB/s of input against 43 for the
+ * f32 sum; f16 -> f64 7.6). */
+#define DEFINE_WIDE_BLOCKS(tag)                                             \
+    DEFINE_CONV_VFOLD_MAPS(tag##_f64_sum, tag##_f64, VSTEP_ADD, POST_SQUARE, NO_VROUND, WIDE_GROUPS, VCOMBINE_ADD) \
+    DEFINE_CONV_VFOLD_MAPS(tag##_f64_prod, tag##_f64, VSTEP_MUL, POST_SQUARE, NO_VROUND, WIDE_GROUPS, VCOMBINE_MUL) \
+    DEFINE_CONV_VPICK_MAPS(tag##_f64_min, tag##_f64, VBETTER_MIN, POST_SQUARE, NO_VROUND, WIDE_GROUPS, VCOMBINE_F64_MIN) \
+    DEFINE_CONV_VPICK_MAPS(tag##_f64_max, tag##_f64, VBETTER_MAX, POST_SQUARE, NO_VROUND, WIDE_GROUPS, VCOMBINE_F64_MAX) \
+    DEFINE_CONV_BLOCK(tag##_f64_sum,  tag##_f64, 0.0, VCOMBINE_ADD, WIDE_GROUPS, 1)     \
+    DEFINE_CONV_BLOCK(tag##_f64_prod, tag##_f64, 1.0, VCOMBINE_MUL, WIDE_GROUPS, 0)     \
+    DEFINE_CONV_BLOCK(tag##_f64_min,  tag##_f64, 0.0, VCOMBINE_F64_MIN, WIDE_GROUPS, 0) \
+    DEFINE_CONV_BLOCK(tag##_f64_max,  tag##_f64, 0.0, VCOMBINE_F64_MAX, WIDE_GROUPS, 0)
+DEFINE_WIDE_BLOCKS(f32)
+DEFINE_WIDE_BLOCKS(f16)
+DEFINE_WIDE_BLOCKS(bf16)
 
 #if defined(__SSE2__)
-/* A full masked block of halves, a sum or a product into f32 or into
- * the half type: converted as it loads, inside the masked fold (a
- * masked-out element the exact identity before the transpose, as for
- * f32), instead of converted into a buffer by host_prepare.c first and
- * folded from there; each leaf is the same chain, so the same bits.
- * Masked f16 sums into f32, one thread, 2^24, AVX-512, AMD EPYC Zen 4:
- * 4.5 -> 10.6 GB/s of input; into f16 (scalar 0.5, then the masked
- * fold over converted floats 2.5-3.0) 3.7. */
-#define DEFINE_HALF_MASKED_BLOCK(tag, acc, op, OP, ROUND, START, SKIP, STEP) \
-DEFINE_VFOLD_MASKED(vfold_masked_##tag##_##acc##_##op, uint16_t, float,     \
-                    sb_vf, HALF_LOAD_##tag, sb_vi32, F32_LANES, OP,         \
-                    mask_keep_f32, ROUND)                                   \
-static void tag##_##acc##_##op##_masked_block(const void *x,                \
-                                              const unsigned char *mask,    \
-                                              sb__node *out)                \
+/* ---- full masked or NaN-skipping blocks, converted as they load ----------
+ *
+ * A full block with a mask or SB_SKIP_NAN (or both) whose elements need a
+ * conversion (halves into f32, f64 or their own type; f32 into f64) or a
+ * NaN test (any float): each row converted as it loads, its lanes that
+ * do not take part (masked out; a NaN, where NaNs are skipped) replaced
+ * by the exact identity before the transpose, then the masked folds
+ * above; each leaf is the same chain, so the same bits. Through
+ * host_prepare.c (a conversion and a mask into buffers, then the fold
+ * from there) they ran at (one thread, 2^24, AVX-512, AMD EPYC Zen 4):
+ * masked f16 sums into f32 4.5 GB/s of input, into f16 0.5 (now 10.6 and
+ * 3.7); on Zen 5: NaN-skipping f32 sums 14.9 against 41 for the plain
+ * sum, f16 into f32 11.6, masked f32 into f64 ... 
+ * A leaf takes part (has[]) where one of its elements is kept: from the
+ * mask alone (MASKED_LEAF_ANY), or, skipping NaNs, by NAN_LEAF_ANY, which
+ * stops at a leaf's first kept element, almost always its first. */
+#define NAN_LEAF_ANY(ISNAN, x, mask, has)                                   \
+    for (int l = 0; l < NL; l++) {                                          \
+        bool any_ = false;                                                  \
+        for (int i_ = l * L; i_ < (l + 1) * L && !any_; i_++)              \
+            any_ = ((mask) == NULL || (mask)[i_] != 0) && !ISNAN((x)[i_]);  \
+        (has)[l] = any_;                                                    \
+    }
+/* KEEP_*_f32 / KEEP_*_f64 for src's accumulator. */
+#define CONV_KEEP_(kind, src) SB_CAT(KEEP_##kind##_, CONV_(KEEP, src))
+/* The fold of src with a mask (NAME_m), skipping NaNs (NAME_n) or both
+ * (NAME_mn). */
+#define DEFINE_CONV_MASKED_FOLDS(NAME, src, OP, ROUND)                      \
+    DEFINE_VFOLD_MASKED(NAME##_m, CONV_XT_##src, CONV_T_##src, CONV_(V, src), \
+                        CONV_LOAD_##src, CONV_(VI, src), CONV_(W, src), OP,  \
+                        CONV_KEEP_(MASK, src), ROUND)                       \
+    DEFINE_VFOLD_MASKED(NAME##_n, CONV_XT_##src, CONV_T_##src, CONV_(V, src), \
+                        CONV_LOAD_##src, CONV_(VI, src), CONV_(W, src), OP,  \
+                        CONV_KEEP_(NAN, src), ROUND)                        \
+    DEFINE_VFOLD_MASKED(NAME##_mn, CONV_XT_##src, CONV_T_##src, CONV_(V, src), \
+                        CONV_LOAD_##src, CONV_(VI, src), CONV_(W, src), OP,  \
+                        CONV_KEEP_(MASK_NAN, src), ROUND)
+#define DEFINE_CONV_MASKED_PICKS(NAME, src, BETTER, SUB)                    \
+    DEFINE_VPICK_MASKED(NAME##_m, CONV_XT_##src, CONV_T_##src, CONV_(V, src), \
+                        CONV_LOAD_##src, CONV_(VI, src), CONV_(W, src), BETTER, \
+                        SUB, CONV_KEEP_(MASK, src))                         \
+    DEFINE_VPICK_MASKED(NAME##_n, CONV_XT_##src, CONV_T_##src, CONV_(V, src), \
+                        CONV_LOAD_##src, CONV_(VI, src), CONV_(W, src), BETTER, \
+                        SUB, CONV_KEEP_(NAN, src))                          \
+    DEFINE_VPICK_MASKED(NAME##_mn, CONV_XT_##src, CONV_T_##src, CONV_(V, src), \
+                        CONV_LOAD_##src, CONV_(VI, src), CONV_(W, src), BETTER, \
+                        SUB, CONV_KEEP_(MASK_NAN, src))
+/* NAME_masked_block (a mask, NaNs taking part) and NAME_nan_block (NaNs
+ * skipped, a mask or NULL) of a sum or product; FOLD(x, mask, v) folds
+ * the leaves into v[] (the three folds above, from START, skipped
+ * elements as SKIP); STEP: the tree's step. */
+#define DEFINE_CONV_FOLD_BLOCKS(NAME, src, OP, ROUND, START, SKIP, STEP)    \
+    DEFINE_CONV_MASKED_FOLDS(vfold_##NAME, src, OP, ROUND)                  \
+static bool NAME##_masked_block(const void *xv, const unsigned char *mask,  \
+                                size_t prefetch, sb__node *out)             \
 {                                                                           \
-    float v[NL];                                                            \
+    CONV_T_##src v[NL];                                                     \
     bool has[NL];                                                           \
-    vfold_masked_##tag##_##acc##_##op(x, mask, (START), (SKIP), v);         \
+    vfold_##NAME##_m(xv, mask, (START), (SKIP), prefetch, v);               \
     MASKED_LEAF_ANY(mask, has)                                              \
-    TREE_NONE_AWARE(float, v, has, STEP)                                    \
-    out->v.f32 = v[0];                                                      \
+    TREE_NONE_AWARE(CONV_T_##src, v, has, STEP)                             \
+    out->v.CONV_(FIELD, src) = v[0];                                        \
     out->has = has[0];                                                      \
+    return true;                                                            \
+}                                                                           \
+static bool NAME##_nan_block(const void *xv, const unsigned char *mask,     \
+                             size_t prefetch, sb__node *out)                \
+{                                                                           \
+    const CONV_XT_##src *x = xv;                                            \
+    CONV_T_##src v[NL];                                                     \
+    bool has[NL];                                                           \
+    if (mask == NULL)                                                       \
+        vfold_##NAME##_n(x, NULL, (START), (SKIP), prefetch, v);            \
+    else                                                                    \
+        vfold_##NAME##_mn(x, mask, (START), (SKIP), prefetch, v);           \
+    NAN_LEAF_ANY(CONV_ISNAN_##src, x, mask, has)                            \
+    TREE_NONE_AWARE(CONV_T_##src, v, has, STEP)                             \
+    out->v.CONV_(FIELD, src) = v[0];                                        \
+    out->has = has[0];                                                      \
+    return true;                                                            \
 }
-#define DEFINE_HALF_MASKED_BLOCKS(tag)                                      \
-    DEFINE_HALF_MASKED_BLOCK(tag, f32, sum, VOP_ADD, NO_VROUND, 0.0f, -0.0f, STEP_PLAIN_ADD) \
-    DEFINE_HALF_MASKED_BLOCK(tag, f32, prod, VOP_MUL, NO_VROUND, 1.0f, 1.0f, STEP_PLAIN_MUL) \
-    DEFINE_HALF_MASKED_BLOCK(tag, half, sum, VOP_ADD, vround_##tag, 0.0f, -0.0f, STEP_HALF_ADD_##tag) \
-    DEFINE_HALF_MASKED_BLOCK(tag, half, prod, VOP_MUL, vround_##tag, 1.0f, 1.0f, STEP_HALF_MUL_##tag)
+/* The same for min and max (DEFINE_VPICK_MASKED): with a mask alone, a
+ * NaN taking part sends the block back to host_prepare.c (false). */
+#define DEFINE_CONV_PICK_BLOCKS(NAME, src, BETTER, SUB, PICK)               \
+    DEFINE_CONV_MASKED_PICKS(vpick_##NAME, src, BETTER, SUB)                \
+static bool NAME##_masked_block(const void *xv, const unsigned char *mask,  \
+                                size_t prefetch, sb__node *out)             \
+{                                                                           \
+    CONV_T_##src v[NL];                                                     \
+    bool has[NL];                                                           \
+    if (!vpick_##NAME##_m(xv, mask, prefetch, v))                           \
+        return false;                                                       \
+    MASKED_LEAF_ANY(mask, has)                                              \
+    TREE_NONE_AWARE(CONV_T_##src, v, has, PICK)                             \
+    out->v.CONV_(FIELD, src) = v[0];                                        \
+    out->has = has[0];                                                      \
+    return true;                                                            \
+}                                                                           \
+static bool NAME##_nan_block(const void *xv, const unsigned char *mask,     \
+                             size_t prefetch, sb__node *out)                \
+{                                                                           \
+    const CONV_XT_##src *x = xv;                                            \
+    CONV_T_##src v[NL];                                                     \
+    bool has[NL];                                                           \
+    if (mask == NULL)                                                       \
+        (void)vpick_##NAME##_n(x, NULL, prefetch, v); /* no NaN takes part */ \
+    else                                                                    \
+        (void)vpick_##NAME##_mn(x, mask, prefetch, v);                      \
+    NAN_LEAF_ANY(CONV_ISNAN_##src, x, mask, has)                            \
+    TREE_NONE_AWARE(CONV_T_##src, v, has, PICK)                             \
+    out->v.CONV_(FIELD, src) = v[0];                                        \
+    out->has = has[0];                                                      \
+    return true;                                                            \
+}
 #define STEP_HALF_ADD_f16  STEP_F16_ADD
 #define STEP_HALF_MUL_f16  STEP_F16_MUL
 #define STEP_HALF_ADD_bf16 STEP_BF16_ADD
 #define STEP_HALF_MUL_bf16 STEP_BF16_MUL
-DEFINE_HALF_MASKED_BLOCKS(f16)
-DEFINE_HALF_MASKED_BLOCKS(bf16)
-#define SB_HAVE_HALF_MASKED_BLOCKS 1
+/* Every op of src into the accumulator named acc (NAME src_acc_op). */
+#define DEFINE_CONV_OPS(tag, acc, src, T, INF)                              \
+    DEFINE_CONV_FOLD_BLOCKS(tag##_##acc##_sum, src, VOP_ADD, NO_VROUND, (T)0, -(T)0, STEP_PLAIN_ADD) \
+    DEFINE_CONV_FOLD_BLOCKS(tag##_##acc##_prod, src, VOP_MUL, NO_VROUND, (T)1, (T)1, STEP_PLAIN_MUL) \
+    DEFINE_CONV_PICK_BLOCKS(tag##_##acc##_min, src, VBETTER_MIN, (INF), PICK_MIN) \
+    DEFINE_CONV_PICK_BLOCKS(tag##_##acc##_max, src, VBETTER_MAX, -(INF), PICK_MAX)
+DEFINE_CONV_OPS(f32, f32, f32, float, __builtin_inff())
+DEFINE_CONV_OPS(f64, f64, f64, double, __builtin_inf())
+DEFINE_CONV_OPS(f16, f32, f16, float, __builtin_inff())
+DEFINE_CONV_OPS(bf16, f32, bf16, float, __builtin_inff())
+DEFINE_CONV_OPS(f32, f64, f32_f64, double, __builtin_inf())
+DEFINE_CONV_OPS(f16, f64, f16_f64, double, __builtin_inf())
+DEFINE_CONV_OPS(bf16, f64, bf16_f64, double, __builtin_inf())
+/* Into the half type: sums and products round each step (min and max
+ * are the f32 ones: the same values). */
+DEFINE_CONV_FOLD_BLOCKS(f16_half_sum, f16, VOP_ADD, vround_f16, 0.0f, -0.0f, STEP_F16_ADD)
+DEFINE_CONV_FOLD_BLOCKS(f16_half_prod, f16, VOP_MUL, vround_f16, 1.0f, 1.0f, STEP_F16_MUL)
+DEFINE_CONV_FOLD_BLOCKS(bf16_half_sum, bf16, VOP_ADD, vround_bf16, 0.0f, -0.0f, STEP_BF16_ADD)
+DEFINE_CONV_FOLD_BLOCKS(bf16_half_prod, bf16, VOP_MUL, vround_bf16, 1.0f, 1.0f, STEP_BF16_MUL)
+#define SB_HAVE_CONV_MASKED_BLOCKS 1
 #endif
 
-/* The half block of a plan, or NULL: a half input into f32 or into its
- * own type (NaN skipping needs a mask: the prepare step). */
-static sb__block_map_fn half_block_map(const sb__plan *plan)
+/* The converting block of a plan, or NULL: a half input into f32 or
+ * into its own type, f32 or a half input into f64 (NaN skipping needs a
+ * mask: the masked blocks below). */
+static sb__block_map_fn conv_block_map(const sb__plan *plan)
 {
-    if (!sb__type_is_half(plan->input) || plan->skip_nan ||
-        (plan->acc != SB_F32 && plan->acc != plan->input))
+    if (plan->skip_nan ||
+        (!sb__type_is_half(plan->input) &&
+         !(plan->input == SB_F32 && plan->acc == SB_F64)))
         return NULL;
-    const bool f16 = plan->input == SB_F16;
-#define SB_HALF_PICK_(acc)                                                  \
+#define SB_CONV_PICK_(tag, acc)                                             \
     switch (plan->op) {                                                     \
-    case SB_SUM:  return f16 ? f16_##acc##_sum_block_map : bf16_##acc##_sum_block_map; \
-    case SB_PROD: return f16 ? f16_##acc##_prod_block_map : bf16_##acc##_prod_block_map; \
-    case SB_MIN:  return f16 ? f16_##acc##_min_block_map : bf16_##acc##_min_block_map; \
-    case SB_MAX:  return f16 ? f16_##acc##_max_block_map : bf16_##acc##_max_block_map; \
+    case SB_SUM:  return tag##_##acc##_sum_block_map;                       \
+    case SB_PROD: return tag##_##acc##_prod_block_map;                      \
+    case SB_MIN:  return tag##_##acc##_min_block_map;                       \
+    case SB_MAX:  return tag##_##acc##_max_block_map;                       \
     default:      return NULL;                                              \
     }
-    if (plan->acc == SB_F32)
-        SB_HALF_PICK_(f32)
-    SB_HALF_PICK_(half)
-#undef SB_HALF_PICK_
+    if (plan->acc == SB_F64) {
+        if (plan->input == SB_F32) SB_CONV_PICK_(f32, f64)
+        if (plan->input == SB_F16) SB_CONV_PICK_(f16, f64)
+        SB_CONV_PICK_(bf16, f64)
+    }
+    if (plan->input == SB_F32)
+        return NULL;
+    const bool f16 = plan->input == SB_F16;
+    if (plan->acc == SB_F32) {
+        if (f16) SB_CONV_PICK_(f16, f32)
+        SB_CONV_PICK_(bf16, f32)
+    }
+    if (f16) SB_CONV_PICK_(f16, half)
+    SB_CONV_PICK_(bf16, half)
+#undef SB_CONV_PICK_
 }
 #endif
 
 sb__block_map_fn SB_BLOCK_MAP_LOOKUP(const sb__plan *plan)
 {
 #ifdef SB_HAVE_SHUFFLE
-    const sb__block_map_fn half = half_block_map(plan);
-    if (half != NULL)
-        return half;
+    const sb__block_map_fn conv = conv_block_map(plan);
+    if (conv != NULL)
+        return conv;
     /* Floats read as they are stored, every element taking part: NaN
-     * skipping needs a mask, and a conversion the prepare step. */
+     * skipping needs a mask (the masked blocks below), and other
+     * conversions the prepare step. */
     if (plan->acc != plan->input || plan->skip_nan ||
         (!plan->dot && plan->map == SB_MAP_NONE))
         return NULL;
@@ -1948,23 +2206,58 @@ sb__block_map_fn SB_BLOCK_MAP_LOOKUP(const sb__plan *plan)
     return NULL;
 }
 
-/* A full masked block's fold where it converts as it loads: f16 and bf16
- * sums and products into f32 or their own type, with no map, product of
- * two arrays or NaN skipping (those take sb__prepare()); NULL elsewhere. */
+/* A full block's fold where it converts as it loads, with a mask or
+ * skipping NaNs (DEFINE_CONV_FOLD_BLOCKS): float sums, products, min and
+ * max, each input into f32, f64 or its own type as the plan converts it,
+ * with no map or product of two arrays (those take sb__prepare()); NULL
+ * elsewhere. A plan that skips NaNs gets the NaN-skipping block (which
+ * takes a mask or NULL), one that does not the masked block. */
 sb__masked_block_fn SB_MASKED_BLOCK_LOOKUP(const sb__plan *plan)
 {
-#if defined(SB_HAVE_SHUFFLE) && defined(SB_HAVE_HALF_MASKED_BLOCKS)
-    if (!sb__type_is_half(plan->input) || plan->skip_nan || plan->dot ||
-        plan->map != SB_MAP_NONE ||
-        (plan->acc != SB_F32 && plan->acc != plan->input))
+#if defined(SB_HAVE_SHUFFLE) && defined(SB_HAVE_CONV_MASKED_BLOCKS)
+    if (plan->dot || plan->map != SB_MAP_NONE || plan->arg ||
+        !sb__type_is_float(plan->input))
         return NULL;
-    const bool f16 = plan->input == SB_F16, f32 = plan->acc == SB_F32;
-    if (plan->op == SB_SUM)
-        return f16 ? (f32 ? f16_f32_sum_masked_block : f16_half_sum_masked_block)
-                   : (f32 ? bf16_f32_sum_masked_block : bf16_half_sum_masked_block);
-    if (plan->op == SB_PROD)
-        return f16 ? (f32 ? f16_f32_prod_masked_block : f16_half_prod_masked_block)
-                   : (f32 ? bf16_f32_prod_masked_block : bf16_half_prod_masked_block);
+    const bool nan = plan->skip_nan;
+#define SB_MASKED_OP_(name)                                                 \
+    switch (plan->op) {                                                     \
+    case SB_SUM:  return nan ? name##_sum_nan_block : name##_sum_masked_block; \
+    case SB_PROD: return nan ? name##_prod_nan_block : name##_prod_masked_block; \
+    case SB_MIN:  return nan ? name##_min_nan_block : name##_min_masked_block; \
+    case SB_MAX:  return nan ? name##_max_nan_block : name##_max_masked_block; \
+    default:      return NULL;                                              \
+    }
+#define SB_MASKED_HALF_OP_(name)                                            \
+    switch (plan->op) {                                                     \
+    case SB_SUM:  return nan ? name##_half_sum_nan_block : name##_half_sum_masked_block; \
+    case SB_PROD: return nan ? name##_half_prod_nan_block : name##_half_prod_masked_block; \
+    case SB_MIN:  return nan ? name##_f32_min_nan_block : name##_f32_min_masked_block; \
+    case SB_MAX:  return nan ? name##_f32_max_nan_block : name##_f32_max_masked_block; \
+    default:      return NULL;                                              \
+    }
+    switch (plan->input) {
+    case SB_F32:
+        if (plan->acc == SB_F32) SB_MASKED_OP_(f32_f32)
+        if (plan->acc == SB_F64) SB_MASKED_OP_(f32_f64)
+        return NULL;
+    case SB_F64:
+        if (plan->acc == SB_F64) SB_MASKED_OP_(f64_f64)
+        return NULL;
+    case SB_F16:
+        if (plan->acc == SB_F32) SB_MASKED_OP_(f16_f32)
+        if (plan->acc == SB_F64) SB_MASKED_OP_(f16_f64)
+        if (plan->acc == SB_F16) SB_MASKED_HALF_OP_(f16)
+        return NULL;
+    case SB_BF16:
+        if (plan->acc == SB_F32) SB_MASKED_OP_(bf16_f32)
+        if (plan->acc == SB_F64) SB_MASKED_OP_(bf16_f64)
+        if (plan->acc == SB_BF16) SB_MASKED_HALF_OP_(bf16)
+        return NULL;
+    default:
+        return NULL;
+    }
+#undef SB_MASKED_OP_
+#undef SB_MASKED_HALF_OP_
 #endif
     (void)plan;
     return NULL;

@@ -106,8 +106,9 @@ static void fold_block(const job *j, const void *x, const void *y,
         merge_push(stack, j->kernel, node, overflow);
         return;
     }
-    if (j->masked_block != NULL && mask != NULL && count == SB_BLOCK_SIZE) {
-        j->masked_block(x, mask, &node);
+    if (j->masked_block != NULL && count == SB_BLOCK_SIZE &&
+        (mask != NULL || j->plan->skip_nan) &&
+        j->masked_block(x, mask, prefetch, &node)) {
         merge_push(stack, j->kernel, node, overflow);
         return;
     }
@@ -287,9 +288,9 @@ unsigned sb_host_thread_count(const sb_host_options *opts)
  * (host_prefetch.c): a float sum, product, min or max (what the
  * prefetching vector folds take) over enough unmasked contiguous input to
  * come from memory, while nothing is kept yet. Not a prepared plan without
- * a block map (a widening, NaN skipping): it folds a converted copy on the
- * stack, so its prefetches never reach the input and both distances would
- * time the same work. */
+ * a block map (NaN skipping, an integer input into f64): it folds with
+ * another loop or a converted copy on the stack, which the distance does
+ * not decide, and both distances would time the same work. */
 static bool measures_prefetch(const sb__plan *plan, sb__block_map_fn map,
                               const unsigned char *mask, size_t n,
                               ptrdiff_t stride)
