@@ -988,6 +988,135 @@ static void full_blocks_take_the_tree_on_every_isa(void **state)
     assert_int_equal(wrong, 0);
 }
 
+/* ------------------------------------------------------------------------
+ * Full blocks with a mask or skipping NaNs, converted as they load
+ * ---------------------------------------------------------------------- */
+
+/* The element kinds of nan_block_data(). */
+typedef enum { ELEMENT_VALUE, ELEMENT_NAN, ELEMENT_NEGATIVE_ZERO } element_kind;
+
+/* Element i of type t at x: a NaN (random payload and sign), -0, or a
+ * value that shows the tree (tree_sensitive()'s for f32 and f64; halves:
+ * random sign, |x| in [2^-3, 2^3), whose half sums round at every step). */
+static void put_element(sb_type t, void *x, size_t i, element_kind k,
+                        uint64_t *state)
+{
+    const uint64_t r = splitmix64(state);
+    if (t == SB_F16 || t == SB_BF16) {
+        const half_format *f = half_format_of(t);
+        const unsigned fraction = (unsigned)(r >> 8) & ((1u << f->fraction_bits) - 1);
+        uint16_t h = k == ELEMENT_NAN
+                   ? half_pattern(f, (unsigned)(r & 1), f->field_max, fraction | 1)
+                   : k == ELEMENT_NEGATIVE_ZERO ? half_pattern(f, 1, 0, 0)
+                   : half_pattern(f, (unsigned)(r & 1),
+                                  f->bias - 3 + (unsigned)(r >> 40) % 6, fraction);
+        memcpy((char *)x + 2 * i, &h, 2);
+        return;
+    }
+    double v = 2.0 * random_unit(state) - 1.0;
+    if (k == ELEMENT_NAN)
+        v = (r & 1) ? -NAN : NAN;
+    else if (k == ELEMENT_NEGATIVE_ZERO)
+        v = -0.0;
+    if (t == SB_F32) {
+        const float f = (float)v;
+        memcpy((char *)x + 4 * i, &f, 4);
+    } else {
+        memcpy((char *)x + 8 * i, &v, 8);
+    }
+}
+
+/* Layouts of n elements:
+ *   0: values with a NaN at about one element in 13;
+ *   1: block 0 all NaN; block 1 leaves all NaN and all -0 in turn; block 2
+ *      all -0 but one NaN per leaf; the rest NaN (a NaN-skipping sum is -0
+ *      only if no empty leaf or block counts as +0);
+ *   2: every element a NaN (skipping them: nothing takes part). */
+static void nan_block_data(sb_type t, void *x, size_t n, int layout,
+                           uint64_t s)
+{
+    uint64_t state = s;
+    for (size_t i = 0; i < n; i++) {
+        const size_t block = i / 4096, leaf = i / 16;
+        element_kind k = ELEMENT_VALUE;
+        if (layout == 0)
+            k = random_below(&state, 13) == 0 ? ELEMENT_NAN : ELEMENT_VALUE;
+        else if (layout == 2 || block == 0 || block > 2)
+            k = ELEMENT_NAN;
+        else if (block == 1)
+            k = leaf % 2 ? ELEMENT_NEGATIVE_ZERO : ELEMENT_NAN;
+        else
+            k = i % 16 == 5 ? ELEMENT_NAN : ELEMENT_NEGATIVE_ZERO;
+        put_element(t, x, i, k, &state);
+    }
+}
+
+/* Every float input into each accumulator it converts to, sum, prod, min
+ * and max, over whole blocks with a mask and with NaNs skipped (with and
+ * without a mask), on each instruction set: host_kernels.c folds these
+ * blocks as they load (DEFINE_CONV_FOLD_BLOCKS), takes its tree in
+ * registers where every leaf has an element, and finds the leaves that
+ * have one from the mask alone unless the fold loaded a NaN. */
+static void masked_and_nan_skipping_blocks_match_on_every_isa(void **state)
+{
+    (void)state;
+    static const struct { sb_type in, acc; } pairs_[] = {
+        { SB_F32, SB_SAME_AS_INPUT }, { SB_F32, SB_F64 },
+        { SB_F64, SB_SAME_AS_INPUT },
+        { SB_F16, SB_SAME_AS_INPUT }, { SB_F16, SB_F32 }, { SB_F16, SB_F64 },
+        { SB_BF16, SB_SAME_AS_INPUT }, { SB_BF16, SB_F32 }, { SB_BF16, SB_F64 },
+    };
+    static const mask_kind masks[] = { MASK_NONE, MASK_RANDOM,
+                                       MASK_ALTERNATE_LEAVES };
+    const size_t n = 3 * 4096 + 4096 / 2 + 5;
+    unsigned long cases = 0, wrong = 0;
+    for (size_t p = 0; p < COUNT(pairs_); p++)
+        for (int layout = 0; layout < 3; layout++)
+            for (size_t m = 0; m < COUNT(masks); m++)
+                for (unsigned flags = 0; flags <= SB_SKIP_NAN; flags += SB_SKIP_NAN)
+                    for (int op = SB_SUM; op <= SB_MAX; op++) {
+                        if (flags == 0 && (layout != 0 || masks[m] == MASK_NONE))
+                            continue;   /* NaNs taking part: one layout */
+                        const sb_reduction r = { (sb_op)op, pairs_[p].in,
+                                                 pairs_[p].acc, flags, 0 };
+                        const uint64_t s = mix_seed(seed, 1200 + cases);
+                        unsigned char *x = checked_malloc(n * sb_type_size(r.input));
+                        nan_block_data(r.input, x, n, layout, s);
+                        unsigned char *mask = make_mask(masks[m], n, mix_seed(s, 1));
+                        unsigned char want[RESULT_BUFFER];
+                        memset(want, RESULT_SENTINEL, sizeof want);
+                        const sb_status ws = oracle_reduce(r, x, mask, n, want);
+                        for (size_t i = 0; i < isa_count; i++) {
+                            const sb_host_options opts = { 1, isas[i] };
+                            unsigned char got[RESULT_BUFFER];
+                            memset(got, RESULT_SENTINEL, sizeof got);
+                            const sb_status gs =
+                                sb_reduce_host_opts(r, x, mask, n, got, &opts);
+                            if (gs != ws || !bits_equal(got, want, sizeof got)) {
+                                fprintf(stderr, "MISMATCH %s>%s %s flags %u "
+                                        "layout %d mask %d isa %s seed %llu: "
+                                        "oracle %s ", type_name(r.input),
+                                        type_name(r.accumulator),
+                                        op_name(r.op), flags, layout,
+                                        (int)masks[m], sb_isa_name(isas[i]),
+                                        (unsigned long long)seed,
+                                        status_name(ws));
+                                print_result(stderr, r, want);
+                                fprintf(stderr, ", host %s ", status_name(gs));
+                                print_result(stderr, r, got);
+                                fputc('\n', stderr);
+                                wrong++;
+                            }
+                        }
+                        free(x);
+                        free(mask);
+                        cases++;
+                    }
+    printf("masked and NaN-skipping blocks: %lu cases on %zu instruction "
+           "sets, %lu wrong\n", cases, isa_count, wrong);
+    assert_int_equal(wrong, 0);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -998,6 +1127,7 @@ int main(void)
         cmocka_unit_test(large_reductions_match_on_every_isa_and_thread_count),
         cmocka_unit_test(dot_matches_the_oracle),
         cmocka_unit_test(full_blocks_take_the_tree_on_every_isa),
+        cmocka_unit_test(masked_and_nan_skipping_blocks_match_on_every_isa),
         cmocka_unit_test(partials_with_maps_and_dots_match_the_oracle),
         cmocka_unit_test(partials_refuse_to_mix_elements_and_dot_terms),
     };

@@ -1,11 +1,15 @@
-/* bench_maps.c: part 5 of `samebits bench` (--maps): what element maps
- * and dot products cost next to the plain sum over the same data.
+/* bench_maps.c: part 5 of `samebits bench` (--maps): what element maps,
+ * dot products, masks and NaN skipping cost next to the plain sum over
+ * the same data.
  *
  * For f32, f64, f16 and bf16 (the half types into an f32 accumulator, then
- * into their own type: rows "f16>f16", "bf16>bf16") at
- * n = 2^S (S: the largest of --sizes): the fastest
- * 1-thread read of the buffer, then sum, sum of |x| (SB_MAP_ABS), sum of
- * x*x (SB_MAP_SQUARE) and the dot product of x with a second array, on
+ * into their own type: rows "f16>f16", "bf16>bf16"; then f32 and f16 into
+ * f64: "f32>f64", "f16>f64") at n = 2^S (S: the largest of --sizes): the
+ * fastest 1-thread read of the buffer, then sum, sum of |x| (SB_MAP_ABS),
+ * sum of x*x (SB_MAP_SQUARE), the dot product of x with a second array,
+ * the sum with a mask that takes 6 elements in 7 ("masked", GB/s of x
+ * alone) and the sum with SB_SKIP_NAN (numpy's nansum; the data has no
+ * NaN), on
  * the host on 1 thread and on every thread, and on each device (default
  * float mode, the data already in cl_mems). GB/s count every byte read:
  * both arrays for the dot product. The methods of one row take turns,
@@ -20,19 +24,20 @@
 
 #include "samebits.h"
 
-enum { M_SUM, M_ABS, M_SQUARE, M_DOT, M_COUNT };
+enum { M_SUM, M_ABS, M_SQUARE, M_DOT, M_MASKED, M_NAN, M_COUNT };
 static const char *const method_names[M_COUNT] = {
-    "sum", "abs", "square", "dot"
+    "sum", "abs", "square", "dot", "masked", "nansum"
 };
 
 typedef struct {
     sb_type       type;
     sb_type       acc;         /* f32 for the half types, else the input */
     const void   *x, *y;
+    const unsigned char *mask;  /* 6 in 7 taking part */
     size_t        n;
     unsigned      threads;     /* host: 1 or 0 (every thread) */
     bench_device *dev;         /* NULL: the host */
-    cl_mem        xb, yb;
+    cl_mem        xb, yb, maskb;
 } maps_arg;
 
 static sb_status run_method(const maps_arg *a, int m, unsigned char *out)
@@ -43,17 +48,21 @@ static sb_status run_method(const maps_arg *a, int m, unsigned char *out)
         r.map = SB_MAP_ABS;
     else if (m == M_SQUARE)
         r.map = SB_MAP_SQUARE;
+    else if (m == M_NAN)
+        r.flags = SB_SKIP_NAN;
+    const int masked = m == M_MASKED;
     if (a->dev == NULL) {
         const sb_host_options opts = { .threads = a->threads };
         return m == M_DOT ? sb_dot_host_opts(r, a->x, a->y, NULL, a->n, out,
                                              &opts)
-                          : sb_reduce_host_opts(r, a->x, NULL, a->n, out,
-                                                &opts);
+                          : sb_reduce_host_opts(r, a->x,
+                                                masked ? a->mask : NULL,
+                                                a->n, out, &opts);
     }
     return m == M_DOT ? sb_dot(a->dev->sb, NULL, r, a->xb, 0, a->yb, 0, NULL,
                                0, a->n, out)
-                      : sb_reduce(a->dev->sb, NULL, r, a->xb, 0, NULL, 0,
-                                  a->n, out);
+                      : sb_reduce(a->dev->sb, NULL, r, a->xb, 0,
+                                  masked ? a->maskb : NULL, 0, a->n, out);
 }
 
 /* Best seconds of each method, taking turns; *ok[m] is 0 for a method
@@ -163,20 +172,30 @@ static int one_type(int json, sb_type type, sb_type acc, int log2_n,
         bench_free_data(y, bytes);
         return -1;
     }
+    unsigned char *mask = bench_alloc_data(n);
+    if (mask == NULL) {
+        cli_error("bench", "maps: out of memory for a mask of 2^%d", log2_n);
+        bench_free_data(x, bytes);
+        bench_free_data(y, bytes);
+        return -1;
+    }
     bench_fill(x, type, SB_SUM, n);
     bench_fill(y, type, SB_SUM, n);
+    for (size_t i = 0; i < n; i++)
+        mask[i] = i % 7 != 3;
     /* "f16" for a half type into f32 (and f32, f64 into themselves),
      * "f16>f16" for one into itself, "type>acc" for anything else. */
     char tname[24];
-    if (acc == SB_F32 || (acc == type && !sb__bench_is_half(type)))
+    if ((acc == SB_F32 && type != SB_F32) ||
+        (acc == type && !sb__bench_is_half(type)))
         snprintf(tname, sizeof tname, "%s", sb_type_name(type));
     else
         snprintf(tname, sizeof tname, "%s>%s", sb_type_name(type),
                  sb_type_name(acc));
     double best[M_COUNT];
     int ok[M_COUNT];
-    maps_arg a = { .type = type, .x = x, .y = y, .n = n, .threads = 1,
-                   .acc = acc };
+    maps_arg a = { .type = type, .x = x, .y = y, .mask = mask, .n = n,
+                   .threads = 1, .acc = acc };
     fprintf(stderr, "bench: maps %s host\n", tname);
     const double read = read_seconds(x, bytes, repeat);
     const double read2 = bench_read_pair_best(x, y, bytes, repeat);
@@ -197,7 +216,10 @@ static int one_type(int json, sb_type type, sb_type acc, int log2_n,
         a.yb = a.xb == NULL ? NULL
              : clCreateBuffer(devs[d].cl_ctx, CL_MEM_READ_ONLY
                               | CL_MEM_COPY_HOST_PTR, bytes, y, &err);
-        if (a.yb != NULL) {
+        a.maskb = a.yb == NULL ? NULL
+             : clCreateBuffer(devs[d].cl_ctx, CL_MEM_READ_ONLY
+                              | CL_MEM_COPY_HOST_PTR, n, mask, &err);
+        if (a.maskb != NULL) {
             fprintf(stderr, "bench: maps %s %s\n", tname, devs[d].label);
             time_methods(&a, repeat, best, ok);
             report(json, tname, devs[d].label, bytes, 0, 0, best, ok);
@@ -205,6 +227,8 @@ static int one_type(int json, sb_type type, sb_type acc, int log2_n,
             fprintf(stderr, "bench: maps: %s: no buffers of 2^%d %s (%s)\n",
                     devs[d].label, log2_n, tname, cli_cl_error_name(err));
         }
+        if (a.maskb != NULL)
+            clReleaseMemObject(a.maskb);
         if (a.yb != NULL)
             clReleaseMemObject(a.yb);
         if (a.xb != NULL)
@@ -212,6 +236,7 @@ static int one_type(int json, sb_type type, sb_type acc, int log2_n,
     }
     bench_free_data(x, bytes);
     bench_free_data(y, bytes);
+    bench_free_data(mask, n);
     return 0;
 }
 
@@ -219,16 +244,20 @@ int bench_maps(int json, int log2_n, unsigned repeat, bench_device *devs,
                size_t dev_count)
 {
     if (!json)
-        printf("\n5. maps and dot products at 2^%d elements (GB/s of input "
-               "read, best of %u, taking turns; a dot product reads two "
-               "arrays; f16 and bf16 into an f32 accumulator, then as "
-               "t>t into their own)\n\n"
+        printf("\n5. maps, dot products, masks and NaN skipping at 2^%d "
+               "elements (GB/s of input read, best of %u, taking turns; a "
+               "dot product reads two arrays, a masked sum counts x alone "
+               "(6 in 7 take part), nansum is SB_SKIP_NAN over data with "
+               "no NaN; f16 and bf16 into an f32 accumulator, then as "
+               "t>t into their own; f32>f64 and f16>f64 into f64)\n\n"
                "type       where     read   read2     sum     abs  square"
-               "     dot  abs/sum sq/sum dot/sum sum/read dot/read2\n",
+               "     dot  masked  nansum  abs/sum sq/sum dot/sum mask/sum "
+               "nan/sum sum/read dot/read2\n",
                log2_n, repeat);
     static const struct { sb_type type, acc; } rows[] = {
         { SB_F32, SB_F32 }, { SB_F64, SB_F64 }, { SB_F16, SB_F32 },
-        { SB_BF16, SB_F32 }, { SB_F16, SB_F16 }, { SB_BF16, SB_BF16 } };
+        { SB_BF16, SB_F32 }, { SB_F16, SB_F16 }, { SB_BF16, SB_BF16 },
+        { SB_F32, SB_F64 }, { SB_F16, SB_F64 } };
     for (size_t t = 0; t < sizeof rows / sizeof *rows; t++)
         if (one_type(json, rows[t].type, rows[t].acc, log2_n, repeat, devs,
                      dev_count) != 0)

@@ -15,8 +15,8 @@
  *    fresh child process, with a cold then a warm kernel cache.
  * 4. In pieces (bench_stream.c, --stream): one call against pieces through
  *    sb_partial, host and devices; the partial's size and a merge's cost.
- * 5. Maps and dot products (bench_maps.c, --maps): |x|, x*x and x.y sums
- *    against the plain sum and the read.
+ * 5. Maps and dot products (bench_maps.c, --maps): |x|, x*x and x.y sums,
+ *    masked and NaN-skipping sums against the plain sum and the read.
  * 6. Many reductions in one call (bench_batched.c, --batched): row and
  *    column sums of a matrix against the read; 1000 short reductions
  *    against as many calls; segment sums (bench_segments.c).
@@ -101,9 +101,11 @@ static void print_usage(FILE *out)
             "                host pieces of 2^14..2^24, device pieces of 2^20..2^24\n"
             "                of one cl_mem; the partial's size and a merge's cost\n"
             "  --maps        part 5: sums of 2^S elements with SB_MAP_ABS,\n"
-            "                SB_MAP_SQUARE and as a dot product, next to the plain\n"
-            "                sum and the 1-thread read, host and devices: f32, f64,\n"
-            "                f16 and bf16 into f32, and f16, bf16 into themselves\n"
+            "                SB_MAP_SQUARE, as a dot product, with a mask (6 in 7)\n"
+            "                and with SB_SKIP_NAN, next to the plain sum and the\n"
+            "                1-thread read, host and devices: f32, f64, f16 and\n"
+            "                bf16 into f32, f16 and bf16 into themselves, f32 and\n"
+            "                f16 into f64\n"
             "  --batched     part 6: f32 row and column sums of a matrix of\n"
             "                about 2^S elements, rows of 1000 and 1000 rows, by\n"
             "                sb_reduce_batched_host on 1 and every thread, next to\n"
