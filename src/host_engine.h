@@ -44,10 +44,11 @@ typedef struct {
 } sb__kernel;
 
 /* A full (SB_BLOCK_SIZE), unmasked block of a float plan whose input is
- * its accumulator, or of f16 / bf16 into f32: each element converted
- * (halves), then mapped (`map`) or, with y not NULL, multiplied by y's, as
- * it is folded: the node of sb__prepare() followed by the block kernel,
- * without the pass between. NaN skipping never takes it (it needs a mask). */
+ * its accumulator, of f16 / bf16 into f32 or into their own type, or of
+ * f32 / f16 / bf16 into f64: each element converted, then mapped (`map`)
+ * or, with y not NULL, multiplied by y's, as it is folded: the node of
+ * sb__prepare() followed by the block kernel, without the pass between.
+ * NaN skipping never takes it (sb__masked_block_fn does, mask or not). */
 typedef void (*sb__block_map_fn)(const void *x, const void *y, sb_map map,
                                  size_t prefetch, sb__node *out);
 /* The node of one full block of x with a mask, or skipping NaNs with a
@@ -108,8 +109,8 @@ sb_status sb__isa_resolve(unsigned requested, unsigned *isa);
 bool sb__cpu_has_f16c(void);
 
 /* The sb__block_map_fn of a prepared plan in the copy built for `isa`,
- * or NULL where blocks take sb__prepare() (conversions, NaN skipping,
- * integers). */
+ * or NULL where blocks take sb__prepare() or the masked blocks (integer
+ * inputs into floats, NaN skipping, integer maps and dots). */
 sb__block_map_fn sb__host_block_map(const sb__plan *plan, unsigned isa);
 /* The sb__masked_block_fn of a prepared plan in the copy built for
  * `isa`, or NULL where masked blocks take sb__prepare(). */

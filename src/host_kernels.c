@@ -140,6 +140,23 @@
 #define SB_CAT(a, b)  SB_CAT_(a, b)
 #define SB_CAT_(a, b) a##b
 
+/* Asks the CPU for the cache lines `ahead` bytes past [p, p + bytes).
+ * From memory the fold's shuffles and the loads' waits did not overlap
+ * (AMD EPYC Zen 5: f32 sum at 0.55-0.8 of a plain read, as if the time of
+ * the fold in cache and of the read were added): the hardware's
+ * prefetchers ran too close ahead of a loop this busy. A prefetch never
+ * faults, so the lines past the input's end cost nothing but the asking.
+ * The distance is SAMEBITS_PREFETCH or SB_PREFETCH_DEFAULT, a setting the
+ * bench sweeps (README: Performance), not a constant of one CPU. */
+static inline void prefetch_ahead(const void *p, size_t bytes, size_t ahead)
+{
+    if (ahead == 0)
+        return;
+    const uintptr_t q = (uintptr_t)p + ahead;
+    for (size_t off = 0; off < bytes; off += 64)
+        __builtin_prefetch((const void *)(q + off));
+}
+
 #ifdef SB_HAVE_SHUFFLE
 typedef float  sb_vf __attribute__((vector_size(SB_VEC_BYTES)));
 typedef double sb_vd __attribute__((vector_size(SB_VEC_BYTES)));
@@ -248,22 +265,13 @@ typedef double sb_vd_in __attribute__((vector_size(SB_VEC_BYTES), aligned(8), ma
 
 #define VLOAD(dst, src) memcpy(&(dst), (src), sizeof(dst))
 
-/* Asks the CPU for the cache lines `ahead` bytes past [p, p + bytes).
- * From memory the fold's shuffles and the loads' waits did not overlap
- * (AMD EPYC Zen 5: f32 sum at 0.55-0.8 of a plain read, as if the time of
- * the fold in cache and of the read were added): the hardware's
- * prefetchers ran too close ahead of a loop this busy. A prefetch never
- * faults, so the lines past the input's end cost nothing but the asking.
- * The distance is SAMEBITS_PREFETCH or SB_PREFETCH_DEFAULT, a setting the
- * bench sweeps (README: Performance), not a constant of one CPU. */
-static inline void prefetch_ahead(const void *p, size_t bytes, size_t ahead)
-{
-    if (ahead == 0)
-        return;
-    const uintptr_t q = (uintptr_t)p + ahead;
-    for (size_t off = 0; off < bytes; off += 64)
-        __builtin_prefetch((const void *)(q + off));
-}
+/* A half accumulator's step is an operation and a rounding (about ten
+ * dependent vector operations): its folds keep more chains in flight,
+ * HALF_ACC_GROUPS registers of leaves stepped in turn (masked f16 sums
+ * into f16, one thread, in cache: 2 chains 4.2 GB/s of input, 8 chains
+ * 4.6-6.0, and with the tree in registers, CONV_BLOCK_TREE, 12.3-12.6;
+ * AVX-512, AMD EPYC Zen 5). */
+#define HALF_ACC_GROUPS 8
 
 /* Leaves folded side by side per call: at least 16, and at least two
  * registers' worth, so that two or more independent chains of W lanes
@@ -356,6 +364,9 @@ DEFINE_VPICK(vpick_f64_max, double, sb_vd, sb_vd_in, sb_vi64, F64_LANES, VBETTER
 
 #define VOP_ADD +
 #define VOP_MUL *
+/* What a step's result becomes in an f32 or f64 accumulator: itself
+ * (a half accumulator's folds round it instead: vround_f16, ...). */
+#define NO_VROUND(e) (e)
 DEFINE_VFOLD(vfold_f32_sum,  float,  sb_vf, sb_vf_in, F32_LANES, VOP_ADD)
 DEFINE_VFOLD(vfold_f32_prod, float,  sb_vf, sb_vf_in, F32_LANES, VOP_MUL)
 DEFINE_VFOLD(vfold_f64_sum,  double, sb_vd, sb_vd_in, F64_LANES, VOP_ADD)
@@ -1027,13 +1038,6 @@ static inline sb_vi64 mask_keep_f64(const unsigned char *p)
     return (sb_vi64)_mm_unpacklo_epi32(_mm_unpacklo_epi16(b, z), z) != 0;
 }
 #  endif
-/* A half accumulator's step is an operation and a rounding (about ten
- * dependent vector operations): its folds keep more chains in flight,
- * HALF_ACC_GROUPS registers of leaves stepped in turn (masked f16 sums
- * into f16, one thread, in cache: 2 chains 4.2 GB/s of input, 8 chains
- * 4.6-6.0, and with the tree in registers, CONV_BLOCK_TREE, 12.3-12.6;
- * AVX-512, AMD EPYC Zen 5). */
-#define HALF_ACC_GROUPS 8
 /* The lines `prefetch` bytes past the next G groups of W leaves of x
  * and (where there is one) of their mask. Without them, masked f64 sums
  * from memory ran at 0.3 of their speed in cache (one thread, AVX-512,
@@ -1094,7 +1098,6 @@ static inline bool NAME(const XT *x, const unsigned char *mask, T start,    \
             return true;                                                    \
     return false;                                                           \
 }
-#  define NO_VROUND(e) (e)
 #  define VLOAD_f32(p) (*(const sb_vf_in *)(p))
 #  define VLOAD_f64(p) (*(const sb_vd_in *)(p))
 #  define KEEP_MASK_f32(m, at, e)     mask_keep_f32((m) + (at))
@@ -1923,11 +1926,8 @@ static inline CONV_(V, src) NAME(const CONV_XT_##src *x,                    \
     VTREE_CROSS(CONV_(V, src), CONV_(W, src), acc, (GROUPS), VCOMBINE)      \
     return acc[0];                                                          \
 }
-/* Steps, squares and tree combines of each accumulator: f32 as it is,
- * a half accumulator rounded after each operation. */
-#ifndef NO_VROUND
-#  define NO_VROUND(e)          (e)
-#endif
+/* Steps, squares and tree combines of each accumulator: f32 as it is
+ * (NO_VROUND), a half accumulator rounded after each operation. */
 #define VSTEP_ADD(a, e)         ((a) + (e))
 #define VSTEP_MUL(a, e)         ((a) * (e))
 #define VSTEP_ADD_f16(a, e)     vround_f16((a) + (e))
@@ -2196,8 +2196,8 @@ DEFINE_CONV_FOLD_BLOCKS(bf16_half_prod, bf16, VOP_MUL, vround_bf16, 1.0f, 1.0f, 
 #endif
 
 /* The converting block of a plan, or NULL: a half input into f32 or
- * into its own type, f32 or a half input into f64 (NaN skipping needs a
- * mask: the masked blocks below). */
+ * into its own type, f32 or a half input into f64 (NaN skipping takes the
+ * masked blocks above). */
 static sb__block_map_fn conv_block_map(const sb__plan *plan)
 {
     if (plan->skip_nan ||
@@ -2237,7 +2237,7 @@ sb__block_map_fn SB_BLOCK_MAP_LOOKUP(const sb__plan *plan)
     if (conv != NULL)
         return conv;
     /* Floats read as they are stored, every element taking part: NaN
-     * skipping needs a mask (the masked blocks below), and other
+     * skipping takes the masked blocks (SB_MASKED_BLOCK_LOOKUP), other
      * conversions the prepare step. */
     if (plan->acc != plan->input || plan->skip_nan ||
         (!plan->dot && plan->map == SB_MAP_NONE))

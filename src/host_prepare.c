@@ -23,10 +23,8 @@
 #  define SB_PREPARE_COPY sb__prepare_baseline
 #elif SB_HOST_ISA == SB_ISA_AVX2
 #  define SB_PREPARE_COPY sb__prepare_avx2
-#  include <immintrin.h>
 #elif SB_HOST_ISA == SB_ISA_AVX512
 #  define SB_PREPARE_COPY sb__prepare_avx512
-#  include <immintrin.h>
 #else
 #  error "SB_HOST_ISA: unknown instruction set"
 #endif

@@ -929,3 +929,68 @@ void fill_half(half_family family, sb_type t, uint16_t *x, size_t n,
         x[i] = v;
     }
 }
+
+/* ---- fill_nan_blocks() ---- */
+
+/* The element kinds of fill_nan_blocks(). */
+typedef enum { ELEMENT_VALUE, ELEMENT_NAN, ELEMENT_NEGATIVE_ZERO,
+               ELEMENT_PLUS_INF, ELEMENT_MINUS_INF } element_kind;
+
+/* Element i of type t at x: a NaN (random sign; halves: random payload
+ * too), -0, +inf, -inf, or a value that shows the tree (f32 and f64:
+ * uniform in [-1, 1); halves: random sign, |x| in [2^-3, 2^3), whose half
+ * sums round at every step). */
+static void put_element(sb_type t, void *x, size_t i, element_kind k,
+                        uint64_t *state)
+{
+    const uint64_t r = splitmix64(state);
+    if (t == SB_F16 || t == SB_BF16) {
+        const half_format *f = half_format_of(t);
+        const unsigned fraction = (unsigned)(r >> 8) & ((1u << f->fraction_bits) - 1);
+        uint16_t h = k == ELEMENT_NAN
+                   ? half_pattern(f, (unsigned)(r & 1), f->field_max, fraction | 1)
+                   : k == ELEMENT_NEGATIVE_ZERO ? half_pattern(f, 1, 0, 0)
+                   : k == ELEMENT_PLUS_INF ? half_pattern(f, 0, f->field_max, 0)
+                   : k == ELEMENT_MINUS_INF ? half_pattern(f, 1, f->field_max, 0)
+                   : half_pattern(f, (unsigned)(r & 1),
+                                  f->bias - 3 + (unsigned)(r >> 40) % 6, fraction);
+        memcpy((char *)x + 2 * i, &h, 2);
+        return;
+    }
+    double v = 2.0 * random_unit(state) - 1.0;
+    if (k == ELEMENT_NAN)
+        v = (r & 1) ? -NAN : NAN;
+    else if (k == ELEMENT_NEGATIVE_ZERO)
+        v = -0.0;
+    else if (k == ELEMENT_PLUS_INF || k == ELEMENT_MINUS_INF)
+        v = k == ELEMENT_PLUS_INF ? INFINITY : -INFINITY;
+    if (t == SB_F32) {
+        const float f = (float)v;
+        memcpy((char *)x + 4 * i, &f, 4);
+    } else {
+        memcpy((char *)x + 8 * i, &v, 8);
+    }
+}
+
+void fill_nan_blocks(sb_type t, void *x, size_t n, int layout, uint64_t s)
+{
+    uint64_t state = s;
+    for (size_t i = 0; i < n; i++) {
+        const size_t block = i / 4096, leaf = i / 16;
+        element_kind k = ELEMENT_VALUE;
+        if (layout == 0)
+            k = random_below(&state, 13) == 0 ? ELEMENT_NAN : ELEMENT_VALUE;
+        else if (layout == 3)
+            k = ELEMENT_VALUE;
+        else if (layout >= 4)
+            k = i % 16 == 7 ? ELEMENT_NAN
+              : layout == 4 ? ELEMENT_PLUS_INF : ELEMENT_MINUS_INF;
+        else if (layout == 2 || block == 0 || block > 2)
+            k = ELEMENT_NAN;
+        else if (block == 1)
+            k = leaf % 2 ? ELEMENT_NEGATIVE_ZERO : ELEMENT_NAN;
+        else
+            k = i % 16 == 5 ? ELEMENT_NAN : ELEMENT_NEGATIVE_ZERO;
+        put_element(t, x, i, k, &state);
+    }
+}

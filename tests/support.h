@@ -166,6 +166,25 @@ uint16_t half_pattern(const half_format *f, unsigned sign, unsigned field,
 void fill_half(half_family family, sb_type t, uint16_t *x, size_t n,
                uint64_t case_seed);
 
+/*! fill_nan_blocks() : `n` elements of float type `t` (f32, f64, f16,
+ *  bf16) at `x` that test NaN skipping over whole blocks of 4096, by
+ *  layout:
+ *   0: values with a NaN at about one element in 13;
+ *   1: block 0 all NaN; block 1 leaves all NaN and all -0 in turn; block 2
+ *      all -0 but one NaN per leaf; the rest NaN (skipping NaNs, a min or
+ *      max is -0, or an empty leaf or block has counted as +-inf);
+ *   2: every element a NaN (skipping them: nothing takes part);
+ *   3: values and no NaN;
+ *   4, 5: +inf (4) or -inf (5) with a NaN in each leaf: a min (4) or max
+ *      (5) is the infinity only if an element that does not take part
+ *      stands in as that infinity.
+ *  Values show the tree: uniform in [-1, 1) for f32 and f64; halves of
+ *  random sign with |x| in [2^-3, 2^3), whose half sums round at every
+ *  step. NaNs have random signs (halves: payloads too). Deterministic in
+ *  `seed`. */
+void fill_nan_blocks(sb_type t, void *x, size_t n, int layout, uint64_t seed);
+enum { NAN_BLOCK_LAYOUTS = 6 };
+
 /* ------------------------------------------------------------------------
  * Masks
  * ---------------------------------------------------------------------- */

@@ -271,6 +271,82 @@ static void maps_skip_nan_and_dot_match_the_host(void **state)
     assert_int_equal(failures, 0);
 }
 
+/* Whole blocks with a mask or skipping NaNs, where a CPU device folds
+ * SB_LANES leaves side by side with the elements that do not take part
+ * replaced by the identity (cl/reduce.cl, sb_lane_leaves_masked()), and
+ * falls back to leaf by leaf where a leaf has none or (min, max) a NaN
+ * takes part: tests/support.h's NaN-block layouts, which empty leaves and
+ * whole blocks, against the host on the device's own shape. */
+static const job nan_block_jobs[] = {
+    R(SUM, F32, 0, SB_SKIP_NAN, NONE), R(MIN, F32, 0, SB_SKIP_NAN, NONE),
+    R(MAX, F64, 0, SB_SKIP_NAN, NONE), R(SUM, F64, 0, SB_SKIP_NAN, NONE),
+    R(SUM, F16, SB_F32, SB_SKIP_NAN, NONE), R(MIN, BF16, SB_F32, SB_SKIP_NAN, NONE),
+    R(SUM, F16, 0, SB_SKIP_NAN, NONE), R(MAX, F32, 0, SB_SKIP_NAN, ABS),
+    R(SUM, F32, 0, 0, NONE), R(MIN, F32, 0, 0, NONE), R(MAX, F64, 0, 0, NONE),
+    D(F32, 0, SB_SKIP_NAN),
+};
+
+static void masked_and_nan_skipping_blocks_match_the_host(void **state)
+{
+    const device_list *list = *state;
+    static const mask_kind masks[] = { MASK_NONE, MASK_RANDOM,
+                                       MASK_ALTERNATE_LEAVES };
+    int failures = 0;
+    for (size_t d = 0; d < list->count; d++) {
+        const test_device *dev = &list->devices[d];
+        const sb_options o = { .flags = SB_OPT_NO_HOST };
+        device_context dc;
+        assert_int_equal(device_context_open(&dc, dev, &o), SB_OK);
+        /* A simulator: one block and a half. */
+        const size_t n = dev->oclgrind ? 4096 + 2048 + 5 : 3 * 4096 + 2048 + 5;
+        tally t = { 0 };
+        for (size_t k = 0; k < COUNT(nan_block_jobs); k++) {
+            const job *j = &nan_block_jobs[k];
+            for (int layout = 0; layout < NAN_BLOCK_LAYOUTS; layout++)
+                for (size_t m = 0; m < COUNT(masks); m++) {
+                    if (j->r.flags == 0 && (layout != 0 || masks[m] == MASK_NONE))
+                        continue;   /* NaNs taking part: one layout */
+                    const uint64_t cs = mix_seed(seed, 7000 + k * 64 + layout * 8 + m);
+                    const size_t es = type_size(j->r.input);
+                    host_data h = { n, checked_malloc(n * es + 1), NULL, NULL };
+                    fill_nan_blocks(j->r.input, h.x, n, layout, cs);
+                    if (j->dot) {
+                        h.y = checked_malloc(n * es + 1);
+                        fill_nan_blocks(j->r.input, h.y, n, 3, mix_seed(cs, 1));
+                    }
+                    h.mask = make_mask(masks[m], n, mix_seed(cs, 2));
+                    placed p = place(dev, j, &h);
+                    unsigned char want[RESULT_BUFFER], got[RESULT_BUFFER];
+                    memset(want, RESULT_SENTINEL, sizeof want);
+                    memset(got, RESULT_SENTINEL, sizeof got);
+                    const sb_status hs = host_run(j, &h, want);
+                    const sb_status ds = device_run(&dc, j, &p, n, got);
+                    const bool ok = hs == ds && memcmp(want, got, sizeof want) == 0;
+                    if (!ok) {
+                        char name[96];
+                        fprintf(stderr, "MISMATCH %s: %s layout %d mask %s "
+                                "seed=0x%llx: host %s ", dev->name,
+                                job_name(j, name, sizeof name), layout,
+                                mask_name(masks[m]), (unsigned long long)seed,
+                                status_name(hs));
+                        print_result(stderr, j->r, want);
+                        fprintf(stderr, ", device %s ", status_name(ds));
+                        print_result(stderr, j->r, got);
+                        fprintf(stderr, " (%s)\n", sb_error_detail());
+                    }
+                    failures += !ok;
+                    tally_add(&t, hs, ok);
+                    unplace(&p);
+                    free_data(&h);
+                }
+        }
+        printf("%s: ", dev->name);
+        print_tally("masked and NaN-skipping blocks", &t);
+        device_context_close(&dc);
+    }
+    assert_int_equal(failures, 0);
+}
+
 static void float_modes_match_the_host(void **state)
 {
     const device_list *list = *state;
@@ -483,6 +559,7 @@ int main(void)
     seed = test_seed(0x6d617073ull);
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(maps_skip_nan_and_dot_match_the_host),
+        cmocka_unit_test(masked_and_nan_skipping_blocks_match_the_host),
         cmocka_unit_test(float_modes_match_the_host),
         cmocka_unit_test(dot_enqueue_writes_the_record),
         cmocka_unit_test(partial_dot_pieces_match_the_host),

@@ -992,65 +992,6 @@ static void full_blocks_take_the_tree_on_every_isa(void **state)
  * Full blocks with a mask or skipping NaNs, converted as they load
  * ---------------------------------------------------------------------- */
 
-/* The element kinds of nan_block_data(). */
-typedef enum { ELEMENT_VALUE, ELEMENT_NAN, ELEMENT_NEGATIVE_ZERO } element_kind;
-
-/* Element i of type t at x: a NaN (random payload and sign), -0, or a
- * value that shows the tree (tree_sensitive()'s for f32 and f64; halves:
- * random sign, |x| in [2^-3, 2^3), whose half sums round at every step). */
-static void put_element(sb_type t, void *x, size_t i, element_kind k,
-                        uint64_t *state)
-{
-    const uint64_t r = splitmix64(state);
-    if (t == SB_F16 || t == SB_BF16) {
-        const half_format *f = half_format_of(t);
-        const unsigned fraction = (unsigned)(r >> 8) & ((1u << f->fraction_bits) - 1);
-        uint16_t h = k == ELEMENT_NAN
-                   ? half_pattern(f, (unsigned)(r & 1), f->field_max, fraction | 1)
-                   : k == ELEMENT_NEGATIVE_ZERO ? half_pattern(f, 1, 0, 0)
-                   : half_pattern(f, (unsigned)(r & 1),
-                                  f->bias - 3 + (unsigned)(r >> 40) % 6, fraction);
-        memcpy((char *)x + 2 * i, &h, 2);
-        return;
-    }
-    double v = 2.0 * random_unit(state) - 1.0;
-    if (k == ELEMENT_NAN)
-        v = (r & 1) ? -NAN : NAN;
-    else if (k == ELEMENT_NEGATIVE_ZERO)
-        v = -0.0;
-    if (t == SB_F32) {
-        const float f = (float)v;
-        memcpy((char *)x + 4 * i, &f, 4);
-    } else {
-        memcpy((char *)x + 8 * i, &v, 8);
-    }
-}
-
-/* Layouts of n elements:
- *   0: values with a NaN at about one element in 13;
- *   1: block 0 all NaN; block 1 leaves all NaN and all -0 in turn; block 2
- *      all -0 but one NaN per leaf; the rest NaN (a NaN-skipping sum is -0
- *      only if no empty leaf or block counts as +0);
- *   2: every element a NaN (skipping them: nothing takes part). */
-static void nan_block_data(sb_type t, void *x, size_t n, int layout,
-                           uint64_t s)
-{
-    uint64_t state = s;
-    for (size_t i = 0; i < n; i++) {
-        const size_t block = i / 4096, leaf = i / 16;
-        element_kind k = ELEMENT_VALUE;
-        if (layout == 0)
-            k = random_below(&state, 13) == 0 ? ELEMENT_NAN : ELEMENT_VALUE;
-        else if (layout == 2 || block == 0 || block > 2)
-            k = ELEMENT_NAN;
-        else if (block == 1)
-            k = leaf % 2 ? ELEMENT_NEGATIVE_ZERO : ELEMENT_NAN;
-        else
-            k = i % 16 == 5 ? ELEMENT_NAN : ELEMENT_NEGATIVE_ZERO;
-        put_element(t, x, i, k, &state);
-    }
-}
-
 /* Every float input into each accumulator it converts to, sum, prod, min
  * and max, over whole blocks with a mask and with NaNs skipped (with and
  * without a mask), on each instruction set: host_kernels.c folds these
@@ -1071,7 +1012,7 @@ static void masked_and_nan_skipping_blocks_match_on_every_isa(void **state)
     const size_t n = 3 * 4096 + 4096 / 2 + 5;
     unsigned long cases = 0, wrong = 0;
     for (size_t p = 0; p < COUNT(pairs_); p++)
-        for (int layout = 0; layout < 3; layout++)
+        for (int layout = 0; layout < NAN_BLOCK_LAYOUTS; layout++)
             for (size_t m = 0; m < COUNT(masks); m++)
                 for (unsigned flags = 0; flags <= SB_SKIP_NAN; flags += SB_SKIP_NAN)
                     for (int op = SB_SUM; op <= SB_MAX; op++) {
@@ -1081,7 +1022,7 @@ static void masked_and_nan_skipping_blocks_match_on_every_isa(void **state)
                                                  pairs_[p].acc, flags, 0 };
                         const uint64_t s = mix_seed(seed, 1200 + cases);
                         unsigned char *x = checked_malloc(n * sb_type_size(r.input));
-                        nan_block_data(r.input, x, n, layout, s);
+                        fill_nan_blocks(r.input, x, n, layout, s);
                         unsigned char *mask = make_mask(masks[m], n, mix_seed(s, 1));
                         unsigned char want[RESULT_BUFFER];
                         memset(want, RESULT_SENTINEL, sizeof want);
