@@ -2105,6 +2105,18 @@ DEFINE_WIDE_BLOCKS(bf16)
         (out)->v.CONV_(FIELD, src) = (v)[0];                                \
         (out)->has = (has)[0];                                              \
     }
+/* The two sb__masked_block_fn of NAME_block_(x, mask, skip_nan, ...). */
+#define DEFINE_MASKED_ENTRIES(NAME)                                         \
+static bool NAME##_masked_block(const void *x, const unsigned char *mask,   \
+                                size_t prefetch, sb__node *out)             \
+{                                                                           \
+    return NAME##_block_(x, mask, false, prefetch, out);                    \
+}                                                                           \
+static bool NAME##_nan_block(const void *x, const unsigned char *mask,      \
+                             size_t prefetch, sb__node *out)                \
+{                                                                           \
+    return NAME##_block_(x, mask, true, prefetch, out);                     \
+}
 /* NAME_masked_block (a mask, NaNs taking part) and NAME_nan_block (NaNs
  * skipped, a mask or NULL) of a sum or product: the leaves folded into
  * v[] by the folds above (from START, skipped elements as SKIP), then
@@ -2127,16 +2139,7 @@ static inline bool NAME##_block_(const CONV_XT_##src *x,                    \
     CONV_BLOCK_TREE(src, v, has, all, STEP, VCOMBINE, out)                  \
     return true;                                                            \
 }                                                                           \
-static bool NAME##_masked_block(const void *x, const unsigned char *mask,   \
-                                size_t prefetch, sb__node *out)             \
-{                                                                           \
-    return NAME##_block_(x, mask, false, prefetch, out);                    \
-}                                                                           \
-static bool NAME##_nan_block(const void *x, const unsigned char *mask,      \
-                             size_t prefetch, sb__node *out)                \
-{                                                                           \
-    return NAME##_block_(x, mask, true, prefetch, out);                     \
-}
+    DEFINE_MASKED_ENTRIES(NAME)
 /* The same for min and max (DEFINE_VPICK_MASKED): with a mask alone, a
  * NaN taking part sends the block back to host_prepare.c (false). */
 #define DEFINE_CONV_PICK_BLOCKS(NAME, src, BETTER, SUB, PICK, VCOMBINE)     \
@@ -2159,16 +2162,7 @@ static inline bool NAME##_block_(const CONV_XT_##src *x,                    \
     CONV_BLOCK_TREE(src, v, has, all, PICK, VCOMBINE, out)                  \
     return true;                                                            \
 }                                                                           \
-static bool NAME##_masked_block(const void *x, const unsigned char *mask,   \
-                                size_t prefetch, sb__node *out)             \
-{                                                                           \
-    return NAME##_block_(x, mask, false, prefetch, out);                    \
-}                                                                           \
-static bool NAME##_nan_block(const void *x, const unsigned char *mask,      \
-                             size_t prefetch, sb__node *out)                \
-{                                                                           \
-    return NAME##_block_(x, mask, true, prefetch, out);                     \
-}
+    DEFINE_MASKED_ENTRIES(NAME)
 #define STEP_HALF_ADD_f16  STEP_F16_ADD
 #define STEP_HALF_MUL_f16  STEP_F16_MUL
 #define STEP_HALF_ADD_bf16 STEP_BF16_ADD
