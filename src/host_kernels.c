@@ -2264,22 +2264,18 @@ sb__masked_block_fn SB_MASKED_BLOCK_LOOKUP(const sb__plan *plan)
         !sb__type_is_float(plan->input))
         return NULL;
     const bool nan = plan->skip_nan;
-#define SB_MASKED_OP_(name)                                                 \
+/* ARITH: the sum and product blocks' prefix, PICK: min and max's (a half
+ * accumulator's min and max are its f32 ones). */
+#define SB_MASKED_OPS_(ARITH, PICK)                                         \
     switch (plan->op) {                                                     \
-    case SB_SUM:  return nan ? name##_sum_nan_block : name##_sum_masked_block; \
-    case SB_PROD: return nan ? name##_prod_nan_block : name##_prod_masked_block; \
-    case SB_MIN:  return nan ? name##_min_nan_block : name##_min_masked_block; \
-    case SB_MAX:  return nan ? name##_max_nan_block : name##_max_masked_block; \
+    case SB_SUM:  return nan ? ARITH##_sum_nan_block : ARITH##_sum_masked_block; \
+    case SB_PROD: return nan ? ARITH##_prod_nan_block : ARITH##_prod_masked_block; \
+    case SB_MIN:  return nan ? PICK##_min_nan_block : PICK##_min_masked_block; \
+    case SB_MAX:  return nan ? PICK##_max_nan_block : PICK##_max_masked_block; \
     default:      return NULL;                                              \
     }
-#define SB_MASKED_HALF_OP_(name)                                            \
-    switch (plan->op) {                                                     \
-    case SB_SUM:  return nan ? name##_half_sum_nan_block : name##_half_sum_masked_block; \
-    case SB_PROD: return nan ? name##_half_prod_nan_block : name##_half_prod_masked_block; \
-    case SB_MIN:  return nan ? name##_f32_min_nan_block : name##_f32_min_masked_block; \
-    case SB_MAX:  return nan ? name##_f32_max_nan_block : name##_f32_max_masked_block; \
-    default:      return NULL;                                              \
-    }
+#define SB_MASKED_OP_(name) SB_MASKED_OPS_(name, name)
+#define SB_MASKED_HALF_OP_(tag) SB_MASKED_OPS_(tag##_half, tag##_f32)
     switch (plan->input) {
     case SB_F32:
         if (plan->acc == SB_F32) SB_MASKED_OP_(f32_f32)
@@ -2301,6 +2297,7 @@ sb__masked_block_fn SB_MASKED_BLOCK_LOOKUP(const sb__plan *plan)
     default:
         return NULL;
     }
+#undef SB_MASKED_OPS_
 #undef SB_MASKED_OP_
 #undef SB_MASKED_HALF_OP_
 #endif
