@@ -347,20 +347,29 @@ inline void sb_eight_plain_leaves(const global in_t *x,
 }
 #endif
 
-/* SB_PREFETCH (bytes; 0: none): on a CPU device (POCL) the folds of
- * whole items (order-free integer items, float leaves in vector lanes)
- * ask for the lines that far ahead, as the host path does (samebits.h,
+/* SB_CAN_PREFETCH: on a CPU device (POCL) the folds of whole items
+ * (order-free integer items, float leaves in vector lanes, masked or not:
+ * the mask's lines too) ask for the lines `ahead` bytes ahead (0: none),
+ * as the host path does (samebits.h,
  * SAMEBITS_PREFETCH): a work-item's loop leaves the hardware's
- * prefetchers too close behind. The address goes through an integer to
+ * prefetchers too close behind. The distance is a kernel argument, not a
+ * build option: the host measures it (src/host_prefetch.c), and a
+ * program whose text changed with a timing would be a new program for
+ * POCL's kernel cache, compiled again (seconds) by any process whose
+ * measurement came out otherwise. The address goes through an integer to
  * clang's __builtin_prefetch, since OpenCL's prefetch() is a no-op in
  * POCL. A prefetch never faults. Given only where the device compiler is
  * clang on a CPU (src/device_programs.c). */
-#if SB_PREFETCH
-#define SB_PREFETCH_AHEAD(p, bytes)                                          \
-    for (uint k_ = 0; k_ < (bytes) / 64; k_++)                               \
-        __builtin_prefetch((const void *)((ulong)(p) + SB_PREFETCH + 64 * k_))
+#if SB_CAN_PREFETCH
+#define SB_PREFETCH_AHEAD(p, bytes, ahead)                                   \
+    do {                                                                     \
+        const ulong at_ = (ulong)(p) + (ahead);                              \
+        if ((ahead) != 0)                                                    \
+            for (uint k_ = 0; k_ < (bytes) / 64; k_++)                       \
+                __builtin_prefetch((const void *)(at_ + 64 * k_));           \
+    } while (0)
 #else
-#define SB_PREFETCH_AHEAD(p, bytes)
+#define SB_PREFETCH_AHEAD(p, bytes, ahead)
 #endif
 
 /* ---- 1'. items whose subtree does not depend on the order ------------------ */
@@ -451,7 +460,7 @@ inline vacc16_t sb_vterm(const global in_t *x, const global in_t *y,
 /* Whether this item takes the order-free fold, and if so its node. The
  * caller has checked that the item is full and unmasked. */
 inline int sb_order_free_item(const global in_t *x, const global in_t *y,
-                              ulong first, uint lpi, acc_t *v)
+                              ulong first, uint lpi, uint ahead, acc_t *v)
 {
     const uint k = 31u - clz(lpi) + 4u;   /* log2(lpi * 16) */
 #if SB_ITEM_WINDOW
@@ -478,9 +487,9 @@ inline int sb_order_free_item(const global in_t *x, const global in_t *y,
         SB_WINDOW_ADD(a3)
         for (l = 4; l < lpi; l += 4) {
             const ulong at = first + (ulong)l * SB_LEAF_SIZE;
-            SB_PREFETCH_AHEAD(x + at, 64 * sizeof(in_t));
+            SB_PREFETCH_AHEAD(x + at, 64 * sizeof(in_t), ahead);
             if (SB_DOT)
-                SB_PREFETCH_AHEAD(y + at, 64 * sizeof(in_t));
+                SB_PREFETCH_AHEAD(y + at, 64 * sizeof(in_t), ahead);
             const vacc16_t b0 = SB_VLOAD_AT(at);
             const vacc16_t b1 = SB_VLOAD_AT(at + 16);
             const vacc16_t b2 = SB_VLOAD_AT(at + 32);
@@ -785,12 +794,14 @@ inline acc_t sb_lane_tree(vecw_t a)
  * 16 / SB_LANES row pieces; piece p of every leaf, transposed, gives
  * positions p * SB_LANES ... of all of them. */
 SB_FN_INLINE acc_t sb_lane_leaves(const global in_t *x, const global in_t *y,
-                                  ulong first)
+                                  ulong first, uint ahead)
 {
     vecw_t a = (vecw_t)SB_ACC_ZERO;
-    SB_PREFETCH_AHEAD(x + first, SB_LANES * SB_LEAF_SIZE * sizeof(in_t));
+    SB_PREFETCH_AHEAD(x + first, SB_LANES * SB_LEAF_SIZE * sizeof(in_t),
+                      ahead);
     if (SB_DOT)
-        SB_PREFETCH_AHEAD(y + first, SB_LANES * SB_LEAF_SIZE * sizeof(in_t));
+        SB_PREFETCH_AHEAD(y + first, SB_LANES * SB_LEAF_SIZE * sizeof(in_t),
+                          ahead);
     SB_UNROLL for (int p = 0; p < SB_LEAF_SIZE / SB_LANES; p++) {
         vecw_t r[SB_LANES];
         SB_UNROLL for (int l = 0; l < SB_LANES; l++)
@@ -839,16 +850,18 @@ typedef long8 keepw_t;
 SB_FN_INLINE int sb_lane_leaves_masked(const global in_t *x,
                                        const global in_t *y,
                                        const global uchar *mask, ulong first,
-                                       acc_t *node)
+                                       uint ahead, acc_t *node)
 {
     vecw_t a = (vecw_t)SB_ACC_ZERO;
     uint have = 0;       /* bit l: leaf l has an element taking part */
     keepw_t nan_in = (keepw_t)0;
-    SB_PREFETCH_AHEAD(x + first, SB_LANES * SB_LEAF_SIZE * sizeof(in_t));
+    SB_PREFETCH_AHEAD(x + first, SB_LANES * SB_LEAF_SIZE * sizeof(in_t),
+                      ahead);
     if (mask)
-        SB_PREFETCH_AHEAD(mask + first, SB_LANES * SB_LEAF_SIZE);
+        SB_PREFETCH_AHEAD(mask + first, SB_LANES * SB_LEAF_SIZE, ahead);
     if (SB_DOT)
-        SB_PREFETCH_AHEAD(y + first, SB_LANES * SB_LEAF_SIZE * sizeof(in_t));
+        SB_PREFETCH_AHEAD(y + first, SB_LANES * SB_LEAF_SIZE * sizeof(in_t),
+                          ahead);
     SB_UNROLL for (int p = 0; p < SB_LEAF_SIZE / SB_LANES; p++) {
         vecw_t r[SB_LANES];
         SB_UNROLL for (int l = 0; l < SB_LANES; l++) {
@@ -973,14 +986,15 @@ inline void sb_emit(acc_t v, uint f, ulong at, uint pos, global acc_t *out_v,
 
 /* 1. and 2. for one work-item: its `lpi` leaves from leaf `first_leaf`
  * (lpi a power of two), folded and combined into its binary counter, as
- * the node (v, f, at) of that aligned subtree. The counter's arrays are
+ * the node (v, f, at) of that aligned subtree; `ahead`: the prefetch
+ * distance (SB_PREFETCH_AHEAD). The counter's arrays are
  * the caller's, log2(lpi) + 2 deep: a row of sb_rows needs more levels
  * than an item of sb_leaves, whose arrays stay small (on a GPU they are
  * per-thread memory). */
 inline void sb_item_node(const global in_t *x, const global in_t *y,
                          const global uchar *mask, ulong n, ulong first_leaf,
-                         uint lpi, acc_t *sv, uint *sf, ulong *si, uint *sl,
-                         acc_t *v_out, uint *f_out, ulong *at_out)
+                         uint lpi, uint ahead, acc_t *sv, uint *sf, ulong *si,
+                         uint *sl, acc_t *v_out, uint *f_out, ulong *at_out)
 {
     /* Full leaves may take the fast folds only when every element takes
      * part (no mask, and no NaN to skip) and no position is kept. */
@@ -1003,7 +1017,8 @@ inline void sb_item_node(const global in_t *x, const global in_t *y,
     {
         acc_t node;
         if (whole && (first_leaf + lpi) * SB_LEAF_SIZE <= n &&
-            sb_order_free_item(x, y, first_leaf * SB_LEAF_SIZE, lpi, &node)) {
+            sb_order_free_item(x, y, first_leaf * SB_LEAF_SIZE, lpi, ahead,
+                               &node)) {
             sb_push(sv, sf, si, sl, &top, node, SB_HAS, 0, 0);
             l = lpi;   /* the item is one node: its leaves are done */
         }
@@ -1016,7 +1031,7 @@ inline void sb_item_node(const global in_t *x, const global in_t *y,
 #if SB_LANE_LEAVES
         if (whole && l % SB_LANES == 0 && lpi - l >= SB_LANES &&
             first + SB_LANES * SB_LEAF_SIZE <= n) {
-            sb_push(sv, sf, si, sl, &top, sb_lane_leaves(x, y, first),
+            sb_push(sv, sf, si, sl, &top, sb_lane_leaves(x, y, first, ahead),
                     SB_HAS, 0, SB_LANES_LOG2);
             l += SB_LANES;
             continue;
@@ -1028,7 +1043,7 @@ inline void sb_item_node(const global in_t *x, const global in_t *y,
         if (!whole && l % SB_LANES == 0 && lpi - l >= SB_LANES &&
             first + SB_LANES * SB_LEAF_SIZE <= n) {
             acc_t node;
-            if (sb_lane_leaves_masked(x, y, mask, first, &node)) {
+            if (sb_lane_leaves_masked(x, y, mask, first, ahead, &node)) {
                 sb_push(sv, sf, si, sl, &top, node, SB_HAS, 0, SB_LANES_LOG2);
                 l += SB_LANES;
                 continue;
@@ -1075,7 +1090,8 @@ kernel void sb_leaves(const global in_t *x, ulong x_off,
                       const global uchar *mask, ulong mask_off, ulong n,
                       uint lpi, uint sg, local acc_t *lv, local uint *lf,
                       global acc_t *out_v, ulong out_cap, uint final,
-                      global uchar *res, ulong res_off, local ulong *li)
+                      global uchar *res, ulong res_off, local ulong *li,
+                      uint ahead)
 {
     const uint wg = (uint)get_local_size(0);
     uint pos, hw;
@@ -1091,8 +1107,8 @@ kernel void sb_leaves(const global in_t *x, ulong x_off,
     acc_t sv[SB_STACK], v;
     uint sf[SB_STACK], sl[SB_STACK], f;
     ulong si[SB_STACK], at;
-    sb_item_node(x, y, mask, n, item * lpi, lpi, sv, sf, si, sl, &v, &f,
-                 &at);
+    sb_item_node(x, y, mask, n, item * lpi, lpi, ahead, sv, sf, si, sl, &v,
+                 &f, &at);
 
     /* 3. and 4. */
     sb_group_tree(&v, &f, &at, pos, wg, sg, hw, lv, lf, li);
@@ -1235,7 +1251,8 @@ SB_FN_INLINE vecr_t sb_rows_in_lanes(const global in_t *x, long x_row,
 kernel void sb_rows(const global in_t *x, ulong x_off, long x_row,
                     const global uchar *mask, ulong mask_off, long mask_row,
                     ulong n, ulong rows, uint lpi, uint per_item,
-                    global uchar *res, ulong res_off, ulong res_row)
+                    global uchar *res, ulong res_off, ulong res_row,
+                    uint ahead)
 {
     const ulong r0 = get_global_id(0) * per_item;
     if (r0 >= rows)
@@ -1261,7 +1278,8 @@ kernel void sb_rows(const global in_t *x, ulong x_off, long x_row,
         acc_t sv[SB_ROWS_STACK], v;
         uint sf[SB_ROWS_STACK], sl[SB_ROWS_STACK], f;
         ulong si[SB_ROWS_STACK], at;
-        sb_item_node(xr, xr, mr, n, 0, lpi, sv, sf, si, sl, &v, &f, &at);
+        sb_item_node(xr, xr, mr, n, 0, lpi, ahead, sv, sf, si, sl, &v, &f,
+                     &at);
         sb_record(v, f, at, res + r * res_row);
     }
 }
@@ -1290,7 +1308,7 @@ kernel void sb_segments(const global in_t *x, ulong x_off,
                         const global ulong *offsets, ulong off_at,
                         ulong count, ulong least_n, ulong most_n,
                         uint per_item, global uchar *res, ulong res_off,
-                        ulong res_row)
+                        ulong res_row, uint ahead)
 {
     const ulong b0 = get_global_id(0) * per_item;
     if (b0 >= count)
@@ -1331,7 +1349,8 @@ kernel void sb_segments(const global in_t *x, ulong x_off,
             lpi *= 2;
         const global in_t *xs = x + x_off + first;
         const global uchar *ms = mask ? mask + mask_off + first : 0;
-        sb_item_node(xs, xs, ms, n, 0, lpi, sv, sf, si, sl, &v, &f, &at);
+        sb_item_node(xs, xs, ms, n, 0, lpi, ahead, sv, sf, si, sl, &v, &f,
+                     &at);
         sb_record(v, f, at, rec);
     }
 }

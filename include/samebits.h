@@ -643,11 +643,12 @@ SB_API unsigned sb_host_isa(const sb_host_options *opts);
  *  each span, and once each distance has folded at least 48 MiB in at
  *  least 24 spans (one call of 2^25 f32, two of 2^24) the one with the
  *  faster median span is kept for every later call of the process, host
- *  folds of every shape and POCL's programs built after it alike (a
- *  program built before keeps its distance). Until then the measuring
- *  calls take turns and every other call prefetches 4096 bytes ahead.
- *  Widening calls (f32 into f64, integers into floats), NaN skipping and
- *  masks fold a converted copy and do not measure. The bits never depend
+ *  folds of every shape and POCL's launches alike (POCL's kernels take
+ *  the distance as an argument at each launch, not as a build option, so
+ *  that POCL's kernel cache holds one program whatever a process
+ *  measured). Until then the measuring calls take turns and every other
+ *  call prefetches 4096 bytes ahead. Masked and NaN-skipping calls, and
+ *  integers into floats, do not measure. The bits never depend
  *  on the distance: a prefetch is a hint, and the fold is the same code
  *  at every distance (tests/test_host_isa.c, test_host_prefetch.c). For
  *  benchmarks: `samebits bench --prefetch B` sets it. */

@@ -178,6 +178,14 @@ sb_status sb__enqueue_segments(sb_context *ctx, const sb__checked_call *c,
  * or 0 where its program has no lanes (cl/reduce.cl: SB_LANE_LEAVES). */
 unsigned sb__column_lanes(const sb_context *ctx, const sb__plan *plan);
 
+/* How far ahead sb_leaves, sb_rows and sb_segments prefetch, in bytes
+ * (their last argument, `ahead`): on POCL's CPU devices the host path's
+ * distance at the time of the launch (SAMEBITS_PREFETCH,
+ * sb_host_prefetch(): measured by the host folds on the same CPU), else
+ * 0. An argument and not a build option, so that the program, and
+ * POCL's cache of it, does not depend on what a timing chose. */
+cl_uint sb__device_prefetch_bytes(const sb_context *ctx);
+
 /* How many rows side by side the plan's sb_rows folds in vector lanes on
  * this device (an unmasked batch of that many rows or more), or 0 where
  * it folds each row alone (cl/reduce.cl: SB_ROWS_LANES): on a CPU device

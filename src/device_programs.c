@@ -166,18 +166,18 @@ unsigned sb__row_lanes(const sb_context *ctx, const sb__plan *plan)
     return lanes / 2;
 }
 
-/* How far ahead the W-lane float folds prefetch (cl/reduce.cl,
- * SB_PREFETCH): on POCL's CPU devices the host path's distance
- * (SAMEBITS_PREFETCH, sb_host_prefetch(): measured by the host folds, on
- * the same CPU, when the program is built; README: Performance, where
- * POCL's folds moved with it); elsewhere none: a GPU hides memory latency
- * with other work-groups, and only a clang-based CPU compiler is known
- * to take __builtin_prefetch in OpenCL C. */
-static size_t prefetch_bytes(const sb_device_caps *c)
+/* Whether the device compiler takes prefetches (cl/reduce.cl,
+ * SB_CAN_PREFETCH): POCL's CPU devices only. A GPU hides memory latency
+ * with other work-groups, and only a clang-based CPU compiler is known to
+ * take __builtin_prefetch in OpenCL C. */
+static bool can_prefetch(const sb_device_caps *c)
 {
-    if (c->is_gpu || !sb__contains_nocase(c->version, "pocl"))
-        return 0;
-    return sb__host_prefetch_bytes();
+    return !c->is_gpu && sb__contains_nocase(c->version, "pocl");
+}
+
+cl_uint sb__device_prefetch_bytes(const sb_context *ctx)
+{
+    return can_prefetch(&ctx->caps) ? (cl_uint)sb__host_prefetch_bytes() : 0;
 }
 
 /* Whether the lane folds read f16 elements with vload_half16 (cl/reduce.cl,
@@ -255,7 +255,7 @@ static void build_options(const sb_context *ctx, const sb__plan *plan,
              "-DSB_MAP=%d -DSB_MAP_NONE=%d -DSB_MAP_ABS=%d -DSB_MAP_SQUARE=%d "
              "-DSB_SKIP_NAN=%d -DSB_DOT=%d -DSB_ABS_BY_SELECT=%d "
              "-DSB_KIND_F16=%d -DSB_KIND_BF16=%d -DSB_ACC_HALF=%d "
-             "-DSB_PREFETCH=%zu -DSB_COUNT=%d -DSB_ARG=%d "
+             "-DSB_CAN_PREFETCH=%d -DSB_COUNT=%d -DSB_ARG=%d "
              "-DSB_RESULT_INDEX_OFFSET=%d -DSB_ROWS_MAX_LPI_LOG2=%d "
              "-DSB_CHAIN_FOLDS=%d -DSB_ROWS_IN_LANES=%d -DSB_HALF_LOADS=%d",
              opt, std, (ctx->opts.flags & SB_OPT_FLUSH_SUBNORMALS)
@@ -276,7 +276,7 @@ static void build_options(const sb_context *ctx, const sb__plan *plan,
              wide_folds_ok(c) || sb__column_lanes(ctx, plan) > 0,
              (int)plan->map, SB_MAP_NONE, SB_MAP_ABS, SB_MAP_SQUARE,
              plan->skip_nan, plan->dot, abs_by_select(c), KIND_F16,
-             KIND_BF16, acc_half ? kind_of(plan->acc) : 0, prefetch_bytes(c),
+             KIND_BF16, acc_half ? kind_of(plan->acc) : 0, (int)can_prefetch(c),
              count, (int)plan->arg, (int)offsetof(sb_device_arg_result, index),
              SB_ROWS_MAX_LEAVES_LOG2, chain_folds_ok(c), rows_in_lanes_ok(c),
              half_loads_ok(ctx));

@@ -332,6 +332,7 @@ static sb_status enqueue_chain(sb_context *ctx, const sb__checked_call *c,
         cl_mem out = final ? res : ctx->scratch[slot[0]].buf;
         const cl_ulong out_cap = final ? 0 : cap[0];
         const cl_mem yy = c->plan.dot ? y : NULL;
+        const cl_uint ahead = sb__device_prefetch_bytes(ctx);
         err = ARG(0, x);
         if (err == CL_SUCCESS) err = ARG(1, xo);
         if (err == CL_SUCCESS) err = ARG(2, yy);
@@ -350,6 +351,7 @@ static sb_status enqueue_chain(sb_context *ctx, const sb__checked_call *c,
         if (err == CL_SUCCESS) err = ARG(15, ro);
         if (err == CL_SUCCESS)   /* positions: wg unused bytes unless arg */
             err = SB_CL(clSetKernelArg)(k, 16, wg * local_positions, NULL);
+        if (err == CL_SUCCESS) err = ARG(17, ahead);
         if (err == CL_SUCCESS)
             err = launch(c->queue, k, groups, wg, num_wait, wait, &ev);
     }
@@ -487,6 +489,7 @@ sb_status sb__enqueue_rows(sb_context *ctx, const sb__checked_call *c,
     const cl_ulong xo = x_offset, mo = mask_offset, n64 = n, r64 = rows;
     const cl_ulong ro = res_offset, rr = sb__record_size(&c->plan);
     const cl_long xr = (cl_long)row_stride, mr = (cl_long)row_stride;
+    const cl_uint ahead = sb__device_prefetch_bytes(ctx);
     if (err == CL_SUCCESS) err = ARG(0, x);
     if (err == CL_SUCCESS) err = ARG(1, xo);
     if (err == CL_SUCCESS) err = ARG(2, xr);
@@ -500,6 +503,7 @@ sb_status sb__enqueue_rows(sb_context *ctx, const sb__checked_call *c,
     if (err == CL_SUCCESS) err = ARG(10, res);
     if (err == CL_SUCCESS) err = ARG(11, ro);
     if (err == CL_SUCCESS) err = ARG(12, rr);
+    if (err == CL_SUCCESS) err = ARG(13, ahead);
     if (err == CL_SUCCESS)
         err = launch(c->queue, k, groups, wg, num_wait, wait, done);
     pthread_mutex_unlock(&ctx->lock);
@@ -538,6 +542,7 @@ sb_status sb__enqueue_segments(sb_context *ctx, const sb__checked_call *c,
     const cl_ulong c64 = count, least = least_n, most = most_n;
     const cl_ulong ro = res_offset;
     const cl_ulong rr = sb__record_size(&c->plan);
+    const cl_uint ahead = sb__device_prefetch_bytes(ctx);
     if (err == CL_SUCCESS) err = ARG(0, x);
     if (err == CL_SUCCESS) err = ARG(1, xo);
     if (err == CL_SUCCESS) err = ARG(2, mask);
@@ -551,6 +556,7 @@ sb_status sb__enqueue_segments(sb_context *ctx, const sb__checked_call *c,
     if (err == CL_SUCCESS) err = ARG(10, res);
     if (err == CL_SUCCESS) err = ARG(11, ro);
     if (err == CL_SUCCESS) err = ARG(12, rr);
+    if (err == CL_SUCCESS) err = ARG(13, ahead);
     if (err == CL_SUCCESS)
         err = launch(c->queue, k, groups, wg, num_wait, wait, done);
     pthread_mutex_unlock(&ctx->lock);

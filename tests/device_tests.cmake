@@ -88,3 +88,15 @@ if(SAMEBITS_SWEEP_TESTS)
       ENVIRONMENT "${SB_DEVICE_ENV};SAMEBITS_DEVICE=pocl;SAMEBITS_TEST_SPARSE=0")
   endforeach()
 endif()
+
+# The prefetch distance reaches POCL's kernels as an argument, never as a
+# build option: another distance builds no program again. POCL only (the
+# one device whose kernels prefetch), which is why it fails without POCL.
+# Linked to the static library to count the library's OpenCL calls
+# (src/cl_api.h).
+sb_add_test(test_device_prefetch 300 STATIC)
+target_include_directories(test_device_prefetch PRIVATE
+  ${PROJECT_SOURCE_DIR}/src)
+target_link_libraries(test_device_prefetch PRIVATE OpenCL::OpenCL)
+set_tests_properties(test_device_prefetch PROPERTIES LABELS device
+  ENVIRONMENT "${SB_DEVICE_ENV}")

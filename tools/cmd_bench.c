@@ -213,8 +213,8 @@ static void print_prefetch_json(void)
 /* Lets the library measure its prefetch distance before anything is
  * timed (when SAMEBITS_PREFETCH leaves that to it): f32 sums of 2^25
  * elements, a few at most, so that every row, on the host and on POCL
- * (whose programs take the distance when built), runs at the distance
- * the library keeps, as a program's later calls do. */
+ * (whose launches take the distance in use), runs at the distance the
+ * library keeps, as a program's later calls do. */
 static int settle_prefetch(void)
 {
     sb_prefetch_report r;
