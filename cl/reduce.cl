@@ -825,13 +825,10 @@ SB_FN_INLINE acc_t sb_lane_leaves(const global in_t *x, const global in_t *y,
  * replace an infinity. Otherwise 0: the caller folds these leaves one by
  * one. A NaN skipped from a dot product is either factor's, which the
  * product does not show (inf * 0): not here; nor for argmin and argmax,
- * which keep positions. f32 lanes only (f32, halves into f32 or their own
- * type) for now: the f64 form made Oclgrind's uninitialised-value check
- * report the node of a masked f64 max (test_oclgrind_races), not yet
- * understood. Element by element, a masked
- * f32 sum on POCL read 8.4 GB/s against 38 for the unmasked one (Zen 5
- * VM, 2^24, bench --maps). */
-#if !(SB_DOT && SB_SKIP_NAN) && !SB_ARG && SB_LANES == 16
+ * which keep positions. Element by element, a masked f32 sum on POCL
+ * read 8.4 GB/s against 38 for the unmasked one (Zen 5 VM, 2^24, bench
+ * --maps). */
+#if !(SB_DOT && SB_SKIP_NAN) && !SB_ARG
 #define SB_LANE_MASKED 1
 #if SB_LANES == 16
 typedef int16 keepw_t;

@@ -27,7 +27,20 @@
  * without host data, then reads as uninitialised past the size of the
  * buffer released before it, although every byte read was written. So
  * nothing is released until the end: every sb_context lives through all
- * cases, and check_on_device() keeps its buffers (keep_buffers()). */
+ * cases, and check_on_device() keeps its buffers (keep_buffers()).
+ *
+ * Its uninitialised-value check also misreads the vector-lane leaf folds
+ * (cl/reduce.cl, sb_lane_leaves(), sb_lane_leaves_masked(): 16 f32 or 8
+ * f64 leaves side by side, transposed with __builtin_shufflevector): it
+ * reports their min and max nodes as uninitialised, and crashes inside
+ * its own Uninitialized::instructionExecuted() (a memcpy) on their sums,
+ * f32 and f64 alike, where the same reductions one leaf at a time are
+ * clean (a sum of 1024 f64 with 8 leaves per item against 4; its false
+ * reports on vector types: jrprice/Oclgrind#126). Those folds are
+ * private-register code, with no local memory to race on; every device
+ * test checks their bits against the oracle, Oclgrind's unchecked runs
+ * included. So no case here has an item of a lane's worth of leaves with
+ * a reduction that folds in lanes (folds_in_lanes()). */
 #define _POSIX_C_SOURCE 200809L  /* setenv */
 #include <stdarg.h>              /* cmocka's four required headers */
 #include <stddef.h>
@@ -97,6 +110,19 @@ static const struct {
     { { SB_ARGMAX, SB_I32, 0, 0, SB_MAP_ABS }, FAMILY_LIMITS, MASK_NONE },
 };
 
+/* Whether a reduction, with lpi leaves per item, folds its items' leaves
+ * in vector lanes on Oclgrind (cl/reduce.cl: SB_LANE_LEAVES and
+ * SB_LANE_MASKED; src/device_programs.c, sb__column_lanes()): sum, min or
+ * max of f32 or f64 into its own type, with no position, 16 leaves of f32
+ * or 8 of f64. */
+static bool folds_in_lanes(sb_reduction r, size_t lpi)
+{
+    const bool float_input = r.input == SB_F32 || r.input == SB_F64;
+    const bool same = r.accumulator == 0 || r.accumulator == r.input;
+    const bool op = r.op == SB_SUM || r.op == SB_MIN || r.op == SB_MAX;
+    return float_input && same && op && lpi >= (r.input == SB_F64 ? 8 : 16);
+}
+
 static void representative_reductions_run_clean(void **state)
 {
     const suite *s = *state;
@@ -122,6 +148,8 @@ static void representative_reductions_run_clean(void **state)
             const size_t sizes[] = { 5, 100, big };
             for (size_t z = 0; z < COUNT(sizes); z++)
                 for (size_t j = 0; j < COUNT(reductions); j++) {
+                    if (folds_in_lanes(reductions[j].r, lpi))
+                        continue;   /* see the file's comment */
                     const test_case c = make_case(
                         seed, reductions[j].r, sizes[z], reductions[j].mask,
                         reductions[j].family);
