@@ -132,14 +132,15 @@ unsigned sb__column_lanes(const sb_context *ctx, const sb__plan *plan)
     const sb_device_caps *c = &ctx->caps;
     /* cl/reduce.cl's SB_LANE_LEAVES, from the same facts as
      * build_options(): a native float accumulator (a half one is held in
-     * binary32) of the input's kind or of a half input's binary32, and a
-     * sum, min or max of every element. */
+     * binary32) of the input's kind, or of a half input, or f64 of an f32
+     * input (converted as they load), and a sum, min or max of every
+     * element. */
     const sb_type store = sb__type_is_half(plan->acc) ? SB_F32 : plan->acc;
     const bool native = (store == SB_F32 || store == SB_F64)
                         && c->type_mode[store] == SB_MODE_NATIVE;
     const bool same_kind = kind_of(plan->input) == kind_of(store)
-                           || (sb__type_is_half(plan->input)
-                               && store == SB_F32);
+                           || sb__type_is_half(plan->input)
+                           || (plan->input == SB_F32 && store == SB_F64);
     const bool op = plan->op == SB_SUM || plan->op == SB_MIN
                     || plan->op == SB_MAX;
     if (!chain_folds_ok(c) || !native || !same_kind

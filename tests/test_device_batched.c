@@ -283,6 +283,10 @@ static const reduction_case reductions[] = {
     { { SB_ANY, SB_I8, 0, 0, SB_MAP_NONE }, FAMILY_SUBNORMAL },
     { { SB_COUNT, SB_F32, 0, SB_SKIP_NAN, SB_MAP_NONE }, FAMILY_SPECIALS },
     { { SB_COUNT, SB_I16, 0, 0, SB_MAP_NONE }, FAMILY_LIMITS },
+    /* Converted as they load where a CPU device folds in lanes. */
+    { { SB_SUM, SB_F32, SB_F64, 0, SB_MAP_NONE }, FAMILY_CANCELLATION },
+    { { SB_MAX, SB_F16, SB_F64, 0, SB_MAP_NONE },
+      (data_family)HALF_SPECIALS },
 };
 
 static void batches_match_the_host_and_the_oracle(void **state)
@@ -359,6 +363,9 @@ static const column_case column_cases[] = {
     { { SB_SUM, SB_F32, 0, SB_SKIP_NAN, SB_MAP_NONE }, FAMILY_SPECIALS },
     { { SB_SUM, SB_F32, 0, 0, SB_MAP_NONE }, FAMILY_NEGATIVE_ZERO },
     { { SB_SUM, SB_F64, 0, 0, SB_MAP_NONE }, FAMILY_SIGNED_ZEROS },
+    { { SB_SUM, SB_F32, SB_F64, 0, SB_MAP_NONE }, FAMILY_CANCELLATION },
+    { { SB_MAX, SB_F16, SB_F64, 0, SB_MAP_ABS }, HALF_SPECIALS },
+    { { SB_SUM, SB_BF16, SB_F64, 0, SB_MAP_SQUARE }, HALF_MODERATE },
 };
 
 static void many_columns_match(void **state)
@@ -640,8 +647,12 @@ static unsigned long check_segments_on(const device_context *dc,
     const size_t total = (size_t)offsets[count];
     unsigned long wrong = 0;
     unsigned char *x = checked_malloc((total + PAD) * size);
-    fill_data(rc->family, r.input, r.accumulator, x, total + PAD,
-              mix_seed(st, 1));
+    if (r.input == SB_F16 || r.input == SB_BF16)   /* a half_family */
+        fill_half((half_family)rc->family, r.input, (uint16_t *)x,
+                  total + PAD, mix_seed(st, 1));
+    else
+        fill_data(rc->family, r.input, r.accumulator, x, total + PAD,
+                  mix_seed(st, 1));
     unsigned char *mask = masked ? make_mask(MASK_EMPTY_LEAVES, total + PAD,
                                              mix_seed(st, 2))
                                  : NULL;
@@ -813,6 +824,9 @@ static const reduction_case kernel_segment_reductions[] = {
     { { SB_COUNT, SB_F32, 0, SB_SKIP_NAN, SB_MAP_NONE }, FAMILY_SPECIALS },
     { { SB_ARGMAX, SB_F32, 0, 0, SB_MAP_ABS }, FAMILY_SPECIALS },
     { { SB_ARGMIN, SB_F64, 0, 0, SB_MAP_NONE }, FAMILY_SIGNED_ZEROS },
+    { { SB_SUM, SB_F32, SB_F64, 0, SB_MAP_NONE }, FAMILY_CANCELLATION },
+    { { SB_MIN, SB_BF16, SB_F64, 0, SB_MAP_NONE },
+      (data_family)HALF_SPECIALS },
 };
 
 static void segments_of_every_length_by_the_kernel(void **state)
