@@ -110,17 +110,20 @@ static const struct {
     { { SB_ARGMAX, SB_I32, 0, 0, SB_MAP_ABS }, FAMILY_LIMITS, MASK_NONE },
 };
 
-/* Whether a reduction, with lpi leaves per item, folds its items' leaves
- * in vector lanes on Oclgrind (cl/reduce.cl: SB_LANE_LEAVES and
- * SB_LANE_MASKED; src/device_programs.c, sb__column_lanes()): sum, min or
- * max of f32 or f64 into its own type, with no position, 16 leaves of f32
- * or 8 of f64. */
+/* Whether a reduction, with lpi leaves per item, may fold its items'
+ * leaves in vector lanes on Oclgrind (cl/reduce.cl: SB_LANE_LEAVES and
+ * SB_LANE_MASKED; src/device_programs.c, sb__column_lanes()): a sum, min
+ * or max with no position of a float type into its own type, of f32 or a
+ * half into f64, or of a half into f32; 8 leaves into f64, else 16. */
 static bool folds_in_lanes(sb_reduction r, size_t lpi)
 {
-    const bool float_input = r.input == SB_F32 || r.input == SB_F64;
-    const bool same = r.accumulator == 0 || r.accumulator == r.input;
+    const bool half = r.input == SB_F16 || r.input == SB_BF16;
+    const sb_type acc = r.accumulator != 0 ? r.accumulator : r.input;
+    const bool floats = r.input == SB_F32 || r.input == SB_F64 || half;
+    const bool into = acc == r.input || (acc == SB_F64 && r.input == SB_F32)
+                      || (half && (acc == SB_F32 || acc == SB_F64));
     const bool op = r.op == SB_SUM || r.op == SB_MIN || r.op == SB_MAX;
-    return float_input && same && op && lpi >= (r.input == SB_F64 ? 8 : 16);
+    return floats && into && op && lpi >= (acc == SB_F64 ? 8u : 16u);
 }
 
 static void representative_reductions_run_clean(void **state)
