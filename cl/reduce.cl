@@ -21,7 +21,7 @@
  *              consecutive nodes per work-item), until one work-group is
  *              left.
  *   sb_rows    many reductions of one length (a batch's rows): on a CPU
- *              device, 8 f32 (4 f64, 16 half) unmasked rows per
+ *              device, 8 f32 (4 f64, 16 half, 8 half into f64) rows per
  *              work-item in vector lanes, else one row each; steps 1
  *              and 2 over the whole row, then its record.
  *   sb_columns many reductions side by side (a matrix's columns): a
@@ -550,12 +550,16 @@ inline int sb_order_free_item(const global in_t *x, const global in_t *y,
  * vector index and the lane index: lane c of the low result is A[c] where
  * c lacks bit d, else B[c ^ d]; of the high one A[c ^ d], else B[c].
  * Only where an item has W leaves or more (a CPU's shape; a GPU's four
- * leaves per item keep their parallelism across items). SB_WIDE_FOLDS_OK
+ * leaves per item keep their parallelism across items). A conversion
+ * (f32 or a half into f64, a half into f32) takes hardware binary32
+ * arithmetic, so only where f32 is native too: a guarded f32 is stored
+ * as bits, and a flushing one would lose bf16 subnormals. SB_WIDE_FOLDS_OK
  * (on Oclgrind only for these float lanes) and SB_CHAIN_FOLDS (off on
  * llvmpipe, whose JIT takes long over unrolled folds) allow them. */
 #if SB_ACC_NATIVE_FLOAT && SB_WIDE_FOLDS_OK && SB_CHAIN_FOLDS && \
     (SB_IN_KIND == SB_ACC_KIND || SB_IN_HALF || \
      (SB_IN_KIND == SB_KIND_F32 && SB_ACC_KIND == SB_KIND_F64)) && \
+    (SB_IN_KIND == SB_ACC_KIND || SB_F32_MODE == SB_MODE_NATIVE) && \
     (SB_OP == SB_OP_SUM || SB_OP == SB_OP_MIN || SB_OP == SB_OP_MAX)
 #define SB_LANE_LEAVES 1
 /* Every loop here unrolled, so that the W vectors stay in registers. */
@@ -728,9 +732,10 @@ inline float16 sb_f16x16_to_float16(ushort16 h16)
  * (POCL, Zen 5 VM). */
 #if SB_IN_KIND == SB_KIND_F32
 #define SB_VLOADW(p) convert_double8(vload8(0, (p)))
-#elif SB_IN_KIND == SB_KIND_F16 && SB_HALF_LOADS
-#define SB_VLOADW(p) convert_double8(vload_half8(0, (const global half *)(p)))
 #elif SB_IN_KIND == SB_KIND_F16
+/* Not POCL's vload_half8 even where SB_HALF_LOADS allows it: in the
+ * columns kernel (f16 sums into f64, POCL 3.1) it became an aligned
+ * 16-byte load (vmovdqa) of an address aligned to 2 and crashed. */
 #define SB_VLOADW(p) \
     convert_double8(sb_f16x16_to_float16((ushort16)(vload8(0, (p)), \
                                                     (ushort8)0)).lo)
@@ -1148,8 +1153,8 @@ kernel void sb_leaves(const global in_t *x, ulong x_off,
  * gave 0.68-0.77, 8 (a float8, one AVX2 register: the W x W transpose
  * then fits the 16 registers) 0.80-0.92 against 0.70-0.77 interleaved;
  * f64 takes 4 (a double4) by the same measure of registers. Half
- * inputs and accumulators keep the 16 lanes of their conversions and
- * roundings. A prefetch 256 or 1024 bytes ahead in each row measured no
+ * inputs and accumulators keep the lanes of their conversions and
+ * roundings (16; 8 into f64). A prefetch 256 or 1024 bytes ahead in each row measured no
  * faster. Clang's shuffles only (POCL's compiler); elsewhere the host's
  * per_item rows fold one after another, with the same bits. */
 #if SB_LANE_LEAVES && SB_ROWS_IN_LANES && defined(__clang__) && \

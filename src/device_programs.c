@@ -141,9 +141,13 @@ unsigned sb__column_lanes(const sb_context *ctx, const sb__plan *plan)
     const bool same_kind = kind_of(plan->input) == kind_of(store)
                            || sb__type_is_half(plan->input)
                            || (plan->input == SB_F32 && store == SB_F64);
+    /* A conversion takes hardware binary32 too (a guarded f32 is held
+     * as bits; a flushing one would lose bf16 subnormals). */
+    const bool converts = kind_of(plan->input) == kind_of(store)
+                          || c->type_mode[SB_F32] == SB_MODE_NATIVE;
     const bool op = plan->op == SB_SUM || plan->op == SB_MIN
                     || plan->op == SB_MAX;
-    if (!chain_folds_ok(c) || !native || !same_kind
+    if (!chain_folds_ok(c) || !native || !same_kind || !converts
         || !op || plan->arg || plan->skip_nan || plan->dot)
         return 0;
     return store == SB_F64 ? 8 : 16;

@@ -280,9 +280,10 @@ static void maps_skip_nan_and_dot_match_the_host(void **state)
  * falls back to leaf by leaf where a leaf has none or (min, max) a NaN
  * takes part: tests/support.h's NaN-block layouts, which empty leaves and
  * whole blocks, against the oracle on the device's own shape; on Oclgrind
- * with 16 leaves per item, so that its items fold in lanes too (its own
- * shape has 4), and f16 is converted by the kernels' own arithmetic
- * rather than POCL's F16C loads. */
+ * with 16 leaves per item, so that the masked jobs without NaN skipping
+ * fold in lanes there too (its own shape has 4; it folds no NaN-skipping
+ * program in lanes), f16 converted by the kernels' own arithmetic rather
+ * than POCL's F16C loads. */
 static const job nan_block_jobs[] = {
     R(SUM, F32, 0, SB_SKIP_NAN, NONE), R(MIN, F32, 0, SB_SKIP_NAN, NONE),
     R(MAX, F64, 0, SB_SKIP_NAN, NONE), R(SUM, F64, 0, SB_SKIP_NAN, NONE),
