@@ -1208,11 +1208,11 @@ static inline bool NAME(const XT *x, const unsigned char *mask,            \
 }
 DEFINE_VPICK_MASKED(vpick_masked_f32_min, float,  float,  sb_vf, VLOAD_f32, sb_vi32, F32_LANES, VBETTER_MIN, __builtin_inff(), KEEP_MASK_f32)
 DEFINE_VPICK_MASKED(vpick_masked_f32_max, float,  float,  sb_vf, VLOAD_f32, sb_vi32, F32_LANES, VBETTER_MAX, -__builtin_inff(), KEEP_MASK_f32)
-DEFINE_VPICK_MASKED(vpick_masked_f64_min, double, double, sb_vd, VLOAD_f64, sb_vi64, F64_LANES, VBETTER_MIN, __builtin_inf(), KEEP_MASK_f64)
-DEFINE_VPICK_MASKED(vpick_masked_f64_max, double, double, sb_vd, VLOAD_f64, sb_vi64, F64_LANES, VBETTER_MAX, -__builtin_inf(), KEEP_MASK_f64)
 #  define MASKED_OF_VECTOR_FULL_PICK_f32_min(x, mask, v) vpick_masked_f32_min((x), (mask), prefetch, (v), &(bool){false})
 #  define MASKED_OF_VECTOR_FULL_PICK_f32_max(x, mask, v) vpick_masked_f32_max((x), (mask), prefetch, (v), &(bool){false})
 #  if F64_LANES >= 4
+DEFINE_VPICK_MASKED(vpick_masked_f64_min, double, double, sb_vd, VLOAD_f64, sb_vi64, F64_LANES, VBETTER_MIN, __builtin_inf(), KEEP_MASK_f64)
+DEFINE_VPICK_MASKED(vpick_masked_f64_max, double, double, sb_vd, VLOAD_f64, sb_vi64, F64_LANES, VBETTER_MAX, -__builtin_inf(), KEEP_MASK_f64)
 #    define MASKED_OF_VECTOR_FULL_PICK_f64_min(x, mask, v) vpick_masked_f64_min((x), (mask), prefetch, (v), &(bool){false})
 #    define MASKED_OF_VECTOR_FULL_PICK_f64_max(x, mask, v) vpick_masked_f64_max((x), (mask), prefetch, (v), &(bool){false})
 #  else

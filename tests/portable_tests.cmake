@@ -100,6 +100,11 @@ add_test(NAME check_pocl_software
          COMMAND ${SB_CLI} check --device pocl --float-mode software
                  --filter "*.f64.*")
 sb_portable_test(check_pocl_software 1200 "")
+# Every float mode on the default devices (POCL, Oclgrind): built in
+# device_tests.cmake, run only here.
+add_test(NAME test_device_modes COMMAND test_device_modes)
+sb_portable_test(test_device_modes 1200 "")
+set_tests_properties(test_device_modes PROPERTIES COST 150)
 foreach(mode guarded software)
   add_test(NAME check_oclgrind_${mode}_quick
            COMMAND ${SB_CLI} check --device oclgrind --quick --float-mode ${mode}
