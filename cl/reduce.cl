@@ -553,15 +553,20 @@ inline int sb_order_free_item(const global in_t *x, const global in_t *y,
  * leaves per item keep their parallelism across items). A conversion
  * (f32 or a half into f64, a half into f32) takes hardware binary32
  * arithmetic, so only where f32 is native too: a guarded f32 is stored
- * as bits, and a flushing one would lose bf16 subnormals. SB_WIDE_FOLDS_OK
- * (on Oclgrind only for these float lanes) and SB_CHAIN_FOLDS (off on
- * llvmpipe, whose JIT takes long over unrolled folds) allow them. */
-#if SB_ACC_NATIVE_FLOAT && SB_WIDE_FOLDS_OK && SB_CHAIN_FOLDS && \
-    (SB_IN_KIND == SB_ACC_KIND || SB_IN_HALF || \
-     (SB_IN_KIND == SB_KIND_F32 && SB_ACC_KIND == SB_KIND_F64)) && \
-    (SB_IN_KIND == SB_ACC_KIND || SB_F32_MODE == SB_MODE_NATIVE) && \
-    (SB_OP == SB_OP_SUM || SB_OP == SB_OP_MIN || SB_OP == SB_OP_MAX)
-#define SB_LANE_LEAVES 1
+ * as bits, and a flushing one would lose bf16 subnormals. The host
+ * decides where (src/device_programs.c, lane_leaves(): also not on
+ * llvmpipe, whose JIT takes long over unrolled folds) and says so in
+ * SB_LANE_LEAVES, which its launches follow; what the lanes cannot do
+ * without is checked here too, so that a wrong decision fails the build
+ * instead of changing bits. */
+#if SB_LANE_LEAVES
+#if !SB_ACC_NATIVE_FLOAT || \
+    !(SB_OP == SB_OP_SUM || SB_OP == SB_OP_MIN || SB_OP == SB_OP_MAX) || \
+    (SB_IN_KIND != SB_ACC_KIND && SB_F32_MODE != SB_MODE_NATIVE) || \
+    !(SB_IN_KIND == SB_ACC_KIND || SB_IN_HALF || \
+      (SB_IN_KIND == SB_KIND_F32 && SB_ACC_KIND == SB_KIND_F64))
+#error "SB_LANE_LEAVES: the lanes need a native float accumulator of a sum, min or max, an input they load exactly and, to convert it, native f32"
+#endif
 /* Every loop here unrolled, so that the W vectors stay in registers. */
 #define SB_UNROLL _Pragma("unroll")
 #define SB_T16_LO1 0, 16, 2, 18, 4, 20, 6, 22, 8, 24, 10, 26, 12, 28, 14, 30
@@ -918,7 +923,6 @@ SB_FN_INLINE int sb_lane_leaves_masked(const global in_t *x,
 #define SB_LANE_MASKED 0
 #endif
 #else
-#define SB_LANE_LEAVES 0
 #define SB_LANE_MASKED 0
 #endif
 

@@ -40,9 +40,12 @@
  *   SB_LEAF_SIZE, SB_MAX_LPI_LOG2, SB_STATUS_*, SB_RESULT_STATUS_OFFSET,
  *   SB_SG_BACKEND         the order's leaf, the per-item limit, the status
  *                         values and record layout, the sub-group back-end
- *   SB_WIDE_FOLDS_OK      whether whole items may fold as vectors (in any
- *                         order where that cannot change their node, or
- *                         with leaves in vector lanes: reduce.cl)
+ *   SB_WIDE_FOLDS_OK      whether whole integer items may fold as vectors
+ *                         (in any order where that cannot change their
+ *                         node: reduce.cl)
+ *   SB_LANE_LEAVES        whether float leaves fold side by side in vector
+ *                         lanes (reduce.cl; the host's decision,
+ *                         device_programs.c: lane_leaves())
  *   SB_CHAIN_FOLDS        whether an item's full leaves may fold four or
  *                         eight at a time, as chains side by side, or in
  *                         vector lanes (else one leaf after another; the
@@ -61,7 +64,7 @@
     !defined(SB_ACC_HALF) || !defined(SB_KIND_F16) || \
     !defined(SB_KIND_BF16) || !defined(SB_COUNT) || !defined(SB_ARG) || \
     !defined(SB_RESULT_INDEX_OFFSET) || !defined(SB_ROWS_MAX_LPI_LOG2) || \
-    !defined(SB_CHAIN_FOLDS)
+    !defined(SB_CHAIN_FOLDS) || !defined(SB_LANE_LEAVES)
 #error "build with the host's -D options (src/device_programs.c)"
 #endif
 #if SB_LEAF_SIZE != 16

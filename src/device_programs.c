@@ -101,15 +101,14 @@ static const char *storage_name(const sb_device_caps *c, sb_type t)
     return sb__type_cl_name(t);
 }
 
-/* Whether the kernels may fold whole items as vectors (cl/reduce.cl:
- * integer items in any order where that cannot change their node, native
- * float leaves side by side in vector lanes). Not on Oclgrind for
- * integers: 21.10's uninitialised-value checker crashes (a segfault in
- * Uninitialized::instructionExecuted) on a loop of 16-lane integer adds.
- * The float lanes (sb__column_lanes(): the columns kernel, and leaves in
- * lanes where an item has 8 or 16 of them) run there too, so that its
- * race and uninitialised-value checks see them (test_oclgrind_races):
- * a GPU runs the columns kernel. */
+/* Whether the kernels may fold whole integer items as vectors, in any
+ * order where that cannot change their node (cl/reduce.cl,
+ * SB_WIDE_FOLDS_OK). Not on Oclgrind: 21.10's uninitialised-value
+ * checker crashes (a segfault in Uninitialized::instructionExecuted) on
+ * a loop of 16-lane integer adds. Float leaves in lanes are
+ * lane_leaves()'s decision, and run on Oclgrind where sb_columns uses
+ * them, so that the simulator computes them too (a GPU runs the columns
+ * kernel). */
 static int wide_folds_ok(const sb_device_caps *c)
 {
     return !sb__is_simulator_name(c->name);
@@ -127,30 +126,50 @@ static int chain_folds_ok(const sb_device_caps *c)
     return !sb__contains_nocase(c->name, "llvmpipe");
 }
 
-unsigned sb__column_lanes(const sb_context *ctx, const sb__plan *plan)
+/* Whether the plan's program folds leaves in vector lanes (cl/reduce.cl,
+ * SB_LANE_LEAVES: decided here alone and passed as a build option, so
+ * that the kernels and the launches, sb__column_lanes() and
+ * sb__row_lanes(), cannot disagree): 16 leaves side by side for a
+ * binary32 accumulator, 8 for binary64, or 0. Where:
+ *   - the accumulator is a native float (a half one is held in binary32);
+ *   - the input is of its kind, a half (converted as it loads), or f32
+ *     into f64;
+ *   - a conversion runs on a native f32 too: a guarded f32 is stored as
+ *     bits, and a flushing one would lose bf16 subnormals;
+ *   - the operation is a sum, min or max (argmin and argmax too, which
+ *     use the lanes for their leaves without a mask);
+ *   - the device takes unrolled folds (chain_folds_ok(): not llvmpipe);
+ *   - on a simulator, only the lanes that sb_columns uses too: its
+ *     uninitialised-value checker misreads the NaN-skipping and dot
+ *     lane folds' shuffles alike, and a GPU runs the columns kernel. */
+static unsigned lane_leaves(const sb_context *ctx, const sb__plan *plan)
 {
     const sb_device_caps *c = &ctx->caps;
-    /* cl/reduce.cl's SB_LANE_LEAVES, from the same facts as
-     * build_options(): a native float accumulator (a half one is held in
-     * binary32) of the input's kind, or of a half input, or f64 of an f32
-     * input (converted as they load), and a sum, min or max of every
-     * element. */
     const sb_type store = sb__type_is_half(plan->acc) ? SB_F32 : plan->acc;
     const bool native = (store == SB_F32 || store == SB_F64)
                         && c->type_mode[store] == SB_MODE_NATIVE;
-    const bool same_kind = kind_of(plan->input) == kind_of(store)
-                           || sb__type_is_half(plan->input)
-                           || (plan->input == SB_F32 && store == SB_F64);
-    /* A conversion takes hardware binary32 too (a guarded f32 is held
-     * as bits; a flushing one would lose bf16 subnormals). */
-    const bool converts = kind_of(plan->input) == kind_of(store)
-                          || c->type_mode[SB_F32] == SB_MODE_NATIVE;
+    const bool same_kind = kind_of(plan->input) == kind_of(store);
+    const bool loads_as = same_kind || sb__type_is_half(plan->input)
+                          || (plan->input == SB_F32 && store == SB_F64);
+    const bool converts_native = same_kind
+                                 || c->type_mode[SB_F32] == SB_MODE_NATIVE;
     const bool op = plan->op == SB_SUM || plan->op == SB_MIN
-                    || plan->op == SB_MAX;
-    if (!chain_folds_ok(c) || !native || !same_kind || !converts
-        || !op || plan->arg || plan->skip_nan || plan->dot)
+                    || plan->op == SB_MAX || plan->op == SB_ARGMIN
+                    || plan->op == SB_ARGMAX;
+    const bool columns_kind = !plan->arg && !plan->skip_nan && !plan->dot;
+    if (!chain_folds_ok(c) || !native || !loads_as || !converts_native
+        || !op || (!wide_folds_ok(c) && !columns_kind))
         return 0;
     return store == SB_F64 ? 8 : 16;
+}
+
+unsigned sb__column_lanes(const sb_context *ctx, const sb__plan *plan)
+{
+    /* cl/reduce.cl's sb_columns folds in lanes without positions, NaN
+     * skipping or a second array. */
+    if (plan->arg || plan->skip_nan || plan->dot)
+        return 0;
+    return lane_leaves(ctx, plan);
 }
 
 /* cl/reduce.cl's SB_ROWS_IN_LANES. */
@@ -262,7 +281,8 @@ static void build_options(const sb_context *ctx, const sb__plan *plan,
              "-DSB_KIND_F16=%d -DSB_KIND_BF16=%d -DSB_ACC_HALF=%d "
              "-DSB_CAN_PREFETCH=%d -DSB_COUNT=%d -DSB_ARG=%d "
              "-DSB_RESULT_INDEX_OFFSET=%d -DSB_ROWS_MAX_LPI_LOG2=%d "
-             "-DSB_CHAIN_FOLDS=%d -DSB_ROWS_IN_LANES=%d -DSB_HALF_LOADS=%d",
+             "-DSB_CHAIN_FOLDS=%d -DSB_ROWS_IN_LANES=%d -DSB_HALF_LOADS=%d "
+             "-DSB_LANE_LEAVES=%d",
              opt, std, (ctx->opts.flags & SB_OPT_FLUSH_SUBNORMALS)
                   ? "-cl-denorms-are-zero " : "",
              storage_name(c, plan->input),
@@ -278,13 +298,13 @@ static void build_options(const sb_context *ctx, const sb__plan *plan,
              SB_EMPTY, SB_OVERFLOW,
              plan->arg ? (int)offsetof(sb_device_arg_result, status)
                        : (int)offsetof(sb_device_result, status),
-             wide_folds_ok(c) || sb__column_lanes(ctx, plan) > 0,
+             wide_folds_ok(c),
              (int)plan->map, SB_MAP_NONE, SB_MAP_ABS, SB_MAP_SQUARE,
              plan->skip_nan, plan->dot, abs_by_select(c), KIND_F16,
              KIND_BF16, acc_half ? kind_of(plan->acc) : 0, (int)can_prefetch(c),
              count, (int)plan->arg, (int)offsetof(sb_device_arg_result, index),
              SB_ROWS_MAX_LEAVES_LOG2, chain_folds_ok(c), rows_in_lanes_ok(c),
-             half_loads_ok(ctx));
+             half_loads_ok(ctx), lane_leaves(ctx, plan) > 0);
 }
 
 /* ---- programs shared between contexts ---------------------------------------
