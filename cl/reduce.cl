@@ -864,7 +864,12 @@ SB_FN_INLINE acc_t sb_lane_leaves(const global in_t *x, const global in_t *y,
  * product does not show (inf * 0): not here; nor for argmin and argmax,
  * which keep positions. Element by element, a masked f32 sum on POCL
  * read 8.4 GB/s against 38 for the unmasked one (Zen 5 VM, 2^24, bench
- * --maps). */
+ * --maps). A sum takes leaves with no element too, as long as one of the
+ * W has one: such a leaf's lane is +0 (its first step makes the -0s +0),
+ * and adding +0 changes no node of a sum, none of which is -0 (a leaf
+ * starts at +0, and x + y is -0 only where both are), so the leaf acts
+ * as the none it is; the lanes then need one OR per vector to know that,
+ * not a test of each. */
 #if !(SB_DOT && SB_SKIP_NAN) && !SB_ARG
 #define SB_LANE_MASKED 1
 #if SB_LANES == 16
@@ -887,8 +892,12 @@ SB_FN_INLINE int sb_lane_leaves_masked(const global in_t *x,
                                        uint ahead, acc_t *node)
 {
     vecw_t a = (vecw_t)SB_ACC_ZERO;
+#if SB_OP == SB_OP_SUM
+    keepw_t kept = (keepw_t)0;   /* the elements taking part, OR-ed */
+#else
     uint have = 0;       /* bit l: leaf l has an element taking part */
     keepw_t nan_in = (keepw_t)0;
+#endif
     SB_PREFETCH_AHEAD(x + first, SB_LANES * SB_LEAF_SIZE * sizeof(in_t),
                       ahead);
     if (mask)
@@ -903,10 +912,14 @@ SB_FN_INLINE int sb_lane_leaves_masked(const global in_t *x,
             const vecw_t e = SB_VTERMW(at);
             keepw_t keep = mask ? SB_KEEP_OF_MASK(mask + at) : (keepw_t)-1;
             if (SB_SKIP_NAN)
-                keep &= ~isnan(e);
-            else if (SB_OP != SB_OP_SUM)
-                nan_in |= isnan(e) & keep;
+                keep &= e == e;
+#if SB_OP == SB_OP_SUM
+            kept |= keep;
+#else
+            else
+                nan_in |= (e != e) & keep;
             have |= (uint)any(keep) << l;
+#endif
             r[l] = select(SB_VSKIP, e, keep);
         }
         sb_transpose_lanes(r);
@@ -914,8 +927,13 @@ SB_FN_INLINE int sb_lane_leaves_masked(const global in_t *x,
         SB_UNROLL for (int j = 1; j < SB_LANES; j++)
             a = SB_VSTEP(a, r[j]);
     }
+#if SB_OP == SB_OP_SUM
+    if (!any(kept))
+        return 0;
+#else
     if (have != (1u << SB_LANES) - 1u || any(nan_in))
         return 0;
+#endif
     *node = sb_lane_tree(a);
     return 1;
 }
