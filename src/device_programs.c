@@ -136,8 +136,10 @@ static int chain_folds_ok(const sb_device_caps *c)
  *     into f64;
  *   - a conversion runs on a native f32 too: a guarded f32 is stored as
  *     bits, and a flushing one would lose bf16 subnormals;
- *   - the operation is a sum, min or max (argmin and argmax too, which
- *     use the lanes for their leaves without a mask);
+ *   - the operation is a sum, min or max (argmin and argmax have the
+ *     lanes compiled, as before, but never fold in them: their leaves
+ *     keep positions, cl/reduce.cl's `whole`, and sb_columns and
+ *     sb_rows leave them out);
  *   - the device takes unrolled folds (chain_folds_ok(): not llvmpipe);
  *   - on a simulator, only the lanes that sb_columns uses too: its
  *     uninitialised-value checker misreads the NaN-skipping and dot

@@ -52,9 +52,9 @@ typedef struct {
                                          matrices (test_device_reduce,
                                          test_device_modes) run their data
                                          families in turn instead of all
-                                         at every size and mask, so that
-                                         the README's test command stays
-                                         near ten minutes; every family
+                                         at every size and mask, to keep
+                                         the README's test command and
+                                         the portable stage short; every family
                                          still meets every reduction and
                                          mask (and mode) at some size.
                                          Dense: ctest -L sweep */

@@ -1,7 +1,8 @@
 # tests/device_tests.cmake: the OpenCL device tests, include()d at the end of
 # tests/CMakeLists.txt. Each runs on every device present (POCL in CI, and
 # the Oclgrind simulator where installed) and needs at least one: no device
-# is a failure, not a skip. ctest -L device runs them all.
+# is a failure, not a skip. ctest -L device runs them all but
+# test_device_modes, which the portable stage runs (below).
 #
 # POCL compiles each kernel for each work-group size on first use (about
 # 0.5 s each, cold); its cache lives in the build tree so that later runs,
