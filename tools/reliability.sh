@@ -68,8 +68,9 @@ cmake --build build-asan -j"$jobs"
 # mask with the data families in rotation -- the sanitizers look at the
 # library's memory, which the families do not change. For the same reason
 # the device matrices of other shapes, maps and half types are left out
-# (and of the float modes, which only the portable stage registers): on the host they run the code test_device_reduce, _enqueue,
-# _partial, _batched and _count run (the build and launch of a program;
+# (and of the float modes, which only the portable stage registers): on
+# the host they run the code test_device_reduce, _enqueue, _partial,
+# _batched and _count run (the build and launch of a program;
 # what differs is the kernels, which no host sanitizer sees). Also left
 # out, for the same reason: Oclgrind's corpus and race checks (they look
 # at kernels through the simulator; the library's side of an Oclgrind run
