@@ -21,6 +21,10 @@
  * The host path reads only its arguments and the environment variable
  * SAMEBITS_THREADS; device selection reads SAMEBITS_DEVICE; neither keeps
  * global state. The error detail (sb_error_detail()) is per thread.
+ * POCL before 7.0 can abort when threads launch one kernel at once and one
+ * launch is wider than all before it (a bug of POCL's; README, "POCL
+ * before 7.0 and threads": run each reduction once at its largest size
+ * before threads share a POCL context).
  *
  * Floating-point environment: the host path runs its arithmetic in the
  * default environment (round to nearest, no flush-to-zero, no

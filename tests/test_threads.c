@@ -269,6 +269,67 @@ static void *worker_main(void *arg)
     return NULL;
 }
 
+/* POCL before 7.0 can abort when threads run one kernel at once
+ * ("pocl_release_dlhandle_cache: Assertion `found->ref_count > 0'
+ * failed"; README, Reliability: "POCL before 7.0 and threads"): it keeps
+ * a compiled kernel per (kernel, work-group size, widest grid so far), and
+ * gives a finished launch back to the first such entry it finds, not the
+ * one the launch took. So a launch wider than any before it, made while
+ * two launches of the same kernel are running, can drive the new entry's
+ * count below zero. Launching every kernel once at its widest grid first,
+ * from one thread, leaves one entry per kernel and work-group size: what
+ * the README tells users of those versions to do, and what this test
+ * does, so that it tests samebits' threads rather than that bug (which
+ * aborted it once in CI, in the ASan build, on POCL 3.1). */
+static void launch_each_kernel_at_its_widest(const test_device *pocl,
+                                             sb_context *ctx)
+{
+    size_t widest = 0;
+    for (size_t i = 0; i < COUNT(sizes); i++)
+        if (sizes[i] > widest)
+            widest = sizes[i];
+    for (size_t i = 0; i < COUNT(reductions); i++)
+        for (int masked = 0; masked <= 1; masked++) {
+            const sb_reduction r = reductions[i];
+            const size_t esize = type_size(r.input);
+            void *x = checked_malloc(widest * esize);
+            fill_data(FAMILY_UNIFORM, r.input, r.accumulator, x, widest,
+                      mix_seed(seed, i));
+            unsigned char *mask = masked
+                ? make_mask(MASK_RANDOM, widest, mix_seed(seed, i + 100))
+                : NULL;
+            cl_int err = CL_SUCCESS;
+            cl_mem xb = clCreateBuffer(pocl->cl_ctx, CL_MEM_READ_ONLY |
+                                       CL_MEM_COPY_HOST_PTR, widest * esize,
+                                       x, &err);
+            cl_mem mb = NULL;
+            if (mask != NULL && err == CL_SUCCESS)
+                mb = clCreateBuffer(pocl->cl_ctx, CL_MEM_READ_ONLY |
+                                    CL_MEM_COPY_HOST_PTR, widest, mask, &err);
+            assert_int_equal(err, CL_SUCCESS);
+            unsigned char got[RESULT_BUFFER], want[RESULT_BUFFER];
+            memset(got, RESULT_SENTINEL, sizeof got);
+            memset(want, RESULT_SENTINEL, sizeof want);
+            const sb_status s = sb_reduce(ctx, pocl->queue, r, xb, 0, mb, 0,
+                                          widest, got);
+            const sb_status want_status = sb_reduce_host(r, x, mask, widest,
+                                                         want);
+            const sb_type acc = r.accumulator ? r.accumulator : r.input;
+            if (type_is_exact_on(pocl, r.input) &&
+                type_is_exact_on(pocl, acc)) {
+                assert_int_equal(s, want_status);
+                assert_true(bits_equal(got, want, RESULT_BUFFER));
+            } else {
+                assert_int_equal(s, SB_UNSUPPORTED);
+            }
+            clReleaseMemObject(xb);
+            if (mb != NULL)
+                clReleaseMemObject(mb);
+            free(mask);
+            free(x);
+        }
+}
+
 static void threads_sharing_one_context_get_the_host_bits(void **state)
 {
     (void)state;
@@ -289,6 +350,8 @@ static void threads_sharing_one_context_get_the_host_bits(void **state)
     sb_context *ctx = NULL;
     assert_int_equal(sb_context_create(pocl->cl_ctx, pocl->device, NULL, &ctx),
                      SB_OK);
+
+    launch_each_kernel_at_its_widest(pocl, ctx);
 
     worker workers[THREADS];
     pthread_t tid[THREADS];
