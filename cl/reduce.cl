@@ -857,10 +857,10 @@ SB_FN_INLINE acc_t sb_lane_leaves(const global in_t *x, const global in_t *y,
  * first step makes +0 as sb_first() does; +inf for min, -inf for max,
  * which the strict step never takes over a value and the first element
  * taking part replaces), so that each lane is its leaf's chain over the
- * elements that take part. Only when every leaf has one, and (min and
- * max) no NaN takes part: a NaN first is kept by sb_first() but would not
- * replace an infinity. Otherwise 0: the caller folds these leaves one by
- * one. A NaN skipped from a dot product is either factor's, which the
+ * elements that take part. Only when one of the W leaves has one, and
+ * (min and max) no NaN takes part: a NaN first is kept by sb_first() but
+ * would not replace an infinity. Otherwise 0: the caller folds these
+ * leaves one by one. A NaN skipped from a dot product is either factor's, which the
  * product does not show (inf * 0): not here; nor for argmin and argmax,
  * which keep positions. Element by element, a masked f32 sum on POCL
  * read 8.4 GB/s against 38 for the unmasked one (Zen 5 VM, 2^24, bench
@@ -869,7 +869,11 @@ SB_FN_INLINE acc_t sb_lane_leaves(const global in_t *x, const global in_t *y,
  * and adding +0 changes no node of a sum, none of which is -0 (a leaf
  * starts at +0, and x + y is -0 only where both are), so the leaf acts
  * as the none it is; the lanes then need one OR per vector to know that,
- * not a test of each. */
+ * not a test of each. So do min and max where no NaN takes part: a leaf
+ * with no element holds the infinity (+inf for min), which as a left
+ * operand gives way to any value right of it (x < +inf, or an equal
+ * +inf with the same bits) and as a right operand never replaces one;
+ * only a NaN, which no comparison lets in, would tell it from a none. */
 #if !(SB_DOT && SB_SKIP_NAN) && !SB_ARG
 #define SB_LANE_MASKED 1
 #if SB_LANES == 16
@@ -892,10 +896,8 @@ SB_FN_INLINE int sb_lane_leaves_masked(const global in_t *x,
                                        uint ahead, acc_t *node)
 {
     vecw_t a = (vecw_t)SB_ACC_ZERO;
-#if SB_OP == SB_OP_SUM
     keepw_t kept = (keepw_t)0;   /* the elements taking part, OR-ed */
-#else
-    uint have = 0;       /* bit l: leaf l has an element taking part */
+#if SB_OP != SB_OP_SUM
     keepw_t nan_in = (keepw_t)0;
 #endif
     SB_PREFETCH_AHEAD(x + first, SB_LANES * SB_LEAF_SIZE * sizeof(in_t),
@@ -913,13 +915,11 @@ SB_FN_INLINE int sb_lane_leaves_masked(const global in_t *x,
             keepw_t keep = mask ? SB_KEEP_OF_MASK(mask + at) : (keepw_t)-1;
             if (SB_SKIP_NAN)
                 keep &= e == e;
-#if SB_OP == SB_OP_SUM
-            kept |= keep;
-#else
+#if SB_OP != SB_OP_SUM
             else
                 nan_in |= (e != e) & keep;
-            have |= (uint)any(keep) << l;
 #endif
+            kept |= keep;
             r[l] = select(SB_VSKIP, e, keep);
         }
         sb_transpose_lanes(r);
@@ -927,11 +927,10 @@ SB_FN_INLINE int sb_lane_leaves_masked(const global in_t *x,
         SB_UNROLL for (int j = 1; j < SB_LANES; j++)
             a = SB_VSTEP(a, r[j]);
     }
-#if SB_OP == SB_OP_SUM
     if (!any(kept))
         return 0;
-#else
-    if (have != (1u << SB_LANES) - 1u || any(nan_in))
+#if SB_OP != SB_OP_SUM
+    if (any(nan_in))
         return 0;
 #endif
     *node = sb_lane_tree(a);
@@ -1089,8 +1088,9 @@ inline void sb_item_node(const global in_t *x, const global in_t *y,
         }
 #endif
 #if SB_LANE_MASKED
-        /* Masked or NaN-skipping: side by side where every leaf has an
-         * element taking part, else (falling through) leaf by leaf. */
+        /* Masked or NaN-skipping: side by side where a leaf has an
+         * element taking part (min, max: and no NaN takes part), else
+         * (falling through) leaf by leaf. */
         if (!whole && l % SB_LANES == 0 && lpi - l >= SB_LANES &&
             first + SB_LANES * SB_LEAF_SIZE <= n) {
             acc_t node;

@@ -35,6 +35,8 @@
 #include <string.h>
 #include <cmocka.h>
 
+#include <math.h>
+
 #include "device_support.h"
 #include "oracle.h"
 #include "samebits.h"
@@ -435,6 +437,128 @@ static void checked_sums_at_the_edges_of_the_item_window(void **state)
     assert_int_equal(wrong, 0);
 }
 
+/* Masked float min and max where POCL folds W leaves in vector lanes
+ * (16 for f32, 8 for f64; cl/reduce.cl, sb_lane_leaves_masked): an
+ * element that does not take part, or a leaf with none, holds the
+ * infinity the strict step never takes over a value, which is exact
+ * unless a NaN takes part. Groups of W leaves laid out to break that:
+ * a NaN as a leaf's first element taking part after ones that do not,
+ * leaves with no element left of a NaN, signed zeros and infinities
+ * beside empty leaves, a group with one element (the extreme infinity
+ * itself), a group with none (before a NaN), an input with none. A NaN
+ * survives the tree only as a left
+ * operand, so each NaN is in the first leaf of its group that has an
+ * element, and the group is the input's first: pattern group, a plain
+ * group, the pattern again, 5 more elements; every device, against the
+ * oracle. */
+enum { PATTERN_COUNT = 7 };
+
+static double pattern_value(uint64_t *st)
+{
+    static const double pool[] = { -0.0, 0.0, 1.0, -1.0, 2.5, -7.0 };
+    return pool[random_below(st, sizeof pool / sizeof *pool)];
+}
+
+/* Element i (0 .. W * 16 - 1) of pattern `k`'s group: its value (NaN
+ * marked as such) and whether it takes part. */
+static void pattern_element(unsigned k, size_t i, bool is_min, uint64_t *st,
+                            double *value, unsigned char *keep)
+{
+    const size_t leaf = i / 16, at = i % 16;
+    const double extreme = is_min ? INFINITY : -INFINITY;
+    *value = pattern_value(st);
+    *keep = 1;
+    switch (k) {
+    case 0:   /* leaf 0 empty, leaf 1's first taking part a NaN after two */
+        if (leaf == 0 || (leaf == 1 && at < 2)) *keep = 0;
+        if (leaf == 1 && at == 2) *value = NAN;
+        break;
+    case 1:   /* leaf 0: three out, then a NaN; no empty leaf */
+        if (leaf == 0 && at < 3) *keep = 0;
+        if (leaf == 0 && at == 3) *value = NAN;
+        break;
+    case 2:   /* leaves 0-3 empty, leaf 4 starts with a NaN */
+        if (leaf < 4) *keep = 0;
+        if (leaf == 4 && at == 0) *value = NAN;
+        break;
+    case 3:   /* no NaN: every other leaf empty, zeros and infinities */
+        if (leaf % 2 == 0) *keep = 0;
+        else if (random_below(st, 3) == 0) *keep = 0;
+        if (random_below(st, 4) == 0)
+            *value = random_below(st, 2) ? INFINITY : -INFINITY;
+        break;
+    case 4:   /* one element, the extreme infinity, at the end of leaf 7 */
+        *keep = leaf == 7 && at == 15;
+        *value = *keep ? extreme : *value;
+        break;
+    default:  /* 5, 6: no element (6: nor anywhere else in the input) */
+        *keep = 0;
+        break;
+    }
+}
+
+static void masked_min_max_lane_groups_match_the_oracle(void **state)
+{
+    const suite *s = *state;
+    static const sb_reduction rs[] = {
+        { SB_MIN, SB_F32, 0, 0, 0 }, { SB_MAX, SB_F32, 0, 0, 0 },
+        { SB_MIN, SB_F64, 0, 0, 0 }, { SB_MAX, SB_F64, 0, 0, 0 } };
+    unsigned long wrong = 0, cases = 0;
+    for (size_t i = 0; i < s->all.count; i++) {
+        const test_device *d = &s->all.devices[i];
+        const sb_options opts = { .flags = SB_OPT_NO_HOST };
+        device_context dc;
+        assert_int_equal(device_context_open(&dc, d, &opts), SB_OK);
+        for (size_t j = 0; j < COUNT(rs); j++) {
+            const sb_reduction r = rs[j];
+            const bool f32 = r.input == SB_F32;
+            const size_t group = (f32 ? 16 : 8) * 16;
+            const size_t n = 3 * group + 5;
+            for (unsigned k = 0; k < PATTERN_COUNT; k++) {
+                test_case c = make_case(seed, r, n, MASK_RANDOM,
+                                        FAMILY_SPECIALS);
+                uint64_t st = c.case_seed;
+                void *x = checked_malloc(n * type_size(r.input));
+                unsigned char *mask = checked_malloc(n);
+                for (size_t e = 0; e < n; e++) {
+                    double v;
+                    unsigned char keep;
+                    const size_t g = e / group;
+                    if (g == 0 || g == 2)
+                        pattern_element(k, e % group, r.op == SB_MIN, &st,
+                                        &v, &keep);
+                    else {
+                        v = pattern_value(&st);
+                        keep = k != 6;
+                        /* 5: right of a group with none, a NaN that
+                         * survives only if that group is none */
+                        if (k == 5 && e == group)
+                            v = NAN;
+                    }
+                    mask[e] = keep;
+                    if (f32)
+                        ((float *)x)[e] = (float)v;
+                    else
+                        ((double *)x)[e] = v;
+                }
+                sb_status oracle_status;
+                if (!check_data_on_device(&dc, &c, x, mask, RUN_BOTH,
+                                          &oracle_status)) {
+                    fprintf(stderr, "  lane-group pattern %u\n", k);
+                    wrong++;
+                }
+                cases++;
+                free(mask);
+                free(x);
+            }
+        }
+        device_context_close(&dc);
+    }
+    printf("masked min/max lane groups: %lu cases, %lu wrong\n", cases,
+           wrong);
+    assert_int_equal(wrong, 0);
+}
+
 /* The reductions the large-input and host-shortcut tests run. */
 static const struct {
     sb_reduction r;
@@ -540,6 +664,7 @@ int main(void)
     const struct CMUnitTest the_rest[] = {
         cmocka_unit_test(minimums_match_the_oracle),
         cmocka_unit_test(maximums_match_the_oracle),
+        cmocka_unit_test(masked_min_max_lane_groups_match_the_oracle),
         cmocka_unit_test(any_matches_the_oracle),
         cmocka_unit_test(all_matches_the_oracle),
         cmocka_unit_test(large_inputs_match_the_oracle),
