@@ -985,8 +985,8 @@ static const sb__kernel NAME##_kernel = { NAME##_block, NAME##_combine };
 _Static_assert(SB_LEAF_SIZE == 16, "MASKED_LEAF_ANY reads a leaf's mask "
                "as two 8-byte words");
 /* A full masked block's leaves, each from START with a masked-out element
- * folded as SKIP (the exact identity), and which leaves have an element
- * taking part: position by position across the leaves. */
+ * folded as SKIP (the exact identity), and whether any element of the
+ * block takes part: position by position across the leaves. */
 #define MASKED_OF_SCALAR_FULL_FOLD(T, x, mask, v, any, START, SKIP, STEP)   \
     {                                                                       \
         unsigned char some_ = 0;                                            \
