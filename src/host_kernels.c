@@ -756,13 +756,14 @@ static void NAME##_block(const void *xv, const unsigned char *mask,         \
         if (ov) *overflow = true;                                           \
         return;                                                             \
     } else if (count == SB_BLOCK_SIZE) {                                    \
-        /* A leaf with no element taking part folded to START (+0, 1),   \
-         * not none; the tree may take it as a value: x * 1 is x, and    \
-         * x + (+0) is x since no node is -0 (every leaf starts at +0,   \
-         * and a sum is -0 only where both terms are). So a block needs  \
-         * one "any element?" and the branchless tree of unmasked ones,  \
-         * not a flag per leaf (the flags' tree was a seventh of a       \
-         * masked f32 sum's time, perf, AMD EPYC Zen 5). */              \
+        /* A leaf with no element taking part folded to START (0, 1),       \
+         * not none; the tree may take it as a value: x * 1 is x, and       \
+         * x + (+0) is x since no node is -0 (every leaf starts at +0,      \
+         * and a sum is -0 only where both terms are); for integers         \
+         * neither overflows. So a block needs one "any element?" and       \
+         * the branchless tree of unmasked ones, not a flag per leaf        \
+         * (the flags' tree was a seventh of a masked f32 sum's time,       \
+         * perf, AMD EPYC Zen 5). */                                        \
         bool any = false;                                                   \
         SB_CAT(MASKED_OF_, FULL)(T, x, mask, v, any, START, SKIP, STEP)     \
         if (!any) { out->has = false; return; }                             \

@@ -271,12 +271,12 @@ static void *worker_main(void *arg)
 
 /* POCL before 7.0 can abort when threads run one kernel at once
  * ("pocl_release_dlhandle_cache: Assertion `found->ref_count > 0'
- * failed"; README, Reliability: "POCL before 7.0 and threads"): it keeps
- * a compiled kernel per (kernel, work-group size, widest grid so far), and
- * gives a finished launch back to the first such entry it finds, not the
- * one the launch took. So a launch wider than any before it, made while
- * two launches of the same kernel are running, can drive the new entry's
- * count below zero. Launching every kernel once at its widest grid first,
+ * failed"; README: "POCL before 7.0 and threads"): it keeps a compiled
+ * kernel per (kernel, work-group size, widest grid so far), and gives a
+ * finished launch back to the first such entry it finds, not the one the
+ * launch took. So a launch wider than any before it, made while two
+ * launches of the same kernel are running (POCL 3.1), can drive the new
+ * entry's count below zero (tests/pocl/dlhandle_race_check.sh). Launching every kernel once at its widest grid first,
  * from one thread, leaves one entry per kernel and work-group size: what
  * the README tells users of those versions to do, and what this test
  * does, so that it tests samebits' threads rather than that bug (which
@@ -320,7 +320,10 @@ static void launch_each_kernel_at_its_widest(const test_device *pocl,
                 assert_int_equal(s, want_status);
                 assert_true(bits_equal(got, want, RESULT_BUFFER));
             } else {
+                unsigned char untouched[RESULT_BUFFER];
+                memset(untouched, RESULT_SENTINEL, sizeof untouched);
                 assert_int_equal(s, SB_UNSUPPORTED);
+                assert_true(bits_equal(got, untouched, RESULT_BUFFER));
             }
             clReleaseMemObject(xb);
             if (mb != NULL)
