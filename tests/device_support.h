@@ -6,9 +6,10 @@
  * Devices are those of the library's numbering (sb_device_list()).
  * SAMEBITS_DEVICE, if set, keeps only the one device it names, read by the
  * library's parser (sb_device_select(): "N", "P:D", or a part of a name
- * that names one device), as sb_context_create_default() reads it. No
- * device at all is a failure, never a skip: POCL is always installed where
- * the tests run.
+ * that names one device), as sb_context_create_default() reads it.
+ * SAMEBITS_TEST_NO_SIMULATOR=1 without SAMEBITS_DEVICE leaves Oclgrind
+ * out (the sanitizer stage). No device at all is a failure, never a skip:
+ * POCL is always installed where the tests run.
  *
  * Every layout choice (offsets, padding, queue) is derived from the case's
  * seed, so the line printed on a mismatch replays the case exactly. */

@@ -39,6 +39,16 @@ add_test(NAME test_device_reduce_part2 COMMAND test_device_reduce)
 set_tests_properties(test_device_reduce_part2 PROPERTIES COST 290
   TIMEOUT 900 LABELS device
   ENVIRONMENT "${SB_DEVICE_ENV};SAMEBITS_TEST_PART=2")
+# The sanitizer stage leaves the simulator out of the device tests
+# (SAMEBITS_TEST_NO_SIMULATOR, tools/reliability.sh) but for this one: the
+# sums and products on Oclgrind, whose OpenCL 1.2 device without
+# sub-groups gets launch plans POCL's does not.
+if(SAMEBITS_SANITIZE)
+  add_test(NAME test_device_reduce_on_oclgrind COMMAND test_device_reduce)
+  set_tests_properties(test_device_reduce_on_oclgrind PROPERTIES COST 280
+    TIMEOUT 900 LABELS "device;oclgrind" ENVIRONMENT
+    "${SB_DEVICE_ENV};SAMEBITS_TEST_PART=1;SAMEBITS_DEVICE=oclgrind")
+endif()
 sb_add_device_test(test_device_shapes 900)
 set_tests_properties(test_device_shapes PROPERTIES COST 200)
 sb_add_device_test(test_device_enqueue 900)
@@ -85,8 +95,12 @@ sb_add_device_test(test_device_arg 900)
 # in binary32: no cl_khr_fp16), against the host path and the oracle: every
 # op, maps, SB_SKIP_NAN, dot products, partials and the float modes. About
 # 40 programs: most of its time on a cold POCL cache is building them.
+# Its float modes, which build the other modes' programs, run in the
+# portable stage (test_device_half_float_modes, portable_tests.cmake):
+# 49 of its 171 s alone from a cold POCL cache on a 2-vCPU Zen 5 VM.
 sb_add_device_test(test_device_half 900)
-set_tests_properties(test_device_half PROPERTIES COST 150)
+set_tests_properties(test_device_half PROPERTIES COST 150
+  ENVIRONMENT "${SB_DEVICE_ENV};SAMEBITS_TEST_PART=1")
 
 # The two biggest device matrices run their data families in turn by
 # default (tests/device_support.h: every reduction, size and mask, one or
