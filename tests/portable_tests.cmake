@@ -62,12 +62,16 @@ function(sb_check_rusticl part)
     LABELS rusticl_full
     ENVIRONMENT "POCL_CACHE_DIR=${SAMEBITS_POCL_CACHE_DIR};RUSTICL_ENABLE=llvmpipe")
 endfunction()
-sb_check_rusticl(integers_8_16 i8 u8 i16 u16)
-sb_check_rusticl(integers_32_64 i32 u32 i64 u64)
-sb_check_rusticl(f32 f32)
-sb_check_rusticl(f64 f64)
-sb_check_rusticl(f16 f16)
-sb_check_rusticl(bf16 bf16)
+# The corpus runs through the command: without it (SAMEBITS_BUILD_TOOLS
+# OFF) only the device suites below are registered.
+if(TARGET samebits_cli)
+  sb_check_rusticl(integers_8_16 i8 u8 i16 u16)
+  sb_check_rusticl(integers_32_64 i32 u32 i64 u64)
+  sb_check_rusticl(f32 f32)
+  sb_check_rusticl(f64 f64)
+  sb_check_rusticl(f16 f16)
+  sb_check_rusticl(bf16 bf16)
+endif()
 # What CI runs on rusticl (label portable): the --quick corpus (every
 # family, sizes up to 4097, two launch shapes) of
 # reductions chosen so that each float path of the device runs once --
@@ -87,30 +91,36 @@ function(sb_check_rusticl_quick part)
            COMMAND ${SB_CLI} check --device rusticl --quick --filter ${globs})
   sb_portable_test(check_rusticl_quick_${part} 1200 "RUSTICL_ENABLE=llvmpipe")
 endfunction()
-sb_check_rusticl_quick(f32_f64 sum.f32.f32 max.f32.f32 argmin.f32.f32
-  dot.f32.f64 sum.f64.f64 prod.f64.f64 min.f64.f64 argmax.f64.f64
-  count.f64.f64)
-sb_check_rusticl_quick(halves_integers sum.f16.f32 sum.f16.f16 min.bf16.f32
-  sum.bf16.bf16 dot.bf16.f32 sum.i64.i64 sum.u8.u32 min.i16.f64)
-add_test(NAME check_pocl_flushing
-         COMMAND ${SB_CLI} check --device pocl --flush-subnormals
-                 --filter ${SB_FLOAT_CASES})
-sb_portable_test(check_pocl_flushing 1200 "")
-add_test(NAME check_pocl_software
-         COMMAND ${SB_CLI} check --device pocl --float-mode software
-                 --filter "*.f64.*")
-sb_portable_test(check_pocl_software 1200 "")
+if(TARGET samebits_cli)
+  sb_check_rusticl_quick(f32_f64 sum.f32.f32 max.f32.f32 argmin.f32.f32
+    dot.f32.f64 sum.f64.f64 prod.f64.f64 min.f64.f64 argmax.f64.f64
+    count.f64.f64)
+  sb_check_rusticl_quick(halves_integers sum.f16.f32 sum.f16.f16 min.bf16.f32
+    sum.bf16.bf16 dot.bf16.f32 sum.i64.i64 sum.u8.u32 min.i16.f64)
+  add_test(NAME check_pocl_flushing
+           COMMAND ${SB_CLI} check --device pocl --flush-subnormals
+                   --filter ${SB_FLOAT_CASES})
+  sb_portable_test(check_pocl_flushing 1200 "")
+  add_test(NAME check_pocl_software
+           COMMAND ${SB_CLI} check --device pocl --float-mode software
+                   --filter "*.f64.*")
+  sb_portable_test(check_pocl_software 1200 "")
+  foreach(mode guarded software)
+    add_test(NAME check_oclgrind_${mode}_quick
+             COMMAND ${SB_CLI} check --device oclgrind --quick --float-mode ${mode}
+                     --filter ${SB_FLOAT_CASES})
+    sb_portable_test(check_oclgrind_${mode}_quick 1200 "")
+  endforeach()
+  set_tests_properties(check_pocl_flushing PROPERTIES COST 125)
+endif()
 # Every float mode on the default devices (POCL, Oclgrind): built in
 # device_tests.cmake, run only here.
 add_test(NAME test_device_modes COMMAND test_device_modes)
 sb_portable_test(test_device_modes 1200 "")
 set_tests_properties(test_device_modes PROPERTIES COST 150)
-foreach(mode guarded software)
-  add_test(NAME check_oclgrind_${mode}_quick
-           COMMAND ${SB_CLI} check --device oclgrind --quick --float-mode ${mode}
-                   --filter ${SB_FLOAT_CASES})
-  sb_portable_test(check_oclgrind_${mode}_quick 1200 "")
-endforeach()
+# The same for the half types (the other half of test_device_half).
+add_test(NAME test_device_half_float_modes COMMAND test_device_half)
+sb_portable_test(test_device_half_float_modes 1200 "SAMEBITS_TEST_PART=2")
 
 foreach(suite test_device_reduce test_device_shapes test_device_enqueue
               test_device_modes test_device_maps test_device_half
@@ -134,7 +144,6 @@ sb_portable_test(test_device_reduce_on_rusticl_part2 1200
 # tests fill the other core instead of the long ones running alone at the
 # end.
 set_tests_properties(test_device_reduce_on_flushing_pocl PROPERTIES COST 240)
-set_tests_properties(check_pocl_flushing PROPERTIES COST 125)
 set_tests_properties(test_device_reduce_on_rusticl_part2 PROPERTIES COST 90)
 
 foreach(mode guarded software)
