@@ -19,3 +19,8 @@ add_test(NAME host_only_flavour
   COMMAND bash ${SB_CONSUMER_DIR}/host_only.sh ${CMAKE_CURRENT_SOURCE_DIR}
           ${CMAKE_BINARY_DIR}/host-only-test)
 set_tests_properties(samebits_as_subproject host_only_flavour PROPERTIES TIMEOUT 900)
+# Label packaging: the README's test command leaves them out (each builds
+# samebits again: 290 of its 1960 test-seconds in CI, 2026-12-05) and CI
+# runs them as a stage of their own (.ci/run), as does ctest -L packaging.
+set_tests_properties(install_consumer samebits_as_subproject host_only_flavour
+  PROPERTIES LABELS packaging)
