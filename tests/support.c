@@ -631,10 +631,10 @@ void print_result(FILE *out, sb_reduction r, const void *bytes)
  * The differential check
  * ---------------------------------------------------------------------- */
 
-static void report_run(const char *who, sb_reduction r, sb_status s,
-                       const unsigned char *bytes)
+void print_run(const char *who, sb_reduction r, sb_status s,
+               const void *bytes)
 {
-    fprintf(stderr, "  %-8s %-22s ", who, status_name(s));
+    fprintf(stderr, "  %-10s %-22s ", who, status_name(s));
     print_result(stderr, r, bytes);
     fprintf(stderr, "\n");
 }
@@ -667,9 +667,9 @@ bool check_data_against_oracle(const test_case *c, const void *x,
     if (!agree) {
         fprintf(stderr, "MISMATCH ");
         print_case(stderr, c);
-        report_run("oracle", c->r, expected, want);
-        report_run("host#1", c->r, got_first, first);
-        report_run("host#2", c->r, got_second, second);
+        print_run("oracle", c->r, expected, want);
+        print_run("host#1", c->r, got_first, first);
+        print_run("host#2", c->r, got_second, second);
     }
     return agree;
 }

@@ -241,6 +241,11 @@ bool bits_equal(const void *a, const void *b, size_t size);
  *  hex, with the value they hold, e.g. "0x7fc00000 (nan)". */
 void print_result(FILE *out, sb_reduction r, const void *bytes);
 
+/*! print_run() : one line of a mismatch report on stderr: who computed
+ *  it ("oracle", "host", "device#1", ...), its status and its result. */
+void print_run(const char *who, sb_reduction r, sb_status s,
+               const void *bytes);
+
 /* ------------------------------------------------------------------------
  * The differential check
  * ---------------------------------------------------------------------- */

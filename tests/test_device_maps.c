@@ -201,14 +201,12 @@ static bool check_case(const device_context *dc, const job *j, size_t n,
     if (!ok) {
         char name[96];
         fprintf(stderr, "MISMATCH %s: %s n=%zu family=%s mask=%s seed=0x%llx"
-                " case=0x%llx: host %s ", dc->dev->name,
+                " case=0x%llx (%s)\n", dc->dev->name,
                 job_name(j, name, sizeof name), n, family_name(f),
                 mask_name(mk), (unsigned long long)seed,
-                (unsigned long long)s, status_name(hs));
-        print_result(stderr, j->r, want);
-        fprintf(stderr, ", device %s ", status_name(ds));
-        print_result(stderr, j->r, got);
-        fprintf(stderr, " (%s)\n", sb_error_detail());
+                (unsigned long long)s, sb_error_detail());
+        print_run("host", j->r, hs, want);
+        print_run("device", j->r, ds, got);
     }
     unplace(&p);
     free_data(&h);
@@ -343,14 +341,12 @@ static void masked_and_nan_skipping_blocks_match_the_oracle(void **state)
                     if (!ok) {
                         char name[96];
                         fprintf(stderr, "MISMATCH %s: %s layout %d mask %s "
-                                "seed=0x%llx: oracle %s ", dev->name,
+                                "seed=0x%llx (%s)\n", dev->name,
                                 job_name(j, name, sizeof name), layout,
                                 mask_name(masks[m]), (unsigned long long)seed,
-                                status_name(hs));
-                        print_result(stderr, j->r, want);
-                        fprintf(stderr, ", device %s ", status_name(ds));
-                        print_result(stderr, j->r, got);
-                        fprintf(stderr, " (%s)\n", sb_error_detail());
+                                sb_error_detail());
+                        print_run("oracle", j->r, hs, want);
+                        print_run("device", j->r, ds, got);
                     }
                     failures += !ok;
                     tally_add(&t, hs, ok);

@@ -446,10 +446,9 @@ static void checked_sums_at_the_edges_of_the_item_window(void **state)
  * leaves with no element left of a NaN, signed zeros and infinities
  * beside empty leaves, a group with one element (the extreme infinity
  * itself, and nothing else in the input takes part), a group with none
- * (before a NaN), an input with none. A NaN
- * survives the tree only as a left
- * operand, so each NaN is in the first leaf of its group that has an
- * element, and the group is the input's first: pattern group, a plain
+ * (before a NaN), an input with none. A NaN survives the tree only as a
+ * left operand, so each NaN is in the first leaf of its group that has
+ * an element, and the group is the input's first: pattern group, a plain
  * group, the pattern again, 5 more elements; every device, against the
  * oracle. */
 enum { PATTERN_COUNT = 7 };

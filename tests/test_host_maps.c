@@ -279,11 +279,8 @@ static unsigned long check_large(const test_case *c, const void *x,
                         y == NULL ? "reduce" : "dot", threads,
                         sb_isa_name(isas[i]));
                 print_case(stderr, c);
-                fprintf(stderr, "  oracle %s ", status_name(ws));
-                print_result(stderr, c->r, want);
-                fprintf(stderr, "\n  host   %s ", status_name(gs));
-                print_result(stderr, c->r, got);
-                fprintf(stderr, "\n");
+                print_run("oracle", c->r, ws, want);
+                print_run("host", c->r, gs, got);
                 wrong++;
             }
         }
@@ -403,11 +400,8 @@ static bool check_dot(const test_case *c, const dot_data *d)
         return true;
     fprintf(stderr, "MISMATCH (dot) ");
     print_case(stderr, c);
-    fprintf(stderr, "  oracle %s ", status_name(ws));
-    print_result(stderr, c->r, want);
-    fprintf(stderr, "\n  host   %s ", status_name(gs));
-    print_result(stderr, c->r, got);
-    fprintf(stderr, "\n");
+    print_run("oracle", c->r, ws, want);
+    print_run("host", c->r, gs, got);
     return false;
 }
 
@@ -610,11 +604,9 @@ static void partials_with_maps_and_dots_match_the_oracle(void **state)
                     fprintf(stderr, "  cuts:");
                     for (size_t i = 0; i < k; i++)
                         fprintf(stderr, " %zu", cuts[i]);
-                    fprintf(stderr, "\n  oracle   %s ", status_name(ws));
-                    print_result(stderr, r, want);
-                    fprintf(stderr, "\n  partials %s ", status_name(gs));
-                    print_result(stderr, r, got);
-                    fprintf(stderr, "\n");
+                    fputc('\n', stderr);
+                    print_run("oracle", r, ws, want);
+                    print_run("partials", r, gs, got);
                 }
                 free_dot_data(&d);
             }
@@ -965,17 +957,14 @@ static void full_blocks_take_the_tree_on_every_isa(void **state)
                             : sb_reduce_host_opts(r, x, NULL, n, got, &opts);
                         if (gs != ws || !bits_equal(got, want, sizeof got)) {
                             fprintf(stderr, "MISMATCH %s %s %s%s, n = %zu, "
-                                    "isa %s, seed %llu: oracle %s ",
+                                    "isa %s, seed %llu\n",
                                     type_name(t), op_name((sb_op)op),
                                     dot ? "dot" : "map ",
                                     dot ? "" : sb_map_name((sb_map)map), n,
                                     sb_isa_name(isas[i]),
-                                    (unsigned long long)seed,
-                                    status_name(ws));
-                            print_result(stderr, r, want);
-                            fprintf(stderr, ", host %s ", status_name(gs));
-                            print_result(stderr, r, got);
-                            fputc('\n', stderr);
+                                    (unsigned long long)seed);
+                            print_run("oracle", r, ws, want);
+                            print_run("host", r, gs, got);
                             wrong++;
                         }
                     }
