@@ -276,11 +276,13 @@ static void *worker_main(void *arg)
  * finished launch back to the first such entry it finds, not the one the
  * launch took. So a launch wider than any before it, made while two
  * launches of the same kernel are running (POCL 3.1), can drive the new
- * entry's count below zero (tests/pocl/dlhandle_race_check.sh). Launching every kernel once at its widest grid first,
- * from one thread, leaves one entry per kernel and work-group size: what
- * the README tells users of those versions to do, and what this test
- * does, so that it tests samebits' threads rather than that bug (which
- * aborted it once in CI, in the ASan build, on POCL 3.1). */
+ * entry's count below zero (tests/pocl/dlhandle_race_check.sh).
+ * Launching every kernel once at its widest grid first, from one thread,
+ * leaves one entry per kernel and work-group size: what the README tells
+ * users of those versions to do, and what this test does, so that it
+ * tests samebits' threads rather than that bug (which aborted it once in
+ * CI, in the ASan build, on POCL 3.1). Each launch is also checked
+ * against the oracle and the host (check_on_device()). */
 static void launch_each_kernel_at_its_widest(const test_device *pocl,
                                              sb_context *ctx)
 {
@@ -288,48 +290,15 @@ static void launch_each_kernel_at_its_widest(const test_device *pocl,
     for (size_t i = 0; i < COUNT(sizes); i++)
         if (sizes[i] > widest)
             widest = sizes[i];
+    /* The shared context, borrowed: never device_context_close()d. */
+    device_context dc = { .dev = pocl, .ctx = ctx };
     for (size_t i = 0; i < COUNT(reductions); i++)
         for (int masked = 0; masked <= 1; masked++) {
-            const sb_reduction r = reductions[i];
-            const size_t esize = type_size(r.input);
-            void *x = checked_malloc(widest * esize);
-            fill_data(FAMILY_UNIFORM, r.input, r.accumulator, x, widest,
-                      mix_seed(seed, i));
-            unsigned char *mask = masked
-                ? make_mask(MASK_RANDOM, widest, mix_seed(seed, i + 100))
-                : NULL;
-            cl_int err = CL_SUCCESS;
-            cl_mem xb = clCreateBuffer(pocl->cl_ctx, CL_MEM_READ_ONLY |
-                                       CL_MEM_COPY_HOST_PTR, widest * esize,
-                                       x, &err);
-            cl_mem mb = NULL;
-            if (mask != NULL && err == CL_SUCCESS)
-                mb = clCreateBuffer(pocl->cl_ctx, CL_MEM_READ_ONLY |
-                                    CL_MEM_COPY_HOST_PTR, widest, mask, &err);
-            assert_int_equal(err, CL_SUCCESS);
-            unsigned char got[RESULT_BUFFER], want[RESULT_BUFFER];
-            memset(got, RESULT_SENTINEL, sizeof got);
-            memset(want, RESULT_SENTINEL, sizeof want);
-            const sb_status s = sb_reduce(ctx, pocl->queue, r, xb, 0, mb, 0,
-                                          widest, got);
-            const sb_status want_status = sb_reduce_host(r, x, mask, widest,
-                                                         want);
-            const sb_type acc = r.accumulator ? r.accumulator : r.input;
-            if (type_is_exact_on(pocl, r.input) &&
-                type_is_exact_on(pocl, acc)) {
-                assert_int_equal(s, want_status);
-                assert_true(bits_equal(got, want, RESULT_BUFFER));
-            } else {
-                unsigned char untouched[RESULT_BUFFER];
-                memset(untouched, RESULT_SENTINEL, sizeof untouched);
-                assert_int_equal(s, SB_UNSUPPORTED);
-                assert_true(bits_equal(got, untouched, RESULT_BUFFER));
-            }
-            clReleaseMemObject(xb);
-            if (mb != NULL)
-                clReleaseMemObject(mb);
-            free(mask);
-            free(x);
+            const test_case c = make_case(mix_seed(seed, i), reductions[i],
+                                          widest, masked ? MASK_RANDOM
+                                                         : MASK_NONE,
+                                          FAMILY_UNIFORM);
+            assert_true(check_on_device(&dc, &c, RUN_REDUCE, NULL));
         }
 }
 
