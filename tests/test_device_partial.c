@@ -166,11 +166,9 @@ static unsigned long check_pieces(const suite *s, const test_case *c,
         fprintf(stderr, " [%zu, %zu) on %s", bounds[i], bounds[i + 1],
                 where[i] == s->context_count ? "host"
                     : s->contexts[where[i]].dev->name);
-    fprintf(stderr, "\n  oracle %s ", status_name(want_status));
-    print_result(stderr, c->r, want);
-    fprintf(stderr, ", partials %s ", status_name(gs));
-    print_result(stderr, c->r, got);
-    fprintf(stderr, "\n");
+    fputc('\n', stderr);
+    print_run("oracle", c->r, want_status, want);
+    print_run("partials", c->r, gs, got);
     return 1;
 }
 

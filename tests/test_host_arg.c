@@ -71,14 +71,11 @@ static bool agrees(const char *what, sb_reduction r, const void *x,
     const sb_status gs = sb_reduce_host_opts(r, x, mask, n, got, &opts);
     if (ws == gs && memcmp(want, got, sizeof got) == 0)
         return true;
-    fprintf(stderr, "MISMATCH %s: %s %s->%s flags %u map %d n %zu\n  oracle "
-            "%s ", what, op_name(r.op), type_name(r.input),
-            type_name(r.accumulator), r.flags, (int)r.map, n,
-            status_name(ws));
-    print_result(stderr, r, want);
-    fprintf(stderr, "\n  library %s ", status_name(gs));
-    print_result(stderr, r, got);
-    fprintf(stderr, "\n");
+    fprintf(stderr, "MISMATCH %s: %s %s->%s flags %u map %d n %zu\n", what,
+            op_name(r.op), type_name(r.input), type_name(r.accumulator),
+            r.flags, (int)r.map, n);
+    print_run("oracle", r, ws, want);
+    print_run("library", r, gs, got);
     return false;
 }
 
@@ -580,11 +577,8 @@ static void partials_carry_the_index_through_cuts_and_merges(void **state)
                     wrong++;
                     fprintf(stderr, "MISMATCH (partials) ");
                     print_case(stderr, &c);
-                    fprintf(stderr, "  oracle %s ", status_name(ws));
-                    print_result(stderr, r, want);
-                    fprintf(stderr, "\n  partials %s ", status_name(gs));
-                    print_result(stderr, r, got);
-                    fprintf(stderr, "\n");
+                    print_run("oracle", r, ws, want);
+                    print_run("partials", r, gs, got);
                 }
                 free(mask);
                 free(x);

@@ -314,15 +314,13 @@ static bool check_case(sb_reduction r, bool dot, const uint16_t *x,
                                 : sb_reduce_host_opts(r, x, mask, n, got, o);
         if (s != expected || memcmp(got, want, sizeof got) != 0) {
             char text[96];
-            fprintf(stderr, "MISMATCH %s%s n=%zu %s threads %u isa %u: "
-                    "oracle %s ", dot ? "dot " : "",
+            fprintf(stderr, "MISMATCH %s%s n=%zu %s threads %u isa %u "
+                    "(seed %llu)\n", dot ? "dot " : "",
                     reduction_text(r, text, sizeof text), n, what,
                     o ? o->threads : 0, o ? o->isa : 0,
-                    status_name(expected));
-            print_result(stderr, r, want);
-            fprintf(stderr, ", library %s ", status_name(s));
-            print_result(stderr, r, got);
-            fprintf(stderr, " (seed %llu)\n", (unsigned long long)seed);
+                    (unsigned long long)seed);
+            print_run("oracle", r, expected, want);
+            print_run("library", r, s, got);
             agree = false;
         }
     }
@@ -638,13 +636,10 @@ static bool partial_case(sb_reduction r, bool dot, const uint16_t *x,
     const sb_status s = sb_partial_finish(&parts[0], got);
     if (s != expected || memcmp(got, want, sizeof got) != 0) {
         char text[96];
-        fprintf(stderr, "MISMATCH partial%s %s n=%zu pieces %zu: oracle %s ",
-                dot ? " dot" : "", reduction_text(r, text, sizeof text), n, k,
-                status_name(expected));
-        print_result(stderr, r, want);
-        fprintf(stderr, ", library %s ", status_name(s));
-        print_result(stderr, r, got);
-        fprintf(stderr, "\n");
+        fprintf(stderr, "MISMATCH partial%s %s n=%zu pieces %zu\n",
+                dot ? " dot" : "", reduction_text(r, text, sizeof text), n, k);
+        print_run("oracle", r, expected, want);
+        print_run("library", r, s, got);
         return false;
     }
     return true;

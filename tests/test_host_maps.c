@@ -1024,17 +1024,14 @@ static void masked_and_nan_skipping_blocks_match_on_every_isa(void **state)
                                 sb_reduce_host_opts(r, x, mask, n, got, &opts);
                             if (gs != ws || !bits_equal(got, want, sizeof got)) {
                                 fprintf(stderr, "MISMATCH %s>%s %s flags %u "
-                                        "layout %d mask %d isa %s seed %llu: "
-                                        "oracle %s ", type_name(r.input),
+                                        "layout %d mask %d isa %s seed %llu\n",
+                                        type_name(r.input),
                                         type_name(r.accumulator),
                                         op_name(r.op), flags, layout,
                                         (int)masks[m], sb_isa_name(isas[i]),
-                                        (unsigned long long)seed,
-                                        status_name(ws));
-                                print_result(stderr, r, want);
-                                fprintf(stderr, ", host %s ", status_name(gs));
-                                print_result(stderr, r, got);
-                                fputc('\n', stderr);
+                                        (unsigned long long)seed);
+                                print_run("oracle", r, ws, want);
+                                print_run("host", r, gs, got);
                                 wrong++;
                             }
                         }

@@ -363,11 +363,9 @@ static void caller_rounding_mode_and_flush_to_zero_change_no_bit(void **s)
             wrong++;
             fprintf(stderr, "MISMATCH in a hostile environment ");
             print_case(stderr, &c);
-            fprintf(stderr, "  oracle %-22s ", status_name(expected));
-            print_result(stderr, c.r, want);
-            fprintf(stderr, "\n  host   %-22s ", status_name(status));
-            print_result(stderr, c.r, got);
-            fprintf(stderr, "\n  caller's environment %s\n",
+            print_run("oracle", c.r, expected, want);
+            print_run("host", c.r, status, got);
+            fprintf(stderr, "  caller's environment %s\n",
                     intact ? "restored" : "NOT restored");
         }
         free(mask);

@@ -86,11 +86,9 @@ static int check_every_setting(const test_case *c, const void *x,
             print_case(stderr, c);
             fprintf(stderr, "  with ");
             print_setting(stderr, t);
-            fprintf(stderr, "\n  oracle %-22s ", status_name(expected));
-            print_result(stderr, c->r, want);
-            fprintf(stderr, "\n  host   %-22s ", status_name(s));
-            print_result(stderr, c->r, got);
-            fprintf(stderr, "\n");
+            fputc('\n', stderr);
+            print_run("oracle", c->r, expected, want);
+            print_run("host", c->r, s, got);
         }
     }
     return wrong;
