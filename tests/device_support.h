@@ -61,7 +61,8 @@ typedef struct {
                                          Dense: ctest -L sweep */
 } test_device;
 
-/*! open_devices() : every device present (or the one SAMEBITS_DEVICE names),
+/*! open_devices() : every device present (or the one SAMEBITS_DEVICE names;
+ *  without it, SAMEBITS_TEST_NO_SIMULATOR=1 leaves Oclgrind out),
  *  each with its own cl_context and in-order queue, listed on stdout.
  *  *out receives an array to give to close_devices().
  *  @return the number of devices; 0 (with a message on stderr) when there is

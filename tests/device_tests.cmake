@@ -2,12 +2,18 @@
 # tests/CMakeLists.txt. Each runs on every device present (POCL in CI, and
 # the Oclgrind simulator where installed) and needs at least one: no device
 # is a failure, not a skip. ctest -L device runs them all but
-# test_device_modes, which the portable stage runs (below).
+# test_device_modes and the half types' float modes, which the portable
+# stage runs (below).
 #
 # POCL compiles each kernel for each work-group size on first use (about
 # 0.5 s each, cold); its cache lives in the build tree so that later runs,
 # and the tests of one run, share it.
 set(SB_DEVICE_ENV "POCL_CACHE_DIR=${SAMEBITS_POCL_CACHE_DIR}")
+# A sanitizer build leaves the simulator to test_device_reduce_on_oclgrind
+# (below), also when its ctest is run by hand.
+if(SAMEBITS_SANITIZE)
+  string(APPEND SB_DEVICE_ENV ";SAMEBITS_TEST_NO_SIMULATOR=1")
+endif()
 
 # sb_add_device_executable(<name>): tests/<name>.c linked with OpenCL and
 # tests/device_support.c; sb_add_device_test(<name> <timeout> [labels...])

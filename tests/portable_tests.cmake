@@ -23,6 +23,8 @@
 #   <suite>_on_flushing_pocl the device tests on the flushing POCL device
 #   test_oclgrind_races_<mode>  Oclgrind's race and uninitialised-memory
 #                            checks over the guarded and software kernels
+#   test_device_modes, test_device_half_float_modes  every float mode
+#                            forced on POCL (and Oclgrind for the first)
 # Integer cases are left out of the mode runs: their kernels have no float
 # and are the same code in every mode.
 # The device tests run sparse here as everywhere (tests/device_support.h:

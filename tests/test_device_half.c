@@ -24,9 +24,9 @@
  *     hand-derived subnormal results on each.
  * rusticl (RUSTICL_ENABLE=llvmpipe), when present, is a flushing device
  * without fp64 and runs the medium sizes. The seed is printed
- * (SAMEBITS_TEST_SEED replays it). SAMEBITS_TEST_PART=1 runs all but the
- * float modes, =2 the float modes alone (the portable stage's, since they
- * build the other modes' programs); unset: all. */
+ * (SAMEBITS_TEST_SEED replays it). SAMEBITS_TEST_PART=2 runs
+ * float_modes_match_host_and_oracle alone (the portable stage's, since it
+ * builds the other modes' programs), =1 everything else; unset: all. */
 #include <stdarg.h>              /* cmocka's four required headers */
 #include <stddef.h>
 #include <setjmp.h>

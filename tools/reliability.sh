@@ -74,7 +74,7 @@ cmake --build build-asan -j"$jobs"
 # what differs is the kernels, which no host sanitizer sees). Also left
 # out, for the same reason: Oclgrind's corpus and race checks (they look
 # at kernels through the simulator; the library's side of an Oclgrind run
-# is the device tests', which run here), and the corpus's specification
+# is test_device_reduce_on_oclgrind's, below), and the corpus's specification
 # test (Python against the command's corpus, which check_host and
 # check_pocl_* generate here too). They were 390 of the stage's 1840
 # test-seconds (two tests at a time) on a 2-vCPU Zen 5 VM.
