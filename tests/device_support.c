@@ -132,9 +132,8 @@ size_t open_devices(test_device **out)
         free(entries);
         return 0;
     }
-    /* The sanitizer stage's choice (tools/reliability.sh): under ASan the
-     * simulator costs six times POCL's time for much the same library
-     * code, so it runs only where a test names it. */
+    /* The suites run on the simulator as tests of their own (label
+     * simulator, tests/device_tests.cmake), which name it. */
     const char *no_sim = getenv("SAMEBITS_TEST_NO_SIMULATOR");
     const bool skip_simulator = no_sim != NULL && strcmp(no_sim, "1") == 0 &&
                                 (sel == NULL || sel[0] == '\0');

@@ -79,10 +79,8 @@ cmake --build build-asan -j"$jobs"
 # check_pocl_* generate here too). They were 390 of the stage's 1840
 # test-seconds (two tests at a time) on a 2-vCPU Zen 5 VM.
 # The simulator itself runs in one test (test_device_reduce_on_oclgrind,
-# the sums and products), not in every device test: under ASan it took
-# six times POCL's time (test_device_reduce's first half: 104 s against
-# 17), and the library's side of its runs is POCL's but for the launch
-# plan of an OpenCL 1.2 device without sub-groups, which that test meets.
+# the sums and products; tests/device_tests.cmake says why), and no other
+# test that lists every device takes it (SAMEBITS_TEST_NO_SIMULATOR).
 SAMEBITS_TEST_SPARSE=1 SAMEBITS_TEST_NO_SIMULATOR=1 \
 ASAN_OPTIONS=detect_leaks=1:abort_on_error=1:$tls \
 LSAN_OPTIONS=suppressions=$supp/lsan.supp:print_suppressions=0 \

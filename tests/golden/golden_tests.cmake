@@ -91,7 +91,8 @@ sb_check_pocl(half f16 bf16)
 
 add_test(NAME check_oclgrind_quick
          COMMAND ${SB_CLI} check --device oclgrind --quick)
-set_tests_properties(check_oclgrind_quick PROPERTIES TIMEOUT 900)
+set_tests_properties(check_oclgrind_quick PROPERTIES TIMEOUT 900
+  LABELS simulator)
 
 # No OpenCL platform at all: the ICD loader (ocl-icd) reads its vendor list
 # from OCL_ICD_VENDORS, here an empty directory.
