@@ -9,7 +9,8 @@
 #   host      fuzz_host: sb_reduce_host() against tests/oracle.c
 #   device    fuzz_device: sb_reduce() on the default OpenCL device (POCL
 #             without a GPU; SAMEBITS_DEVICE picks another) against the host
-#   both      host, then device, each for `seconds`
+#   both      host and device, each for `seconds` (side by side where
+#             there is a core for each)
 #   selftest  checks that the harness can fail: fuzz_host_perturbed (built
 #             with FUZZ_PERTURB=1, which flips a bit of some oracle results)
 #             must crash within `seconds`
@@ -111,17 +112,18 @@ run_fuzzer() {
   return "$status"
 }
 
-failed=0
-for target in "${targets[@]}"; do
+# fuzz_target <target>: runs it, then 0 if it found nothing (for the
+# selftest: if it found the planted mismatch), else 1 with the inputs.
+fuzz_target() {
+  local target="$1" kind out status=0
   kind="${target#fuzz_}"
   kind="${kind%_perturbed}"
   out="$work/${target#fuzz_}"
   echo "== $target for ${seconds}s (log: $out/log)"
-  status=0
   run_fuzzer "$target" "corpus_$kind" "$out" || status=$?
   # What counts: crash-, leak-, timeout-, oom- (libFuzzer) and mismatch-
   # (the targets themselves); slow-unit- files are only slow inputs.
-  artifacts=()
+  local artifacts=() f
   for f in "$out"/artifacts/*; do
     case "${f##*/}" in
       crash-*|leak-*|timeout-*|oom-*|mismatch-*) artifacts+=("$f") ;;
@@ -133,7 +135,7 @@ for target in "${targets[@]}"; do
       echo "== selftest: the perturbed target failed as it must (${artifacts[0]})"
     else
       echo "== selftest FAILED: the perturbed target found no mismatch" >&2
-      failed=1
+      return 1
     fi
   elif [ "$status" -ne 0 ] || ((${#artifacts[@]})); then
     echo "== $target FAILED (status $status); inputs:" >&2
@@ -141,9 +143,29 @@ for target in "${targets[@]}"; do
     grep -A12 -E 'MISMATCH|ERROR: ' "$out/log" | head -40 >&2 || true
     echo "Replay: $build/tests/$target <file>. Add the file to" \
          "tests/fuzz/corpus_$kind/ as a regression test." >&2
-    failed=1
+    return 1
   else
     echo "== $target: no crash; corpus grew to $(find "$out/corpus" -type f | wc -l) inputs"
   fi
-done
+}
+
+# `both` on a machine with a core per target runs them side by side
+# (CI's 2 cores: 60 s of wall time instead of 120), each report printed
+# whole when both are done.
+failed=0
+if [ "${#targets[@]}" -gt 1 ] && [ "$(nproc)" -ge $((${#targets[@]} * jobs)) ]; then
+  pids=()
+  for target in "${targets[@]}"; do
+    fuzz_target "$target" >"$work/$target.report" 2>&1 &
+    pids+=($!)
+  done
+  for i in "${!targets[@]}"; do
+    wait "${pids[$i]}" || failed=1
+    cat "$work/${targets[$i]}.report"
+  done
+else
+  for target in "${targets[@]}"; do
+    fuzz_target "$target" || failed=1
+  done
+fi
 exit "$failed"
