@@ -141,19 +141,18 @@ size_t open_devices(test_device **out)
     size_t count = 0, skipped = 0;
     for (size_t i = 0; i < all; i++) {
         const sb_device_entry *e = &entries[i];
+        if (skip_simulator && e->is_simulator) {
+            printf("device %u:%u: a simulator, left out "
+                   "(SAMEBITS_TEST_NO_SIMULATOR=1)\n", e->platform_index,
+                   e->device_index);
+            skipped++;
+            continue;
+        }
         if (!open_one(&devices[count], e->platform, e->device,
                       e->platform_index, e->device_index)) {
             close_devices(devices, count);
             free(entries);
             return 0;
-        }
-        if (skip_simulator && devices[count].oclgrind) {
-            printf("device %s: left out (SAMEBITS_TEST_NO_SIMULATOR=1)\n",
-                   devices[count].name);
-            clReleaseCommandQueue(devices[count].queue);
-            clReleaseContext(devices[count].cl_ctx);
-            skipped++;
-            continue;
         }
         count++;
     }

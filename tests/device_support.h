@@ -8,7 +8,7 @@
  * library's parser (sb_device_select(): "N", "P:D", or a part of a name
  * that names one device), as sb_context_create_default() reads it.
  * SAMEBITS_TEST_NO_SIMULATOR=1 without SAMEBITS_DEVICE leaves Oclgrind
- * out (the sanitizer stage). No device at all is a failure, never a skip:
+ * out (the default suites; tests/device_tests.cmake). No device at all is a failure, never a skip:
  * POCL is always installed where the tests run.
  *
  * Every layout choice (offsets, padding, queue) is derived from the case's

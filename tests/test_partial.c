@@ -91,11 +91,9 @@ static unsigned long check_cuts(const test_case *c, const answer *oracle,
     fprintf(stderr, "  cuts:");
     for (size_t i = 0; i < k; i++)
         fprintf(stderr, " %zu", cuts[i]);
-    fprintf(stderr, "\n  oracle %s ", status_name(ws));
-    print_result(stderr, c->r, want);
-    fprintf(stderr, ", partials %s ", status_name(gs));
-    print_result(stderr, c->r, got);
-    fprintf(stderr, "\n");
+    fputc('\n', stderr);
+    print_run("oracle", c->r, ws, want);
+    print_run("partials", c->r, gs, got);
     return 1;
 }
 

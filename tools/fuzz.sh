@@ -156,12 +156,19 @@ failed=0
 if [ "${#targets[@]}" -gt 1 ] && [ "$(nproc)" -ge $((${#targets[@]} * jobs)) ]; then
   pids=()
   for target in "${targets[@]}"; do
+    echo "== $target started: its report follows when all are done (log: $work/${target#fuzz_}/log)"
     fuzz_target "$target" >"$work/$target.report" 2>&1 &
     pids+=($!)
   done
   for i in "${!targets[@]}"; do
-    wait "${pids[$i]}" || failed=1
-    cat "$work/${targets[$i]}.report"
+    status=0
+    wait "${pids[$i]}" || status=$?
+    if [ "$status" -ne 0 ]; then
+      failed=1
+      cat "$work/${targets[$i]}.report" >&2
+    else
+      cat "$work/${targets[$i]}.report"
+    fi
   done
 else
   for target in "${targets[@]}"; do
