@@ -257,7 +257,14 @@ typedef double sb_vd_in __attribute__((vector_size(SB_VEC_BYTES), aligned(8), ma
 #else
 #  define SB_TRANSPOSE_BY_SWAPS 0
 #endif
-#if SB_TRANSPOSE_BY_SWAPS
+#if defined(__SSE2__)
+#  include "host_transpose_x86.h"
+#endif
+#if SB_TRANSPOSE_BY_SWAPS && defined(SB_HAVE_X86_TRANSPOSE)
+/* The same transpose in x86's unpack and lane shuffles: a third fewer
+ * instructions than GCC's build of the swaps (host_transpose_x86.h). */
+#  define SB_TRANSPOSE(V, R, W) SB_CAT(SB_X86_TRANSPOSE_, W)(V, R)
+#elif SB_TRANSPOSE_BY_SWAPS
 #  define SB_TRANSPOSE(V, R, W) SB_CAT(SB_CAT(SB_SWAPS_, W), _OF)(V, R, W)
 #else
 #  define SB_TRANSPOSE(V, R, W) SB_CAT(SB_ROUNDS_, W)(V, R)
@@ -1853,9 +1860,44 @@ typedef uint16_t sb_vhw_in __attribute__((vector_size(SB_VEC_BYTES / 4),
  * converted, then transposed as LOAD_TRANSPOSED does: the conversion
  * fused with the load, so a block is read once. */
 #define LOAD_CONV_TRANSPOSED(src, r, x, g, i)                               \
+    SB_CAT(LOAD_CONV_TRANSPOSED_, CONV_HALF_ROWS_##src)(src, r, x, g, i)
+#define LOAD_CONV_TRANSPOSED_0(src, r, x, g, i)                             \
     for (int k = 0; k < CONV_(W, src); k++)                                 \
         r[k] = CONV_LOAD_##src((x) + ((size_t)(g) * CONV_(W, src) + k) * L + (i)); \
     SB_TRANSPOSE(CONV_(V, src), r, CONV_(W, src))
+#define LOAD_CONV_TRANSPOSED_1(src, r, x, g, i) LOAD_HALF_ROWS(src, r, x, g)
+/* Halves into floats on AVX-512: transposed as 16-bit words first, the
+ * leaves in the lanes out of order (host_transpose_x86.h); a fold whose
+ * rows came so puts its accumulators' lanes back in order before its
+ * tree (CONV_LANES_IN_ORDER). A W of 16 is a leaf per row (i = 0). */
+#if defined(SB_HAVE_X86_HALF_ROWS)
+#  define CONV_HALF_ROWS_f16  1
+#  define CONV_HALF_ROWS_bf16 1
+#  define CONV_IS_BF16_f16    0
+#  define CONV_IS_BF16_bf16   1
+#  define LOAD_HALF_ROWS(src, r, x, g)                                      \
+    {                                                                       \
+        _Static_assert(CONV_(W, src) == L, "one leaf per row");             \
+        __m512 h_[L];                                                       \
+        sb_half_rows_transposed((const uint16_t *)(x) + (size_t)(g) * L * L, \
+                                CONV_IS_BF16_##src, h_);                    \
+        for (int k = 0; k < L; k++) r[k] = (CONV_(V, src))h_[k];            \
+    }
+#  define CONV_LANES_IN_ORDER(src, DOT, acc, GROUPS)                        \
+    if (CONV_HALF_ROWS_##src && !((DOT) && CONV_PRODUCTS_FIRST_##src))      \
+        for (int g = 0; g < (GROUPS); g++)                                  \
+            acc[g] = (CONV_(V, src))sb_half_lanes_in_order((__m512)acc[g]);
+#else
+#  define CONV_HALF_ROWS_f16  0
+#  define CONV_HALF_ROWS_bf16 0
+#  define LOAD_HALF_ROWS(src, r, x, g)
+#  define CONV_LANES_IN_ORDER(src, DOT, acc, GROUPS)
+#endif
+#define CONV_HALF_ROWS_f32      0
+#define CONV_HALF_ROWS_f64      0
+#define CONV_HALF_ROWS_f32_f64  0
+#define CONV_HALF_ROWS_f16_f64  0
+#define CONV_HALF_ROWS_bf16_f64 0
 
 /* The folds of the leaves of converted inputs of a call, GROUPS
  * registers of W leaves (HALF_GROUPS, HALF_ACC_GROUPS or WIDE_GROUPS
@@ -1924,6 +1966,7 @@ static inline CONV_(V, src) NAME(const CONV_XT_##src *x,                    \
             for (int g = 0; g < (GROUPS); g++)                              \
                 acc[g] = STEP(acc[g], r[g][k]);                             \
     }                                                                       \
+    CONV_LANES_IN_ORDER(src, DOT, acc, GROUPS)                              \
     VTREE_CROSS(CONV_(V, src), CONV_(W, src), acc, (GROUPS), VCOMBINE)      \
     return acc[0];                                                          \
 }
@@ -1949,6 +1992,7 @@ static inline CONV_(V, src) NAME(const CONV_XT_##src *x,                    \
             for (int g = 0; g < (GROUPS); g++)                              \
                 VTAKE(CONV_(VI, src), BETTER, acc[g], r[g][k]);             \
     }                                                                       \
+    CONV_LANES_IN_ORDER(src, DOT, acc, GROUPS)                              \
     VTREE_CROSS(CONV_(V, src), CONV_(W, src), acc, (GROUPS), VCOMBINE)      \
     return acc[0];                                                          \
 }

@@ -1,0 +1,196 @@
+/* host_transpose_x86.h: the W x W transposes of host_kernels.c's folds,
+ * spelled in x86's own shuffles for the AVX2 and AVX-512 copies.
+ *
+ * The generic transpose (SB_SWAPS_*, host_kernels.c) swaps one bit of
+ * the row number with the same bit of the lane number per stage. That
+ * pattern is no single x86 instruction: GCC 12 built it from vpermt2ps,
+ * vshufps and vshuff32x4, about 60 shuffles (plus register copies) per
+ * 16 x 16 f32 transpose. The textbook sequence below takes the same
+ * number of stages, but each is one instruction per output: unpack
+ * within 128-bit lanes (unpcklps / unpcklpd), then whole 128-bit lanes
+ * (vshuff32x4, vperm2f128). A 16 x 16 f32 fold of 2^16 elements in L2
+ * went from 16.5 to 26 Gelem/s on one thread (AMD EPYC Zen 5).
+ *
+ * The result is the same transpose: R[k] lane l = row l's element k,
+ * whatever the element type (the vectors are reinterpreted, never
+ * converted), so the bits of every fold are unchanged
+ * (tests/test_host_isa.c and test_host_reduce check every ISA copy
+ * against the oracle; test_host_half the half rows below).
+ * The includer defines SB_VEC_BYTES and includes <immintrin.h>. Always
+ * inlined: GCC's inliner left some of the many callers calling one out
+ * of line, the rows passing through the stack (f16 |x| sums into f32 at
+ * 0.6 of the plain sum). */
+#ifndef SB_HOST_TRANSPOSE_X86_H
+#define SB_HOST_TRANSPOSE_X86_H
+
+#if SB_VEC_BYTES == 64 && defined(__AVX512F__)
+/* 16 x 16 of 32-bit elements: 64 shuffles in 4 stages. */
+static inline __attribute__((always_inline)) void sb_transpose_16x32(__m512 r[16])
+{
+    __m512 t[16];
+    for (int i = 0; i < 8; i++) {
+        t[2 * i] = _mm512_unpacklo_ps(r[2 * i], r[2 * i + 1]);
+        t[2 * i + 1] = _mm512_unpackhi_ps(r[2 * i], r[2 * i + 1]);
+    }
+    for (int i = 0; i < 4; i++)
+        for (int j = 0; j < 2; j++) {
+            const __m512d a = _mm512_castps_pd(t[4 * i + j]);
+            const __m512d b = _mm512_castps_pd(t[4 * i + j + 2]);
+            r[4 * i + 2 * j] = _mm512_castpd_ps(_mm512_unpacklo_pd(a, b));
+            r[4 * i + 2 * j + 1] = _mm512_castpd_ps(_mm512_unpackhi_pd(a, b));
+        }
+    /* Now lane 4q + c of r[4i + m] is row 4i + c's element 4q + m:
+     * the 128-bit lane q still has to move to row bits 2 and 3. */
+    for (int i = 0; i < 4; i++)
+        for (int h = 0; h < 2; h++) {
+            const int a = i + 8 * h;
+            t[a] = _mm512_shuffle_f32x4(r[a], r[a + 4], 0x88);
+            t[a + 4] = _mm512_shuffle_f32x4(r[a], r[a + 4], 0xDD);
+        }
+    for (int i = 0; i < 8; i++) {
+        r[i] = _mm512_shuffle_f32x4(t[i], t[i + 8], 0x88);
+        r[i + 8] = _mm512_shuffle_f32x4(t[i], t[i + 8], 0xDD);
+    }
+}
+/* 8 x 8 of 64-bit elements: 24 shuffles in 3 stages. */
+static inline __attribute__((always_inline)) void sb_transpose_8x64(__m512d r[8])
+{
+    __m512d t[8];
+    for (int i = 0; i < 4; i++) {
+        t[2 * i] = _mm512_unpacklo_pd(r[2 * i], r[2 * i + 1]);
+        t[2 * i + 1] = _mm512_unpackhi_pd(r[2 * i], r[2 * i + 1]);
+    }
+    for (int i = 0; i < 2; i++)
+        for (int j = 0; j < 2; j++) {
+            const int a = 4 * i + j;
+            r[a] = _mm512_shuffle_f64x2(t[a], t[a + 2], 0x88);
+            r[a + 2] = _mm512_shuffle_f64x2(t[a], t[a + 2], 0xDD);
+        }
+    for (int i = 0; i < 4; i++) {
+        t[i] = _mm512_shuffle_f64x2(r[i], r[i + 4], 0x88);
+        t[i + 4] = _mm512_shuffle_f64x2(r[i], r[i + 4], 0xDD);
+    }
+    for (int i = 0; i < 8; i++) r[i] = t[i];
+}
+#  if defined(__AVX512BW__)
+/* 16 leaves of 16 halves (512 bytes at p, leaf after leaf) as 16 float
+ * rows: r[k] lane l = element k of leaf sb_half_leaf_of_lane[l],
+ * converted exactly (f16 by vcvtph2ps; bf16, the upper half of a float,
+ * by interleaving zeros below it). Transposed as 16-bit words before the
+ * conversion, where a register holds two leaves: 24 unpacks within
+ * 128-bit lanes and 8 lane moves, against 64 shuffles of the converted
+ * floats. One thread, 2^16 elements in L2 (AMD EPYC Zen 5): f16 from 21
+ * to 28 Gelem/s, bf16 from 21 to 49.
+ *
+ * The leaves come out in the lanes in the order 0, 2, .., 14, 1, 3, ..,
+ * 15 (putting them in order would cost a permute per row): the folds
+ * step each lane as its own leaf and put the lanes back in order once
+ * per call (sb_half_lanes_in_order), before their tree. */
+static const int sb_half_leaf_of_lane[16] = {
+    0, 2, 4, 6, 8, 10, 12, 14, 1, 3, 5, 7, 9, 11, 13, 15
+};
+static inline __attribute__((always_inline)) void
+sb_half_rows_transposed(const uint16_t *p, int is_bf16, __m512 r[16])
+{
+    __m512i z[8], t[8];
+    for (int m = 0; m < 8; m++)
+        z[m] = _mm512_loadu_si512((const void *)(p + 32 * m));
+    for (int i = 0; i < 4; i++) {
+        t[2 * i] = _mm512_unpacklo_epi16(z[2 * i], z[2 * i + 1]);
+        t[2 * i + 1] = _mm512_unpackhi_epi16(z[2 * i], z[2 * i + 1]);
+    }
+    for (int i = 0; i < 2; i++)
+        for (int j = 0; j < 2; j++) {
+            const int a = 4 * i + j;
+            z[4 * i + 2 * j] = _mm512_unpacklo_epi32(t[a], t[a + 2]);
+            z[4 * i + 2 * j + 1] = _mm512_unpackhi_epi32(t[a], t[a + 2]);
+        }
+    for (int i = 0; i < 4; i++) {
+        t[i] = _mm512_unpacklo_epi64(z[i], z[i + 4]);
+        t[i + 4] = _mm512_unpackhi_epi64(z[i], z[i + 4]);
+    }
+    /* Each 128-bit lane of t[j] now holds 8 leaves' element of one
+     * column; the lanes, two columns for the even and the odd leaves.
+     * Output j, then j + 8, is column column[j] (then + 8). */
+    static const int column[8] = { 0, 2, 4, 6, 1, 3, 5, 7 };
+    for (int j = 0; j < 8; j++) {
+        if (is_bf16) {
+            /* One column's 16 leaves to words 0-3 (and the other's to
+             * 4-7) of every lane, then zeros interleaved below them. */
+            const __m512i u = _mm512_permutex_epi64(t[j], 0xD8);
+            const __m512i zero = _mm512_setzero_si512();
+            r[column[j]] = _mm512_castsi512_ps(_mm512_unpacklo_epi16(zero, u));
+            r[column[j] + 8] = _mm512_castsi512_ps(_mm512_unpackhi_epi16(zero, u));
+        } else {
+            /* One column's 16 leaves to each 256-bit half. */
+            const __m512i u = _mm512_shuffle_i64x2(t[j], t[j], 0xD8);
+            r[column[j]] = _mm512_cvtph_ps(_mm512_castsi512_si256(u));
+            r[column[j] + 8] = _mm512_cvtph_ps(_mm512_extracti64x4_epi64(u, 1));
+        }
+    }
+}
+/* The lanes of a register of sb_half_rows_transposed()'s leaves in the
+ * leaves' order. */
+static inline __attribute__((always_inline)) __m512
+sb_half_lanes_in_order(__m512 v)
+{
+    const __m512i lane_of_leaf = _mm512_setr_epi32(
+        0, 8, 1, 9, 2, 10, 3, 11, 4, 12, 5, 13, 6, 14, 7, 15);
+    return _mm512_permutexvar_ps(lane_of_leaf, v);
+}
+#    define SB_HAVE_X86_HALF_ROWS 1
+#  endif
+#  define SB_X86_TRANSPOSE_16(V, R) SB_X86_TRANSPOSE_(V, R, 16, __m512, sb_transpose_16x32)
+#  define SB_X86_TRANSPOSE_8(V, R)  SB_X86_TRANSPOSE_(V, R, 8, __m512d, sb_transpose_8x64)
+#  define SB_HAVE_X86_TRANSPOSE 1
+#elif SB_VEC_BYTES == 32 && defined(__AVX__)
+/* 8 x 8 of 32-bit elements: 24 shuffles in 3 stages. */
+static inline __attribute__((always_inline)) void sb_transpose_8x32(__m256 r[8])
+{
+    __m256 t[8];
+    for (int i = 0; i < 4; i++) {
+        t[2 * i] = _mm256_unpacklo_ps(r[2 * i], r[2 * i + 1]);
+        t[2 * i + 1] = _mm256_unpackhi_ps(r[2 * i], r[2 * i + 1]);
+    }
+    for (int i = 0; i < 2; i++)
+        for (int j = 0; j < 2; j++) {
+            const int a = 4 * i + j;
+            r[4 * i + 2 * j] = _mm256_shuffle_ps(t[a], t[a + 2], 0x44);
+            r[4 * i + 2 * j + 1] = _mm256_shuffle_ps(t[a], t[a + 2], 0xEE);
+        }
+    for (int i = 0; i < 4; i++) {
+        t[i] = _mm256_permute2f128_ps(r[i], r[i + 4], 0x20);
+        t[i + 4] = _mm256_permute2f128_ps(r[i], r[i + 4], 0x31);
+    }
+    for (int i = 0; i < 8; i++) r[i] = t[i];
+}
+/* 4 x 4 of 64-bit elements: 8 shuffles in 2 stages. */
+static inline __attribute__((always_inline)) void sb_transpose_4x64(__m256d r[4])
+{
+    __m256d t[4];
+    for (int i = 0; i < 2; i++) {
+        t[2 * i] = _mm256_unpacklo_pd(r[2 * i], r[2 * i + 1]);
+        t[2 * i + 1] = _mm256_unpackhi_pd(r[2 * i], r[2 * i + 1]);
+    }
+    for (int i = 0; i < 2; i++) {
+        r[i] = _mm256_permute2f128_pd(t[i], t[i + 2], 0x20);
+        r[i + 2] = _mm256_permute2f128_pd(t[i], t[i + 2], 0x31);
+    }
+}
+#  define SB_X86_TRANSPOSE_8(V, R)  SB_X86_TRANSPOSE_(V, R, 8, __m256, sb_transpose_8x32)
+#  define SB_X86_TRANSPOSE_4(V, R)  SB_X86_TRANSPOSE_(V, R, 4, __m256d, sb_transpose_4x64)
+#  define SB_HAVE_X86_TRANSPOSE 1
+#endif
+
+/* R (W vectors of type V, any element type of SB_VEC_BYTES / W bytes)
+ * reinterpreted as the intrinsics' type X, transposed by FN, and back. */
+#define SB_X86_TRANSPOSE_(V, R, W, X, FN)                                   \
+    {                                                                       \
+        _Static_assert(sizeof(V) == sizeof(X), "one register per row");     \
+        X x_[W];                                                            \
+        for (int k_ = 0; k_ < (W); k_++) x_[k_] = (X)(R)[k_];               \
+        FN(x_);                                                             \
+        for (int k_ = 0; k_ < (W); k_++) (R)[k_] = (V)x_[k_];               \
+    }
+
+#endif
