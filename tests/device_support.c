@@ -660,7 +660,7 @@ bool check_data_on_device(const device_context *dc, const test_case *c,
         print_run("host", c->r, host_status, host);
         for (int k = 0; k < reduce_runs; k++)
             print_run(k == 0 ? "device#1" : "device#2", c->r,
-                       got_status[k], got[k]);
+                      got_status[k], got[k]);
         if (runs & RUN_ENQUEUE) {
             int32_t status;
             memcpy(&status, record + record_size(c->r) - 8, sizeof status);

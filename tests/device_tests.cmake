@@ -1,9 +1,9 @@
 # tests/device_tests.cmake: the OpenCL device tests, include()d at the end of
 # tests/CMakeLists.txt. Each runs on every device present but the Oclgrind
 # simulator (POCL in CI), and again on the simulator alone (below), and
-# needs at least one: no device is a failure, not a skip. ctest -L device runs them all but
-# test_device_modes and the half types' float modes, which the portable
-# stage runs (below).
+# needs at least one: no device is a failure, not a skip. ctest -L device
+# runs them all but test_device_modes and the half types' float modes,
+# which the portable stage runs (below).
 #
 # POCL compiles each kernel for each work-group size on first use (about
 # 0.5 s each, cold); its cache lives in the build tree so that later runs,

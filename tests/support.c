@@ -30,6 +30,18 @@ uint64_t test_seed(uint64_t default_seed)
     return seed;
 }
 
+bool test_part_runs(int k)
+{
+    const char *part = getenv("SAMEBITS_TEST_PART");
+    if (part == NULL || part[0] == '\0')
+        return true;
+    if (strcmp(part, "1") != 0 && strcmp(part, "2") != 0) {
+        fprintf(stderr, "SAMEBITS_TEST_PART=%s: expected 1 or 2\n", part);
+        exit(1);
+    }
+    return part[0] - '0' == k;
+}
+
 uint64_t splitmix64(uint64_t *state)
 {
     uint64_t z = (*state += UINT64_C(0x9E3779B97F4A7C15));

@@ -23,6 +23,12 @@
  *  `default_seed`; prints "seed=<value>" to stdout. */
 uint64_t test_seed(uint64_t default_seed);
 
+/*! test_part_runs() : whether part `k` (1 or 2) of a suite split in two
+ *  runs: SAMEBITS_TEST_PART unset or empty runs both, 1 or 2 that part
+ *  alone. Any other value prints why and exits with status 1, so that a
+ *  mistyped part cannot pass by running nothing. */
+bool test_part_runs(int k);
+
 /*! splitmix64() : the next value of the splitmix64 sequence at `*state`. */
 uint64_t splitmix64(uint64_t *state);
 

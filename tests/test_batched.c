@@ -133,17 +133,11 @@ static unsigned long compare_row(const char *what, sb_reduction r, size_t b,
     if (ok)
         return 0;
     fprintf(stderr, "%s: %s %s->%s map %d flags %u, reduction %zu of n = "
-            "%zu: got %s, sb_reduce_host %s, oracle %s\n", what,
-            op_name(r.op), type_name(r.input), type_name(r.accumulator),
-            (int)r.map, r.flags, b, n, status_name(statuses[b]),
-            status_name(ws), status_name(os));
-    fprintf(stderr, "  got ");
-    print_result(stderr, r, got);
-    fprintf(stderr, "\n  sb_reduce_host ");
-    print_result(stderr, r, want);
-    fprintf(stderr, "\n  oracle ");
-    print_result(stderr, r, oracle);
-    fprintf(stderr, "\n");
+            "%zu:\n", what, op_name(r.op), type_name(r.input),
+            type_name(r.accumulator), (int)r.map, r.flags, b, n);
+    print_run("got", r, statuses[b], got);
+    print_run("sb_reduce_host", r, ws, want);
+    print_run("oracle", r, os, oracle);
     return 1;
 }
 

@@ -611,13 +611,12 @@ int main(void)
     const struct CMUnitTest other_modes[] = {
         cmocka_unit_test(float_modes_match_host_and_oracle),
     };
-    const char *part = getenv("SAMEBITS_TEST_PART");
     int failed = 0;
-    if (part == NULL || strcmp(part, "2") != 0)
+    if (test_part_runs(1))
         failed += cmocka_run_group_tests_name("device_half", own_modes,
                                               device_list_setup,
                                               device_list_teardown);
-    if (part == NULL || strcmp(part, "1") != 0)
+    if (test_part_runs(2))
         failed += cmocka_run_group_tests_name("device_half_float_modes",
                                               other_modes, device_list_setup,
                                               device_list_teardown);

@@ -674,15 +674,12 @@ int main(void)
         cmocka_unit_test(the_host_shortcut_gives_the_same_bits),
     };
     seed = test_seed(20240611u);
-    const char *part = getenv("SAMEBITS_TEST_PART");
-    const bool first = part == NULL || strcmp(part, "2") != 0;
-    const bool second = part == NULL || strcmp(part, "1") != 0;
     int failed = 0;
-    if (first)
+    if (test_part_runs(1))
         failed += cmocka_run_group_tests_name("device_reduce_sum_prod",
                                               arithmetic, open_suite,
                                               close_suite);
-    if (second)
+    if (test_part_runs(2))
         failed += cmocka_run_group_tests_name("device_reduce_other",
                                               the_rest, open_suite,
                                               close_suite);

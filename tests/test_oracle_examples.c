@@ -48,6 +48,17 @@ static bool all_sentinel(const unsigned char *bytes, size_t from)
     return true;
 }
 
+/* The expected line of a mismatch report, as print_run() prints a
+ * computed one; an expected error has no result to print. */
+static void print_expected(sb_reduction r, sb_status status,
+                           const void *expected)
+{
+    if (status == SB_OK)
+        print_run("expected", r, status, expected);
+    else
+        fprintf(stderr, "  %-10s %s\n", "expected", status_name(status));
+}
+
 /* Runs (r, x, mask, n) on the oracle and on sb_reduce_host() and checks
  * that each returns `status` and, for SB_OK, writes exactly the `size`
  * bytes at `expected` and nothing after them; for any other status, writes
@@ -72,15 +83,12 @@ static void expect_result(sb_reduction r, const void *x,
         if (!good) {
             all_agree = false;
             fprintf(stderr, "%s: op=%s input=%s accumulator=%s flags=%u "
-                    "n=%zu mask=%s\n  expected %s ", implementations[k].name,
+                    "n=%zu mask=%s\n", implementations[k].name,
                     op_name(r.op), type_name(r.input),
                     type_name(r.accumulator), r.flags, n,
-                    mask ? "yes" : "no", status_name(status));
-            if (status == SB_OK)
-                print_result(stderr, r, expected);
-            fprintf(stderr, "\n  got      %s ", status_name(s));
-            print_result(stderr, r, got);
-            fprintf(stderr, "\n");
+                    mask ? "yes" : "no");
+            print_expected(r, status, expected);
+            print_run("got", r, s, got);
         }
     }
     assert_true(all_agree);
@@ -1204,16 +1212,11 @@ static void expect_dot(sb_reduction r, const void *x, const void *y,
     else
         good = good && all_sentinel(oracle, 0) && all_sentinel(host, 0);
     if (!good) {
-        fprintf(stderr, "dot: input=%s accumulator=%s flags=%u n=%zu\n"
-                "  expected %s ", type_name(r.input), type_name(r.accumulator),
-                r.flags, n, status_name(status));
-        if (status == SB_OK)
-            print_result(stderr, r, expected);
-        fprintf(stderr, "\n  oracle   %s ", status_name(so));
-        print_result(stderr, r, oracle);
-        fprintf(stderr, "\n  host     %s ", status_name(sh));
-        print_result(stderr, r, host);
-        fprintf(stderr, "\n");
+        fprintf(stderr, "dot: input=%s accumulator=%s flags=%u n=%zu\n",
+                type_name(r.input), type_name(r.accumulator), r.flags, n);
+        print_expected(r, status, expected);
+        print_run("oracle", r, so, oracle);
+        print_run("host", r, sh, host);
     }
     assert_true(good);
 }
