@@ -70,6 +70,9 @@ struct sb_context {
     sb_options       opts;
     sb_device_caps   caps;
     cl_device_type   device_type;  /* CL_DEVICE_TYPE (caps has is_gpu only) */
+    int              simulator_checker; /* device_programs.c keeps out of
+                                           Oclgrind's uninitialised-value
+                                           checker's way */
     char             extensions[8192];
     pthread_mutex_t  lock;         /* guards everything below but the atomic */
     cl_program       programs[SB_LAST_TYPE + 1][SB_LAST_TYPE + 1]
@@ -237,8 +240,14 @@ sb_status sb__check_dot_call(sb_context *ctx, cl_command_queue queue,
                              sb__checked_call *out);
 
 /* Whether a device of this name is the Oclgrind simulator: slow, ranked
- * last by the automatic choice, and kept off the kernels' wide folds. */
+ * last by the automatic choice, and given its interpreter's workarounds
+ * (device_programs.c: abs_by_select()). */
 int sb__is_simulator_name(const char *device_name);
+/* Whether a device of this name is Oclgrind with its uninitialised-value
+ * checker on: OCLGRIND_UNINITIALIZED=1 in this process's environment,
+ * which Oclgrind reads as a context is created. Taken once per context
+ * (sb_context.simulator_checker). */
+int sb__simulator_checks_uninitialized(const char *device_name);
 /* Whether `needle` (not empty) occurs in `hay`, ignoring ASCII case. */
 int sb__contains_nocase(const char *hay, const char *needle);
 

@@ -126,6 +126,7 @@ sb_status sb_context_create(cl_context cl_ctx, cl_device_id device,
                      "clGetDeviceInfo failed: %s", sb_cl_error_name(err));
     if (s == SB_OK)
         s = resolve_options(opts, &ctx->caps, &ctx->opts);
+    ctx->simulator_checker = sb__simulator_checks_uninitialized(ctx->caps.name);
     if (s == SB_OK) {
         /* The device as this context computes on it: a test's flushing
          * device, forced modes. */

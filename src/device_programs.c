@@ -101,29 +101,16 @@ static const char *storage_name(const sb_device_caps *c, sb_type t)
     return sb__type_cl_name(t);
 }
 
-/* Whether this is Oclgrind with its uninitialised-value checker on
- * (OCLGRIND_UNINITIALIZED=1, read by Oclgrind from this process's
- * environment): the kernels keep out of that checker's way below.
- * Without it, Oclgrind runs the same programs as any CPU device. */
-static bool simulator_checks_uninitialized(const sb_device_caps *c)
-{
-    const char *on = getenv("OCLGRIND_UNINITIALIZED");
-    return sb__is_simulator_name(c->name) && on != NULL
-           && strcmp(on, "1") == 0;
-}
-
 /* Whether the kernels may fold whole integer items as vectors, in any
  * order where that cannot change their node (cl/reduce.cl,
- * SB_WIDE_FOLDS_OK). Not under Oclgrind's uninitialised-value checker:
- * 21.10's crashes (a segfault in Uninitialized::instructionExecuted) on
- * a loop of 16-lane integer adds. Oclgrind without it runs them, so that
- * the simulator checks their bits too (its device suites). Float leaves in lanes are
- * lane_leaves()'s decision, and run on Oclgrind where sb_columns uses
- * them, so that the simulator computes them too (a GPU runs the columns
- * kernel). */
-static int wide_folds_ok(const sb_device_caps *c)
+ * SB_WIDE_FOLDS_OK). Not under Oclgrind's uninitialised-value checker
+ * (sb_context.simulator_checker): 21.10's crashes (a segfault in
+ * Uninitialized::instructionExecuted) on a loop of 16-lane integer adds.
+ * Oclgrind without it runs them, and its device suites check their bits.
+ * Float leaves in lanes are lane_leaves()'s decision. */
+static int wide_folds_ok(const sb_context *ctx)
 {
-    return !simulator_checks_uninitialized(c);
+    return !ctx->simulator_checker;
 }
 
 /* Whether an item's full leaves may fold four or eight at a time (chains
@@ -174,7 +161,7 @@ static unsigned lane_leaves(const sb_context *ctx, const sb__plan *plan)
                     || plan->op == SB_ARGMAX;
     const bool columns_kind = !plan->arg && !plan->skip_nan && !plan->dot;
     if (!chain_folds_ok(c) || !native || !loads_as || !converts_native
-        || !op || (!wide_folds_ok(c) && !columns_kind))
+        || !op || (!wide_folds_ok(ctx) && !columns_kind))
         return 0;
     return store == SB_F64 ? 8 : 16;
 }
@@ -314,7 +301,7 @@ static void build_options(const sb_context *ctx, const sb__plan *plan,
              SB_EMPTY, SB_OVERFLOW,
              plan->arg ? (int)offsetof(sb_device_arg_result, status)
                        : (int)offsetof(sb_device_result, status),
-             wide_folds_ok(c),
+             wide_folds_ok(ctx),
              (int)plan->map, SB_MAP_NONE, SB_MAP_ABS, SB_MAP_SQUARE,
              plan->skip_nan, plan->dot, abs_by_select(c), KIND_F16,
              KIND_BF16, acc_half ? kind_of(plan->acc) : 0, (int)can_prefetch(c),

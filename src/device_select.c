@@ -33,6 +33,13 @@ int sb__is_simulator_name(const char *device_name)
     return sb__contains_nocase(device_name, "oclgrind");
 }
 
+int sb__simulator_checks_uninitialized(const char *device_name)
+{
+    const char *on = getenv("OCLGRIND_UNINITIALIZED");
+    return sb__is_simulator_name(device_name) && on != NULL
+           && strcmp(on, "1") == 0;
+}
+
 static void device_name(cl_device_id d, char *buf, size_t size)
 {
     buf[0] = '\0';

@@ -125,9 +125,9 @@
 /* Folding leaves side by side needs, per step, "element i of each of W
  * leaves" in one register of W lanes: a W x W transpose of W consecutive
  * loads (one from each leaf). GCC's auto-vectoriser does this poorly, so
- * it is spelled out with the compilers' vector extensions. Each lane
- * still folds its own leaf strictly left to right, so the bits are
- * unchanged. */
+ * it is spelled out: with the compilers' vector extensions, and on AVX2
+ * and AVX-512 in x86's shuffles (host_transpose_x86.h). Each lane still
+ * folds its own leaf strictly left to right, so the bits are unchanged. */
 #if defined(__has_builtin)
 #  if __has_builtin(__builtin_shufflevector)
 #    define SB_HAVE_SHUFFLE 1
@@ -247,11 +247,13 @@ typedef double sb_vd_in __attribute__((vector_size(SB_VEC_BYTES), aligned(8), ma
 #define SB_ROUNDS_8(V, R)  SB_ROUND(V, R, 8) SB_ROUND(V, R, 8) SB_ROUND(V, R, 8)
 #define SB_ROUNDS_16(V, R) SB_ROUND(V, R, 16) SB_ROUND(V, R, 16) \
                            SB_ROUND(V, R, 16) SB_ROUND(V, R, 16)
-/* Which of the two, by measurement (README: Performance): with 128-bit
+/* Which one, by measurement (README: Performance): with 128-bit
  * registers the rounds are x86's unpcklps/unpckhps, one instruction each,
  * and twice as fast as the swaps; with 256 and 512 bits the rounds cross
  * the 128-bit halves at every step, and the swaps (in-half shuffles, then
- * one crossing per stage) are faster, up to 1.8x for AVX2's f64. */
+ * one crossing per stage) were faster, up to 1.8x for AVX2's f64. On
+ * x86 the swaps' place is now taken by the same stages in x86's own
+ * shuffles; the generic swaps remain for other CPUs' wide vectors. */
 #if defined(SB_HOST_ISA) && SB_HOST_ISA != SB_ISA_BASELINE
 #  define SB_TRANSPOSE_BY_SWAPS 1
 #else
@@ -261,8 +263,8 @@ typedef double sb_vd_in __attribute__((vector_size(SB_VEC_BYTES), aligned(8), ma
 #  include "host_transpose_x86.h"
 #endif
 #if SB_TRANSPOSE_BY_SWAPS && defined(SB_HAVE_X86_TRANSPOSE)
-/* The same transpose in x86's unpack and lane shuffles: a third fewer
- * instructions than GCC's build of the swaps (host_transpose_x86.h). */
+/* The same transpose in x86's unpack and lane shuffles: no register
+ * copies, half the shuffles within 128-bit lanes (host_transpose_x86.h). */
 #  define SB_TRANSPOSE(V, R, W) SB_CAT(SB_X86_TRANSPOSE_, W)(V, R)
 #elif SB_TRANSPOSE_BY_SWAPS
 #  define SB_TRANSPOSE(V, R, W) SB_CAT(SB_CAT(SB_SWAPS_, W), _OF)(V, R, W)
@@ -1858,7 +1860,8 @@ typedef uint16_t sb_vhw_in __attribute__((vector_size(SB_VEC_BYTES / 4),
 
 /* r[k] = elements i .. i + W-1 of leaf g * W + k of the input x of src,
  * converted, then transposed as LOAD_TRANSPOSED does: the conversion
- * fused with the load, so a block is read once. */
+ * fused with the load, so a block is read once. (Halves on AVX-512 are
+ * transposed first and their lanes come out of order: below.) */
 #define LOAD_CONV_TRANSPOSED(src, r, x, g, i)                               \
     SB_CAT(LOAD_CONV_TRANSPOSED_, CONV_HALF_ROWS_##src)(src, r, x, g, i)
 #define LOAD_CONV_TRANSPOSED_0(src, r, x, g, i)                             \

@@ -3,13 +3,16 @@
  *
  * The generic transpose (SB_SWAPS_*, host_kernels.c) swaps one bit of
  * the row number with the same bit of the lane number per stage. That
- * pattern is no single x86 instruction: GCC 12 built it from vpermt2ps,
- * vshufps and vshuff32x4, about 60 shuffles (plus register copies) per
- * 16 x 16 f32 transpose. The textbook sequence below takes the same
- * number of stages, but each is one instruction per output: unpack
- * within 128-bit lanes (unpcklps / unpcklpd), then whole 128-bit lanes
- * (vshuff32x4, vperm2f128). A 16 x 16 f32 fold of 2^16 elements in L2
- * went from 16.5 to 26 Gelem/s on one thread (AMD EPYC Zen 5).
+ * pattern is no single x86 instruction: GCC 12 built a 16 x 16 f32
+ * transpose from about 60 vpermt2ps, vshufps and vshuff32x4 and 24
+ * register copies (vpermt2ps overwrites a source). The textbook sequence
+ * below has as many shuffles, but no copies, and the first half of them
+ * within 128-bit lanes: unpcklps / unpckhps, then unpcklpd / unpckhpd
+ * (AVX2: vshufps), then whole 128-bit lanes (vshuff32x4, vperm2f128).
+ * One thread, 2^16 elements in L2, AMD EPYC Zen 5: a 16 x 16 f32 fold
+ * of our own went from 16.5 to 26 Gelem/s; in the library (bench,
+ * README: Performance) f32 sums from 71 to 79 GB/s and f32 min from 72
+ * to 85, f64 and i32 unchanged.
  *
  * The result is the same transpose: R[k] lane l = row l's element k,
  * whatever the element type (the vectors are reinterpreted, never
@@ -25,7 +28,8 @@
 
 #if SB_VEC_BYTES == 64 && defined(__AVX512F__)
 /* 16 x 16 of 32-bit elements: 64 shuffles in 4 stages. */
-static inline __attribute__((always_inline)) void sb_transpose_16x32(__m512 r[16])
+static inline __attribute__((always_inline)) void
+sb_transpose_16x32(__m512 r[16])
 {
     __m512 t[16];
     for (int i = 0; i < 8; i++) {
@@ -53,7 +57,8 @@ static inline __attribute__((always_inline)) void sb_transpose_16x32(__m512 r[16
     }
 }
 /* 8 x 8 of 64-bit elements: 24 shuffles in 3 stages. */
-static inline __attribute__((always_inline)) void sb_transpose_8x64(__m512d r[8])
+static inline __attribute__((always_inline)) void
+sb_transpose_8x64(__m512d r[8])
 {
     __m512d t[8];
     for (int i = 0; i < 4; i++) {
@@ -74,21 +79,21 @@ static inline __attribute__((always_inline)) void sb_transpose_8x64(__m512d r[8]
 }
 #  if defined(__AVX512BW__)
 /* 16 leaves of 16 halves (512 bytes at p, leaf after leaf) as 16 float
- * rows: r[k] lane l = element k of leaf sb_half_leaf_of_lane[l],
+ * rows: r[k] lane l = element k of leaf 2l (l < 8) or 2(l - 8) + 1,
  * converted exactly (f16 by vcvtph2ps; bf16, the upper half of a float,
  * by interleaving zeros below it). Transposed as 16-bit words before the
- * conversion, where a register holds two leaves: 24 unpacks within
- * 128-bit lanes and 8 lane moves, against 64 shuffles of the converted
- * floats. One thread, 2^16 elements in L2 (AMD EPYC Zen 5): f16 from 21
- * to 28 Gelem/s, bf16 from 21 to 49.
+ * conversion, two leaves to a register: 24 unpacks within 128-bit lanes
+ * and 8 lane moves, then f16 8 extracts and 16 conversions, bf16 16
+ * unpacks that convert; against 16 conversions and 64 shuffles of
+ * converted floats. One thread, 2^16 elements in L2, AMD EPYC Zen 5: a
+ * fold of our own went from 21 to 28 Gelem/s (f16) and from 21 to 49
+ * (bf16); the library's sums into f32 from 29 to 35 GB/s of f16 and
+ * from 28 to 42 of bf16 (README: Performance).
  *
  * The leaves come out in the lanes in the order 0, 2, .., 14, 1, 3, ..,
  * 15 (putting them in order would cost a permute per row): the folds
  * step each lane as its own leaf and put the lanes back in order once
  * per call (sb_half_lanes_in_order), before their tree. */
-static const int sb_half_leaf_of_lane[16] = {
-    0, 2, 4, 6, 8, 10, 12, 14, 1, 3, 5, 7, 9, 11, 13, 15
-};
 static inline __attribute__((always_inline)) void
 sb_half_rows_transposed(const uint16_t *p, int is_bf16, __m512 r[16])
 {
@@ -109,9 +114,9 @@ sb_half_rows_transposed(const uint16_t *p, int is_bf16, __m512 r[16])
         t[i] = _mm512_unpacklo_epi64(z[i], z[i + 4]);
         t[i + 4] = _mm512_unpackhi_epi64(z[i], z[i + 4]);
     }
-    /* Each 128-bit lane of t[j] now holds 8 leaves' element of one
-     * column; the lanes, two columns for the even and the odd leaves.
-     * Output j, then j + 8, is column column[j] (then + 8). */
+    /* Lane q of t[j] now holds element column[j] + 8 (q & 1) of the
+     * even leaves (q < 2) or of the odd ones: t[j] becomes the rows of
+     * elements column[j] and column[j] + 8. */
     static const int column[8] = { 0, 2, 4, 6, 1, 3, 5, 7 };
     for (int j = 0; j < 8; j++) {
         if (is_bf16) {
@@ -119,13 +124,16 @@ sb_half_rows_transposed(const uint16_t *p, int is_bf16, __m512 r[16])
              * 4-7) of every lane, then zeros interleaved below them. */
             const __m512i u = _mm512_permutex_epi64(t[j], 0xD8);
             const __m512i zero = _mm512_setzero_si512();
-            r[column[j]] = _mm512_castsi512_ps(_mm512_unpacklo_epi16(zero, u));
-            r[column[j] + 8] = _mm512_castsi512_ps(_mm512_unpackhi_epi16(zero, u));
+            r[column[j]] =
+                _mm512_castsi512_ps(_mm512_unpacklo_epi16(zero, u));
+            r[column[j] + 8] =
+                _mm512_castsi512_ps(_mm512_unpackhi_epi16(zero, u));
         } else {
             /* One column's 16 leaves to each 256-bit half. */
             const __m512i u = _mm512_shuffle_i64x2(t[j], t[j], 0xD8);
             r[column[j]] = _mm512_cvtph_ps(_mm512_castsi512_si256(u));
-            r[column[j] + 8] = _mm512_cvtph_ps(_mm512_extracti64x4_epi64(u, 1));
+            r[column[j] + 8] =
+                _mm512_cvtph_ps(_mm512_extracti64x4_epi64(u, 1));
         }
     }
 }
@@ -140,12 +148,15 @@ sb_half_lanes_in_order(__m512 v)
 }
 #    define SB_HAVE_X86_HALF_ROWS 1
 #  endif
-#  define SB_X86_TRANSPOSE_16(V, R) SB_X86_TRANSPOSE_(V, R, 16, __m512, sb_transpose_16x32)
-#  define SB_X86_TRANSPOSE_8(V, R)  SB_X86_TRANSPOSE_(V, R, 8, __m512d, sb_transpose_8x64)
+#  define SB_X86_TRANSPOSE_16(V, R)                                         \
+    SB_X86_TRANSPOSE_(V, R, 16, __m512, sb_transpose_16x32)
+#  define SB_X86_TRANSPOSE_8(V, R)                                          \
+    SB_X86_TRANSPOSE_(V, R, 8, __m512d, sb_transpose_8x64)
 #  define SB_HAVE_X86_TRANSPOSE 1
 #elif SB_VEC_BYTES == 32 && defined(__AVX__)
 /* 8 x 8 of 32-bit elements: 24 shuffles in 3 stages. */
-static inline __attribute__((always_inline)) void sb_transpose_8x32(__m256 r[8])
+static inline __attribute__((always_inline)) void
+sb_transpose_8x32(__m256 r[8])
 {
     __m256 t[8];
     for (int i = 0; i < 4; i++) {
@@ -165,7 +176,8 @@ static inline __attribute__((always_inline)) void sb_transpose_8x32(__m256 r[8])
     for (int i = 0; i < 8; i++) r[i] = t[i];
 }
 /* 4 x 4 of 64-bit elements: 8 shuffles in 2 stages. */
-static inline __attribute__((always_inline)) void sb_transpose_4x64(__m256d r[4])
+static inline __attribute__((always_inline)) void
+sb_transpose_4x64(__m256d r[4])
 {
     __m256d t[4];
     for (int i = 0; i < 2; i++) {
@@ -177,8 +189,10 @@ static inline __attribute__((always_inline)) void sb_transpose_4x64(__m256d r[4]
         r[i + 2] = _mm256_permute2f128_pd(t[i], t[i + 2], 0x31);
     }
 }
-#  define SB_X86_TRANSPOSE_8(V, R)  SB_X86_TRANSPOSE_(V, R, 8, __m256, sb_transpose_8x32)
-#  define SB_X86_TRANSPOSE_4(V, R)  SB_X86_TRANSPOSE_(V, R, 4, __m256d, sb_transpose_4x64)
+#  define SB_X86_TRANSPOSE_8(V, R)                                          \
+    SB_X86_TRANSPOSE_(V, R, 8, __m256, sb_transpose_8x32)
+#  define SB_X86_TRANSPOSE_4(V, R)                                          \
+    SB_X86_TRANSPOSE_(V, R, 4, __m256d, sb_transpose_4x64)
 #  define SB_HAVE_X86_TRANSPOSE 1
 #endif
 
