@@ -123,7 +123,8 @@ sb_status sb_host_isa_check(unsigned isa)
         return SB_OK;
     SB_FAIL_IF(!built_for(isa), SB_UNSUPPORTED,
                "this build of samebits has no %s host path (it has one for "
-               "AVX2 and AVX-512 only on x86-64)", sb_isa_name(isa));
+               "AVX2 and AVX-512 only on x86-64, and not when built with "
+               "SAMEBITS_HOST_ISA_VARIANTS=OFF)", sb_isa_name(isa));
     SB_FAIL_IF(!(runnable_sets() & (1u << isa)), SB_UNSUPPORTED,
                "this CPU cannot run the %s host path (%s)", sb_isa_name(isa),
                isa == SB_ISA_AVX2 ? "no AVX2 with F16C"
