@@ -851,6 +851,73 @@ SB_FN_INLINE acc_t sb_lane_leaves(const global in_t *x, const global in_t *y,
     return sb_lane_tree(a);
 }
 
+/* The subtree of the lanes of a (left) and b (right), a node of level
+ * SB_LANES_LOG2 + 1: the levels of both in one vector each, a's nodes in
+ * the low lanes, b's in the high ones, so that each level is one vector
+ * step for both (sb_lane_tree() twice took twice the steps, each on a
+ * vector half empty). A half accumulator's sum keeps sb_lane_tree(),
+ * whose rounding wants 16 lanes. */
+#if SB_ACC_HALF && SB_OP == SB_OP_SUM
+inline acc_t sb_lane_tree2(vecw_t a, vecw_t b)
+{
+    uint f = 0;
+    return sb_step(sb_lane_tree(a), sb_lane_tree(b), &f);
+}
+#else
+#if SB_LANES == 16
+#define SB_EVEN_OF_TWO 0, 2, 4, 6, 8, 10, 12, 14, 16, 18, 20, 22, 24, 26, 28, 30
+#define SB_ODD_OF_TWO 1, 3, 5, 7, 9, 11, 13, 15, 17, 19, 21, 23, 25, 27, 29, 31
+#else
+#define SB_EVEN_OF_TWO 0, 2, 4, 6, 8, 10, 12, 14
+#define SB_ODD_OF_TWO 1, 3, 5, 7, 9, 11, 13, 15
+#endif
+inline acc_t sb_lane_tree2(vecw_t a, vecw_t b)
+{
+    const vecw_t c = SB_VSTEP(SB_SHUFFLE(a, b, SB_EVEN_OF_TWO),
+                              SB_SHUFFLE(a, b, SB_ODD_OF_TWO));
+#if SB_LANES == 16
+    const SB_CAT(SB_ACC_T, 8) d = SB_VSTEP(c.even, c.odd);
+#else
+    const vecw_t d = c;
+#endif
+    const SB_CAT(SB_ACC_T, 4) e = SB_VSTEP(d.even, d.odd);
+    const SB_CAT(SB_ACC_T, 2) g = SB_VSTEP(e.even, e.odd);
+    uint f = 0;
+    return sb_step(g.x, g.y, &f);
+}
+#endif
+
+/* 2 * SB_LANES full, unmasked leaves from element `first`: their aligned
+ * subtree, a node of level SB_LANES_LOG2 + 1, the two halves' nodes
+ * combined (sb_lane_leaves() twice, in one body). */
+SB_FN_INLINE acc_t sb_lane_leaves2(const global in_t *x, const global in_t *y,
+                                   ulong first, uint ahead)
+{
+    vecw_t a = (vecw_t)SB_ACC_ZERO, b = (vecw_t)SB_ACC_ZERO;
+    const ulong second = first + SB_LANES * SB_LEAF_SIZE;
+    SB_PREFETCH_AHEAD(x + first, 2 * SB_LANES * SB_LEAF_SIZE * sizeof(in_t),
+                      ahead);
+    if (SB_DOT)
+        SB_PREFETCH_AHEAD(y + first,
+                          2 * SB_LANES * SB_LEAF_SIZE * sizeof(in_t), ahead);
+    SB_UNROLL for (int p = 0; p < SB_LEAF_SIZE / SB_LANES; p++) {
+        vecw_t r[SB_LANES];
+        SB_UNROLL for (int l = 0; l < SB_LANES; l++)
+            r[l] = SB_VTERMW(first + (ulong)l * SB_LEAF_SIZE + p * SB_LANES);
+        sb_transpose_lanes(r);
+        a = p == 0 ? SB_VFIRST(r[0]) : SB_VSTEP(a, r[0]);
+        SB_UNROLL for (int j = 1; j < SB_LANES; j++)
+            a = SB_VSTEP(a, r[j]);
+        SB_UNROLL for (int l = 0; l < SB_LANES; l++)
+            r[l] = SB_VTERMW(second + (ulong)l * SB_LEAF_SIZE + p * SB_LANES);
+        sb_transpose_lanes(r);
+        b = p == 0 ? SB_VFIRST(r[0]) : SB_VSTEP(b, r[0]);
+        SB_UNROLL for (int j = 1; j < SB_LANES; j++)
+            b = SB_VSTEP(b, r[j]);
+    }
+    return sb_lane_tree2(a, b);
+}
+
 /* The same for SB_LANES full leaves with a mask, or skipping NaNs (mask
  * or none): each row piece's elements that do not take part replaced by
  * the exact identity before the transpose (a sum's -0, which a leaf's
@@ -1080,6 +1147,13 @@ inline void sb_item_node(const global in_t *x, const global in_t *y,
         acc_t v;
         uint f;
 #if SB_LANE_LEAVES
+        if (whole && l % (2 * SB_LANES) == 0 && lpi - l >= 2 * SB_LANES &&
+            first + 2 * SB_LANES * SB_LEAF_SIZE <= n) {
+            sb_push(sv, sf, si, sl, &top, sb_lane_leaves2(x, y, first, ahead),
+                    SB_HAS, 0, SB_LANES_LOG2 + 1);
+            l += 2 * SB_LANES;
+            continue;
+        }
         if (whole && l % SB_LANES == 0 && lpi - l >= SB_LANES &&
             first + SB_LANES * SB_LEAF_SIZE <= n) {
             sb_push(sv, sf, si, sl, &top, sb_lane_leaves(x, y, first, ahead),

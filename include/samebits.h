@@ -758,7 +758,13 @@ typedef struct {
     sb_host_options host;               /* for those host reductions */
     size_t          work_group_size;    /* power of two, <= the device's
                                            maximum; 0: chosen per device */
-    unsigned        leaves_per_item;    /* 1, 2, 4, ... 128; 0: chosen */
+    unsigned        leaves_per_item;    /* 1, 2, 4, ... 128; 0: chosen: 4
+                                           on a GPU; on a CPU device 128,
+                                           halved per call (down to 32)
+                                           while a launch would have fewer
+                                           than two work-groups per compute
+                                           unit. A value set here is used
+                                           as it is */
     size_t          tree_work_group_size; /* for the passes over partials */
     unsigned        nodes_per_item;     /* 1 ... 128, for those passes (with
                                            tree_work_group_size 1, at least

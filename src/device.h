@@ -74,6 +74,10 @@ struct sb_context {
                                            Oclgrind's uninitialised-value
                                            checker's way */
     char             extensions[8192];
+    size_t           spread_groups; /* 0, or (a CPU device whose
+                                       leaves_per_item samebits chose) the
+                                       work-groups a launch keeps at least
+                                       by taking fewer leaves per item */
     pthread_mutex_t  lock;         /* guards everything below but the atomic */
     cl_program       programs[SB_LAST_TYPE + 1][SB_LAST_TYPE + 1]
                              [SB_FAMILY_COUNT][SB_VARIANT_COUNT];
@@ -83,6 +87,19 @@ struct sb_context {
     char            *build_log;
     atomic_int       last_cl_error; /* any thread may record a failure */
 };
+
+/* The leaves per work-item of a launch over `leaves` leaves in groups of
+ * wg items: the context's, halved (not below 32) while the launch would
+ * have fewer than ctx->spread_groups work-groups. Any value gives the same
+ * bits (each item's leaves are an aligned subtree). */
+static inline unsigned sb__spread_lpi(const sb_context *ctx, size_t leaves,
+                                      size_t wg)
+{
+    unsigned lpi = ctx->opts.leaves_per_item;
+    while (lpi > 32 && (leaves + wg * lpi - 1) / (wg * lpi) < ctx->spread_groups)
+        lpi /= 2;
+    return lpi;
+}
 
 /* Whether sb_reduce() of n elements on ctx takes its host shortcut
  * (samebits.h: host_max_n, SB_OPT_NO_HOST); the batched forms follow the

@@ -126,6 +126,20 @@ sb_status sb_context_create(cl_context cl_ctx, cl_device_id device,
                      "clGetDeviceInfo failed: %s", sb_cl_error_name(err));
     if (s == SB_OK)
         s = resolve_options(opts, &ctx->caps, &ctx->opts);
+    /* A CPU device's default of many leaves per item (device_caps.c) is
+     * for large inputs; a smaller one still gets two work-groups per
+     * core (sb__spread_lpi()). */
+    if (s == SB_OK && !ctx->caps.is_gpu
+        && (opts == NULL || opts->leaves_per_item == 0)) {
+        cl_uint units = 0;
+        err = SB_CL(clGetDeviceInfo)(device, CL_DEVICE_MAX_COMPUTE_UNITS,
+                                     sizeof units, &units, NULL);
+        if (err != CL_SUCCESS)
+            s = sb__fail(SB_OPENCL_ERROR, "the device cannot be queried: "
+                         "clGetDeviceInfo(CL_DEVICE_MAX_COMPUTE_UNITS) "
+                         "failed: %s", sb_cl_error_name(err));
+        ctx->spread_groups = 2 * (size_t)units;
+    }
     ctx->simulator_checker = sb__simulator_checks_uninitialized(ctx->caps.name);
     if (s == SB_OK) {
         /* The device as this context computes on it: a test's flushing

@@ -295,7 +295,8 @@ static sb_status enqueue_chain(sb_context *ctx, const sb__checked_call *c,
     const cl_uint sg = sg_req > wg ? (cl_uint)wg : sg_req;
     const cl_uint tsg = sg_req > twg ? (cl_uint)twg : sg_req;
     const size_t leaves = div_up(n, SB_LEAF_SIZE);
-    size_t groups = leaves == 0 ? 1 : div_up(leaves, wg * o->leaves_per_item);
+    const cl_uint lpi = sb__spread_lpi(ctx, leaves, wg);
+    size_t groups = leaves == 0 ? 1 : div_up(leaves, wg * lpi);
 
     /* Two scratch buffers, ping and pong, for the partials of alternate
      * passes: `cap` values, `cap` flags, and for argmin / argmax `cap`
@@ -328,7 +329,6 @@ static sb_status enqueue_chain(sb_context *ctx, const sb__checked_call *c,
     cl_event ev = NULL;
     {
         cl_kernel k = leaves_k;
-        const cl_uint lpi = o->leaves_per_item;
         cl_mem out = final ? res : ctx->scratch[slot[0]].buf;
         const cl_ulong out_cap = final ? 0 : cap[0];
         const cl_mem yy = c->plan.dot ? y : NULL;
