@@ -826,19 +826,14 @@ inline acc_t sb_lane_tree(vecw_t a)
 }
 #endif
 
-/* SB_LANES full, unmasked leaves from element `first`: their aligned
- * subtree, a node of level SB_LANES_LOG2. Each leaf is loaded as
- * 16 / SB_LANES row pieces; piece p of every leaf, transposed, gives
- * positions p * SB_LANES ... of all of them. */
-SB_FN_INLINE acc_t sb_lane_leaves(const global in_t *x, const global in_t *y,
-                                  ulong first, uint ahead)
+/* SB_LANES full, unmasked leaves from element `first`, folded: lane l is
+ * leaf l's chain. Each leaf is loaded as 16 / SB_LANES row pieces; piece
+ * p of every leaf, transposed, gives positions p * SB_LANES ... of all of
+ * them. */
+SB_FN_INLINE vecw_t sb_lane_fold(const global in_t *x, const global in_t *y,
+                                 ulong first)
 {
     vecw_t a = (vecw_t)SB_ACC_ZERO;
-    SB_PREFETCH_AHEAD(x + first, SB_LANES * SB_LEAF_SIZE * sizeof(in_t),
-                      ahead);
-    if (SB_DOT)
-        SB_PREFETCH_AHEAD(y + first, SB_LANES * SB_LEAF_SIZE * sizeof(in_t),
-                          ahead);
     SB_UNROLL for (int p = 0; p < SB_LEAF_SIZE / SB_LANES; p++) {
         vecw_t r[SB_LANES];
         SB_UNROLL for (int l = 0; l < SB_LANES; l++)
@@ -848,7 +843,20 @@ SB_FN_INLINE acc_t sb_lane_leaves(const global in_t *x, const global in_t *y,
         SB_UNROLL for (int j = 1; j < SB_LANES; j++)
             a = SB_VSTEP(a, r[j]);
     }
-    return sb_lane_tree(a);
+    return a;
+}
+
+/* SB_LANES full, unmasked leaves from element `first`: their aligned
+ * subtree, a node of level SB_LANES_LOG2. */
+SB_FN_INLINE acc_t sb_lane_leaves(const global in_t *x, const global in_t *y,
+                                  ulong first, uint ahead)
+{
+    SB_PREFETCH_AHEAD(x + first, SB_LANES * SB_LEAF_SIZE * sizeof(in_t),
+                      ahead);
+    if (SB_DOT)
+        SB_PREFETCH_AHEAD(y + first, SB_LANES * SB_LEAF_SIZE * sizeof(in_t),
+                          ahead);
+    return sb_lane_tree(sb_lane_fold(x, y, first));
 }
 
 /* The subtree of the lanes of a (left) and b (right), a node of level
@@ -888,34 +896,21 @@ inline acc_t sb_lane_tree2(vecw_t a, vecw_t b)
 #endif
 
 /* 2 * SB_LANES full, unmasked leaves from element `first`: their aligned
- * subtree, a node of level SB_LANES_LOG2 + 1, the two halves' nodes
- * combined (sb_lane_leaves() twice, in one body). */
+ * subtree, a node of level SB_LANES_LOG2 + 1. One call of
+ * sb_lane_leaves() was one long dependent chain (loads, transpose, fold,
+ * lane tree), and POCL's f32 sums from memory read 0.72-0.76 of its read
+ * kernel whatever the launch shape; two sets in one body, and one tree
+ * for both, took that to 0.90-0.96 (Zen 5 VM, 2^27, README). */
 SB_FN_INLINE acc_t sb_lane_leaves2(const global in_t *x, const global in_t *y,
                                    ulong first, uint ahead)
 {
-    vecw_t a = (vecw_t)SB_ACC_ZERO, b = (vecw_t)SB_ACC_ZERO;
-    const ulong second = first + SB_LANES * SB_LEAF_SIZE;
     SB_PREFETCH_AHEAD(x + first, 2 * SB_LANES * SB_LEAF_SIZE * sizeof(in_t),
                       ahead);
     if (SB_DOT)
         SB_PREFETCH_AHEAD(y + first,
                           2 * SB_LANES * SB_LEAF_SIZE * sizeof(in_t), ahead);
-    SB_UNROLL for (int p = 0; p < SB_LEAF_SIZE / SB_LANES; p++) {
-        vecw_t r[SB_LANES];
-        SB_UNROLL for (int l = 0; l < SB_LANES; l++)
-            r[l] = SB_VTERMW(first + (ulong)l * SB_LEAF_SIZE + p * SB_LANES);
-        sb_transpose_lanes(r);
-        a = p == 0 ? SB_VFIRST(r[0]) : SB_VSTEP(a, r[0]);
-        SB_UNROLL for (int j = 1; j < SB_LANES; j++)
-            a = SB_VSTEP(a, r[j]);
-        SB_UNROLL for (int l = 0; l < SB_LANES; l++)
-            r[l] = SB_VTERMW(second + (ulong)l * SB_LEAF_SIZE + p * SB_LANES);
-        sb_transpose_lanes(r);
-        b = p == 0 ? SB_VFIRST(r[0]) : SB_VSTEP(b, r[0]);
-        SB_UNROLL for (int j = 1; j < SB_LANES; j++)
-            b = SB_VSTEP(b, r[j]);
-    }
-    return sb_lane_tree2(a, b);
+    return sb_lane_tree2(sb_lane_fold(x, y, first),
+                         sb_lane_fold(x, y, first + SB_LANES * SB_LEAF_SIZE));
 }
 
 /* The same for SB_LANES full leaves with a mask, or skipping NaNs (mask
