@@ -1119,7 +1119,8 @@ static inline bool NAME(const XT *x, const unsigned char *mask, T start,    \
                 for (int k = 0; k < (W); k++) {                             \
                     const size_t at = ((size_t)(g + h) * (W) + (size_t)k)   \
                                       * L + (size_t)i;                      \
-                    const V e = LOAD(x + at);                               \
+                    V e = LOAD(x + at);                                     \
+                    MASKED_LOADED(e);                                       \
                     const MASKED_LANES_T(VI) keep = KEEP(mask, at, e);      \
                     seen |= (MASKED_LANES_T(VI))MASKED_NAN(e);              \
                     r[h][k] = MASKED_SELECT(V, VI, keep, e, skipv);         \
@@ -1152,27 +1153,18 @@ static inline bool NAME(const XT *x, const unsigned char *mask, T start,    \
     (sizeof((e)[0]) == 4                                                    \
      ? (unsigned)_mm512_cmp_ps_mask((__m512)(e), (__m512)(e), _CMP_UNORD_Q) \
      : (unsigned)_mm512_cmp_pd_mask((__m512d)(e), (__m512d)(e), _CMP_UNORD_Q))
-/* Lane l: keep's lane l ? e[l] : fill[l]. e is first made a register
- * of its own (the empty asm): else GCC 12 folds e's load into the blend,
- * a masked load, which the hardware's prefetchers did not follow
- * (masked f32 sums from memory without software prefetch at 0.4 of the
- * unmasked load's speed, AMD EPYC Zen 5). */
-static inline __attribute__((always_inline)) __m512i
-masked_select_32(unsigned keep, __m512i fill, __m512i e)
-{
-    __asm__("" : "+v"(e));
-    return _mm512_mask_blend_epi32((__mmask16)keep, fill, e);
-}
-static inline __attribute__((always_inline)) __m512i
-masked_select_64(unsigned keep, __m512i fill, __m512i e)
-{
-    __asm__("" : "+v"(e));
-    return _mm512_mask_blend_epi64((__mmask8)keep, fill, e);
-}
+/* Lane l: keep's lane l ? e[l] : fill[l]. MASKED_LOADED(e), the empty
+ * asm, makes the loaded e a register of its own: else GCC 12 folds e's
+ * load into the blend, a masked load, which the hardware's prefetchers
+ * did not follow (masked f32 sums from memory without software prefetch
+ * at 0.4 of the unmasked load's speed, AMD EPYC Zen 5). */
 #    define MASKED_SELECT(V, VI, keep, e, fill)                             \
-    ((V)(sizeof((e)[0]) == 4                                                \
-         ? masked_select_32((keep), (__m512i)(fill), (__m512i)(e))          \
-         : masked_select_64((keep), (__m512i)(fill), (__m512i)(e))))
+    (sizeof((e)[0]) == 4                                                    \
+     ? (V)_mm512_mask_blend_epi32((__mmask16)(keep), (__m512i)(fill),      \
+                                  (__m512i)(e))                             \
+     : (V)_mm512_mask_blend_epi64((__mmask8)(keep), (__m512i)(fill),       \
+                                  (__m512i)(e)))
+#    define MASKED_LOADED(e) __asm__("" : "+v"(e))
 /* A set of lanes (those kept, those holding a NaN): its type, none. */
 #    define MASKED_LANES_T(VI)          unsigned
 #    define MASKED_LANES_NONE(VI)       0u
@@ -1184,6 +1176,7 @@ masked_select_64(unsigned keep, __m512i fill, __m512i e)
     ((V)(((VI)(e) & (keep)) | ((VI)(fill) & ~(keep))))
 #    define MASKED_LANES_T(VI)          VI
 #    define MASKED_LANES_NONE(VI)       ((VI){ 0 })
+#    define MASKED_LOADED(e)            ((void)0)
 #  endif
 /* Whether the set of lanes f has any. */
 #  define MASKED_LANES_ANY(f)                                               \
@@ -1292,7 +1285,8 @@ static inline bool NAME(const XT *x, const unsigned char *mask,            \
                 for (int k = 0; k < (W); k++) {                             \
                     const size_t at = ((size_t)(g + h) * (W) + (size_t)k)   \
                                       * L + (size_t)i;                      \
-                    const V e = LOAD(x + at);                               \
+                    V e = LOAD(x + at);                                     \
+                    MASKED_LOADED(e);                                       \
                     const MASKED_LANES_T(VI) keep = KEEP(mask, at, e);      \
                     const MASKED_LANES_T(VI) e_nan =                        \
                         (MASKED_LANES_T(VI))MASKED_NAN(e);                  \
