@@ -638,21 +638,28 @@ SB_API unsigned sb_host_isa(const sb_host_options *opts);
  *  fetch (software prefetch), as a decimal number; 0 turns it off;
  *  capped at 1 MiB; anything else is ignored. Unset (or ignored), the
  *  library measures: the best distance depends on the microarchitecture
- *  (README: Performance; 4096 bytes took a 1-thread f32 sum from memory
- *  from 0.55 to 0.97 of a plain read on AMD Zen 5, and cost a third on
- *  Zen 4). The first float sum, product, min or max of a process over at
- *  least 64 MiB of unmasked contiguous input (dot products and maps
- *  included; argmin/argmax not) folds its spans of 64 blocks at each of
+ *  and on the fold (README: Performance; on AMD Zen 5, 4096 bytes took a
+ *  1-thread f32 sum from memory from 0.55 to 0.97 of a plain read and
+ *  cost NaN-skipping f32 sums a quarter; on Zen 4 it cost plain sums a
+ *  third). A reduction over at least 64 MiB of contiguous input (argmin
+ *  and argmax excepted) folds its spans of 64 blocks at each of
  *  SB_PREFETCH_CANDIDATES distances in turn (0 and 4096 bytes), timing
  *  each span, and once each distance has folded at least 48 MiB in at
  *  least 24 spans (one call of 2^25 f32, two of 2^24) the one with the
- *  faster median span is kept for every later call of the process, host
- *  folds of every shape and POCL's launches alike (POCL's kernels take
- *  the distance as an argument at each launch, not as a build option, so
- *  that POCL's kernel cache holds one program whatever a process
- *  measured). Until then the measuring calls take turns and every other
- *  call prefetches 4096 bytes ahead. Masked and NaN-skipping calls, and
- *  integers into floats, do not measure. The bits never depend
+ *  faster median span is kept for the rest of the process. Two kinds of
+ *  measurement:
+ *  - the default distance, sb_host_prefetch(): measured by the unmasked
+ *    float sums, products, minima and maxima together (dot products,
+ *    maps and half inputs converted in registers included), and taken by
+ *    POCL's launches (as an argument at each launch, not a build option,
+ *    so that POCL's kernel cache holds one program whatever a process
+ *    measured) and by every fold whose own is not kept;
+ *  - every other kind of fold measures its own (sb_host_prefetch_folds()):
+ *    masked and NaN-skipping folds, integers, each element type,
+ *    operation and instruction set apart, up to SB_PREFETCH_FOLDS kinds
+ *    a process (then the default).
+ *  Until a distance is kept, calls that do not measure take the default,
+ *  and the default is 4096 until it is kept. The bits never depend
  *  on the distance: a prefetch is a hint, and the fold is the same code
  *  at every distance (tests/test_host_isa.c, test_host_prefetch.c). For
  *  benchmarks: `samebits bench --prefetch B` sets it. */
@@ -685,6 +692,28 @@ typedef struct {
  *  distance, where it came from and the measurements behind it; for
  *  benchmarks and for a user who wants to know. */
 SB_API void sb_host_prefetch_report(sb_prefetch_report *report);
+
+/*! sb_prefetch_fold : a kind of host fold that measures its own distance
+ *  (SAMEBITS_PREFETCH), and where that stands. */
+#define SB_PREFETCH_FOLDS 32
+#define SB_PREFETCH_FOLD_NAME 64
+typedef struct {
+    char fold[SB_PREFETCH_FOLD_NAME];  /* e.g. "f32 sum, NaN-skipping,
+                                          avx512": input (-> accumulator),
+                                          operation, map or dot, masked or
+                                          NaN-skipping, instruction set */
+    sb_prefetch_report report;         /* as sb_host_prefetch_report(); its
+                                          bytes: what this fold prefetches
+                                          at now (before its own is kept,
+                                          the default) */
+} sb_prefetch_fold;
+
+/*! sb_host_prefetch_folds() : copies the first `capacity` (at most) of
+ *  the folds that have measured so far in this process, in the order
+ *  they began, into folds[] (NULL with capacity 0: none), and returns how
+ *  many there are (never more than SB_PREFETCH_FOLDS). */
+SB_API size_t sb_host_prefetch_folds(sb_prefetch_fold *folds,
+                                     size_t capacity);
 
 /* ------------------------------------------------------------------------
  * OpenCL devices (absent from a host-only build: SAMEBITS_OPENCL == 0)

@@ -71,18 +71,27 @@ extern void *(*sb__host_malloc)(size_t size);
  * a decimal number of bytes (0: no software prefetch), else the distance
  * measured fastest on this CPU, else (not measured yet)
  * SB_PREFETCH_DEFAULT. Read per call, as SAMEBITS_ISA is, so a benchmark
- * can sweep it in one process. */
+ * can sweep it in one process. sb__host_prefetch_bytes() is the default
+ * distance (measured on the plain float folds, measurement 0), which
+ * POCL's launches and the folds that measure nothing take;
+ * sb__prefetch_distance(fold) a fold's own (measurement `fold`, from
+ * sb__prefetch_fold(); until it is kept, or for -1, the default). */
 #define SB_PREFETCH_DEFAULT 4096
 size_t sb__host_prefetch_bytes(void);
-/* While measuring (no SAMEBITS_PREFETCH, nothing kept yet), a large float
- * fold takes turns: span `span` (SB_PREFETCH_SPAN_BLOCKS blocks) folds at
- * sb__prefetch_span_distance(span) and reports its time with
- * sb__prefetch_span_record(); once one is kept, every span gets it. */
+size_t sb__prefetch_distance(int fold);
+/* The measurement of the fold whose full blocks `code` folds, reading a
+ * mask beside them or not, added under `name` (sb_prefetch_fold) the
+ * first time; -1 once SB_PREFETCH_FOLDS kinds have one. */
+int sb__prefetch_fold(const void *code, bool masked, const char *name);
+/* While measuring (no SAMEBITS_PREFETCH, nothing kept yet for `fold`),
+ * a large fold takes turns: span `span` (SB_PREFETCH_SPAN_BLOCKS blocks)
+ * folds at sb__prefetch_span_distance(fold, span) and reports its time
+ * with sb__prefetch_span_record(); once one is kept, every span gets it. */
 #define SB_PREFETCH_SPAN_BLOCKS 64
 #define SB_PREFETCH_MEASURED_BYTES ((size_t)64 << 20)   /* calls this big */
-bool sb__prefetch_measuring(void);
-size_t sb__prefetch_span_distance(size_t span);
-void sb__prefetch_span_record(size_t span, uint_least64_t bytes,
+bool sb__prefetch_measuring(int fold);
+size_t sb__prefetch_span_distance(int fold, size_t span);
+void sb__prefetch_span_record(int fold, size_t span, uint_least64_t bytes,
                               uint_least64_t ns);
 uint_least64_t sb__prefetch_clock_ns(void);
 

@@ -14,6 +14,7 @@
  * way. So the thread count, and the chunk size, change speed, never bits. */
 #include <limits.h>
 #include <stdatomic.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -80,10 +81,13 @@ typedef struct {
                                             are gathered per block, and y
                                             is NULL */
     size_t               prefetch;       /* sb__block_fn */
+    int                  fold;           /* its prefetch measurement;
+                                            -1: none */
     bool                 measuring;      /* spans take turns at the
                                             candidate prefetch distances
                                             (host_prefetch.c) */
-    uint_least64_t       span_bytes;     /* input read by a whole span */
+    uint_least64_t       span_bytes;     /* input read by a whole span,
+                                            its mask included */
     size_t               chunk_blocks;   /* a power of two */
     size_t               chunk_count;
     sb__node            *chunk_nodes;
@@ -186,7 +190,7 @@ static sb__node reduce_blocks(const job *j, size_t first_block,
         if (j->measuring) {
             const size_t span_end = (span + 1) * SB_PREFETCH_SPAN_BLOCKS;
             stop = span_end < end ? span_end : end;
-            prefetch = sb__prefetch_span_distance(span);
+            prefetch = sb__prefetch_span_distance(j->fold, span);
             began = sb__prefetch_clock_ns();
         }
         const bool whole = stop - b == SB_PREFETCH_SPAN_BLOCKS;
@@ -200,7 +204,7 @@ static sb__node reduce_blocks(const job *j, size_t first_block,
                        prefetch, &stack, overflow);
         }
         if (j->measuring && whole)
-            sb__prefetch_span_record(span, j->span_bytes,
+            sb__prefetch_span_record(j->fold, span, j->span_bytes,
                                      sb__prefetch_clock_ns() - began);
     }
     return merge_finish(&stack, j->kernel, overflow);
@@ -284,25 +288,62 @@ unsigned sb_host_thread_count(const sb_host_options *opts)
     return thread_count(opts ? opts->threads : 0);
 }
 
-/* Whether this call helps measure the prefetch distance
- * (host_prefetch.c): a float sum, product, min or max (what the
- * prefetching vector folds take) over enough unmasked contiguous input to
- * come from memory, while nothing is kept yet. Not a prepared plan without
- * a block map (NaN skipping, an integer input into f64): it folds with
- * another loop or a converted copy on the stack, which the distance does
- * not decide, and both distances would time the same work. */
-static bool measures_prefetch(const sb__plan *plan, sb__block_map_fn map,
-                              const unsigned char *mask, size_t n,
-                              ptrdiff_t stride)
+/* The name of a kind of fold, for sb_prefetch_fold: "f16 -> f32 sum,
+ * square, masked, avx512". */
+static void fold_name(char *name, size_t size, const sb__plan *plan,
+                      bool masked, unsigned isa)
 {
+    char acc[24] = "";
+    if (plan->acc != plan->input)
+        snprintf(acc, sizeof acc, " -> %s", sb_type_name(plan->acc));
+    snprintf(name, size, "%s%s %s%s%s%s%s, %s", sb_type_name(plan->input),
+             acc, sb_op_name(plan->op), plan->dot ? ", dot" : "",
+             plan->map != SB_MAP_NONE ? ", " : "",
+             plan->map != SB_MAP_NONE ? sb_map_name(plan->map) : "",
+             masked ? ", masked" : plan->skip_nan ? ", NaN-skipping" : "",
+             sb_isa_name(isa));
+}
+
+/* Which prefetch measurement this call helps (host_prefetch.c), -1 for
+ * none: one over enough contiguous input to come from memory (argmin and
+ * argmax aside, whose scalar fold prefetches nothing). The unmasked float
+ * sums, products, minima and maxima (what the prefetching vector folds
+ * take, maps, dot products and half inputs converted in registers
+ * included) measure the default distance together, 0; every other fold
+ * its own, known by the code that folds its full blocks. Not a prepared
+ * plan folded from a converted copy on the stack (an integer input into
+ * f64, a masked one without a masked fold): the distance decides nothing
+ * there, and both distances would time the same work. */
+static int prefetch_measurement(const sb__plan *plan, const sb__kernel *kernel,
+                                sb__block_map_fn block_map,
+                                sb__masked_block_fn masked_block,
+                                const unsigned char *mask, size_t n,
+                                ptrdiff_t stride, unsigned isa)
+{
+    if (plan->arg || stride != 1 ||
+        n < SB_PREFETCH_MEASURED_BYTES / plan->input_size)
+        return -1;
+    const bool masked = mask != NULL;
+    const void *code;
+    if (block_map != NULL && !masked && !plan->skip_nan)
+        code = (const void *)block_map;
+    else if (masked_block != NULL && (masked || plan->skip_nan))
+        code = (const void *)masked_block;
+    else if (!plan->prepared)
+        code = (const void *)kernel->block;
+    else
+        return -1;
     const bool float_fold = (plan->acc == SB_F32 || plan->acc == SB_F64) &&
-                            !plan->arg && !plan->skip_nan &&
-                            (!plan->prepared || map != NULL) &&
+                            !plan->skip_nan && !masked &&
                             (plan->op == SB_SUM || plan->op == SB_PROD ||
                              plan->op == SB_MIN || plan->op == SB_MAX);
-    return float_fold && mask == NULL && stride == 1 &&
-           n >= SB_PREFETCH_MEASURED_BYTES / plan->input_size &&
-           sb__prefetch_measuring();
+    int fold = 0;
+    if (!float_fold) {
+        char name[SB_PREFETCH_FOLD_NAME];
+        fold_name(name, sizeof name, plan, masked, isa);
+        fold = sb__prefetch_fold(code, masked, name);
+    }
+    return sb__prefetch_measuring(fold) ? fold : -1;
 }
 
 static sb__node reduce_tree(const sb__plan *plan, const unsigned char *x,
@@ -320,7 +361,11 @@ static sb__node reduce_tree(const sb__plan *plan, const unsigned char *x,
 
     const sb__block_map_fn block_map = plan->prepared
                                      ? sb__host_block_map(plan, isa) : NULL;
-    const bool measuring = measures_prefetch(plan, block_map, mask, n, stride);
+    const sb__masked_block_fn masked_block =
+        plan->prepared ? sb__host_masked_block(plan, isa) : NULL;
+    const int fold = prefetch_measurement(plan, kernel, block_map,
+                                          masked_block, mask, n, stride, isa);
+    const bool measuring = fold >= 0;
     size_t chunk_blocks = blocks == 0 ? 1 : sb__round_up_pow2(blocks);
     /* One chunk on one thread; with more, at most threads * 4 chunk
      * nodes, on the heap (a caller's small stack, test_error_detail, has
@@ -347,12 +392,13 @@ static sb__node reduce_tree(const sb__plan *plan, const unsigned char *x,
         .stride = stride,
         .block_map = block_map,
         .prepare = sb__host_prepare(isa),
-        .masked_block = plan->prepared ? sb__host_masked_block(plan, isa)
-                                       : NULL,
-        .prefetch = sb__host_prefetch_bytes(),
+        .masked_block = masked_block,
+        .prefetch = sb__prefetch_distance(fold),
+        .fold = fold,
         .measuring = measuring,
         .span_bytes = (uint_least64_t)SB_PREFETCH_SPAN_BLOCKS * SB_BLOCK_SIZE
-                      * plan->input_size * (y != NULL ? 2 : 1),
+                      * (plan->input_size * (y != NULL ? 2 : 1) +
+                         (mask != NULL ? 1 : 0)),
         .chunk_blocks = chunk_blocks,
         .chunk_count = (blocks + chunk_blocks - 1) / chunk_blocks,
         .chunk_nodes = chunk_nodes,

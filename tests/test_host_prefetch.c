@@ -14,7 +14,9 @@
 #include <stdio.h>
 #include <cmocka.h>
 
+#include <stdbool.h>
 #include <stdlib.h>
+#include <string.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -26,7 +28,10 @@
 static uint64_t seed;
 
 /* src/host_engine.h */
-void sb__prefetch_span_record(size_t span, uint_least64_t bytes,
+int sb__prefetch_fold(const void *code, bool masked, const char *name);
+bool sb__prefetch_measuring(int fold);
+size_t sb__prefetch_distance(int fold);
+void sb__prefetch_span_record(int fold, size_t span, uint_least64_t bytes,
                               uint_least64_t ns);
 
 /* In a child process (the decision is once per process): spans of 1 MiB,
@@ -41,7 +46,7 @@ static int median_decides(void)
     const uint_least64_t fast = mib * 1000 / 32000, slow = fast * 10,
                          other = mib * 1000 / 26000;   /* ns */
     for (size_t span = 0; span < 2 * 60; span++)
-        sb__prefetch_span_record(span, mib,
+        sb__prefetch_span_record(0, span, mib,
                                  span % 2 ? other : span < 20 ? slow : fast);
     sb_prefetch_report r;
     sb_host_prefetch_report(&r);
@@ -55,31 +60,110 @@ static int median_decides(void)
     return 0;
 }
 
-static void the_median_span_decides(void **state)
+/* In a child process (the measurements are once per process): one more
+ * kind of fold than there are measurements for; each gets its own, the
+ * same one again for the same code and mask, none for the last; made-up
+ * spans decide one fold and leave the default and the others as they
+ * were. Exit status 0, else which check failed. */
+static int folds_decide_apart(void)
 {
-    (void)state;
+    static const char codes[SB_PREFETCH_FOLDS + 1];
+    for (int i = 0; i < SB_PREFETCH_FOLDS; i++) {
+        char name[32];
+        snprintf(name, sizeof name, "fold %d", i);
+        if (sb__prefetch_fold(&codes[i], i % 2, name) != i + 1)
+            return 1;
+    }
+    if (sb__prefetch_fold(&codes[3], true, "again") != 4 ||
+        sb__prefetch_fold(&codes[3], false, "unmasked") != -1 ||
+        sb__prefetch_fold(&codes[SB_PREFETCH_FOLDS], false, "x") != -1)
+        return 2;
+    if (sb__prefetch_measuring(-1) || !sb__prefetch_measuring(5) ||
+        sb__prefetch_distance(-1) != 4096 || sb__prefetch_distance(5) != 4096)
+        return 3;
+    /* Fold 5: distance 0 at 20 GB/s, 4096 at 30. */
+    const uint_least64_t mib = (uint_least64_t)1 << 20;
+    for (size_t span = 0; span < 2 * 60; span++)
+        sb__prefetch_span_record(5, span, mib,
+                                 span % 2 ? mib * 1000 / 30000
+                                          : mib * 1000 / 20000);
+    if (sb__prefetch_measuring(5) || sb__prefetch_distance(5) != 4096 ||
+        !sb__prefetch_measuring(0) || sb__prefetch_distance(0) != 4096 ||
+        !sb__prefetch_measuring(6) || sb__prefetch_distance(6) != 4096)
+        return 4;
+    sb_prefetch_fold folds[SB_PREFETCH_FOLDS + 1];
+    memset(folds, 0xA5, sizeof folds);
+    if (sb_host_prefetch_folds(folds, 3) != SB_PREFETCH_FOLDS ||
+        sb_host_prefetch_folds(NULL, 0) != SB_PREFETCH_FOLDS)
+        return 5;
+    if (strcmp(folds[0].fold, "fold 0") != 0 ||
+        strcmp(folds[2].fold, "fold 2") != 0 ||
+        (unsigned char)folds[3].fold[0] != 0xA5)   /* capacity kept */
+        return 6;
+    if (sb_host_prefetch_folds(folds, SB_PREFETCH_FOLDS + 1) !=
+        SB_PREFETCH_FOLDS)
+        return 7;
+    const sb_prefetch_report *five = &folds[4].report;
+    if (strcmp(folds[4].fold, "fold 4") != 0 ||
+        five->source != SB_PREFETCH_MEASURED || five->bytes != 4096 ||
+        five->gb_per_s[0] < 19.9 || five->gb_per_s[0] > 20.1 ||
+        five->gb_per_s[1] < 29.9 || five->gb_per_s[1] > 30.1)
+        return 8;
+    if (folds[5].report.source != SB_PREFETCH_NOT_YET ||
+        folds[5].report.bytes != 4096 || folds[5].report.gb_per_s[0] != 0)
+        return 9;
+    /* The default decides 0; a fold without its own takes it, fold 5
+     * keeps its 4096. */
+    for (size_t span = 0; span < 2 * 60; span++)
+        sb__prefetch_span_record(0, span, mib,
+                                 span % 2 ? mib * 1000 / 20000
+                                          : mib * 1000 / 30000);
+    if (sb__prefetch_distance(0) != 0 || sb__prefetch_distance(5) != 4096 ||
+        sb__prefetch_distance(6) != 0 || sb__prefetch_distance(-1) != 0)
+        return 10;
+    return 0;
+}
+
+/* Runs check(), which returns 0 or the number of the check that failed,
+ * in a child process; what the parent measured stays as it was. */
+static void in_child(int (*check)(void), const char *what)
+{
     unsetenv("SAMEBITS_PREFETCH");
     fflush(NULL);
     const pid_t child = fork();
     assert_true(child >= 0);
     if (child == 0)
-        _exit(median_decides());
+        _exit(check());
     int status = 0;
     assert_int_equal(waitpid(child, &status, 0), child);
     assert_true(WIFEXITED(status));
     if (WEXITSTATUS(status) != 0)
-        fail_msg("made-up spans: check %d failed (1: nothing kept, 2: "
-                 "4096 kept, 3: the report's rates)", WEXITSTATUS(status));
+        fail_msg("%s: check %d failed", what, WEXITSTATUS(status));
     /* The parent measured nothing. */
     sb_prefetch_report r;
     sb_host_prefetch_report(&r);
     assert_int_equal(r.source, SB_PREFETCH_NOT_YET);
+    assert_int_equal(sb_host_prefetch_folds(NULL, 0), 0);
+}
+
+static void the_median_span_decides(void **state)
+{
+    (void)state;
+    /* 1: nothing kept, 2: 4096 kept, 3: the report's rates */
+    in_child(median_decides, "made-up spans");
+}
+
+static void each_fold_measures_apart(void **state)
+{
+    (void)state;
+    in_child(folds_decide_apart, "folds apart");
 }
 
 /* Without SAMEBITS_PREFETCH the distance is measured (host_prefetch.c):
- * calls too small, masked, integer, NaN-skipping, or under the variable measure
- * nothing; two float calls of 64 MiB decide, every later call takes the
- * faster, and the bits equal the oracle's while measuring and after.
+ * calls too small, argmin, or under the variable measure nothing; masked,
+ * integer and NaN-skipping folds each their own; two float calls of 64
+ * MiB decide the default, every later call takes the faster, and the
+ * bits equal the oracle's while measuring and after.
  * A program of its own: it needs a process that has measured nothing. */
 static void the_prefetch_distance_is_measured(void **state)
 {
@@ -98,14 +182,17 @@ static void the_prefetch_distance_is_measured(void **state)
     const sb_reduction i32_sum = { SB_SUM, SB_I32, 0, 0, 0 };
     const sb_reduction f32_argmin = { SB_ARGMIN, SB_F32, 0, 0, 0 };
     const sb_reduction f32_nansum = { SB_SUM, SB_F32, 0, SB_SKIP_NAN, 0 };
-    /* Nothing of these is measured: one element short, masked, integers,
-     * argmin, and any call while SAMEBITS_PREFETCH is set. */
+    /* None of these measures the default distance: one element short,
+     * masked, integers, NaN skipping, argmin, and a call while
+     * SAMEBITS_PREFETCH is set. The masked, integer and NaN-skipping
+     * ones measure their own, each apart, and their case's two calls
+     * decide it (two of 32 spans a distance); argmin and the others
+     * measure nothing. */
     test_case quiet[] = {
         make_case(seed, f32_sum, big - 1, MASK_NONE, FAMILY_UNIFORM),
         make_case(seed, f32_sum, big, MASK_RANDOM, FAMILY_UNIFORM),
         make_case(seed, i32_sum, big, MASK_NONE, FAMILY_UNIFORM),
         make_case(seed, f32_argmin, big, MASK_NONE, FAMILY_SPECIALS),
-        /* NaN skipping: the masked folds, which no distance decides */
         make_case(seed, f32_nansum, big, MASK_NONE, FAMILY_SPECIALS),
         make_case(seed, f32_sum, big, MASK_NONE, FAMILY_CANCELLATION),
     };
@@ -120,6 +207,26 @@ static void the_prefetch_distance_is_measured(void **state)
     }
     assert_int_equal(r.source, SB_PREFETCH_FROM_ENVIRONMENT);
     unsetenv("SAMEBITS_PREFETCH");
+
+    const char *isa = sb_isa_name(sb_host_isa(NULL));
+    char names[3][SB_PREFETCH_FOLD_NAME];
+    snprintf(names[0], sizeof names[0], "f32 sum, masked, %s", isa);
+    snprintf(names[1], sizeof names[1], "i32 sum, %s", isa);
+    snprintf(names[2], sizeof names[2], "f32 sum, NaN-skipping, %s", isa);
+    sb_prefetch_fold folds[4];
+    assert_int_equal(sb_host_prefetch_folds(folds, 4), 3);
+    for (int i = 0; i < 3; i++) {
+        const sb_prefetch_report *f = &folds[i].report;
+        printf("%s: prefetch %zu bytes kept: 0 -> %.1f GB/s, 4096 -> "
+               "%.1f GB/s\n", folds[i].fold, f->bytes, f->gb_per_s[0],
+               f->gb_per_s[1]);
+        assert_string_equal(folds[i].fold, names[i]);
+        assert_int_equal(f->source, SB_PREFETCH_MEASURED);
+        assert_true(f->gb_per_s[0] > 0 && f->gb_per_s[1] > 0);
+        assert_int_equal(f->bytes, f->gb_per_s[0] >= f->gb_per_s[1] ? 0 : 4096);
+    }
+    sb_host_prefetch_report(&r);
+    assert_int_equal(r.source, SB_PREFETCH_NOT_YET);
 
     /* Measuring: a huge-range f32 sum on 64 threads (chunks of 16 blocks
      * but for the measuring, which needs whole spans of 64; every thread
@@ -155,6 +262,7 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(the_median_span_decides),
+        cmocka_unit_test(each_fold_measures_apart),
         cmocka_unit_test(the_prefetch_distance_is_measured),
     };
     seed = test_seed(20261204u);

@@ -210,6 +210,42 @@ static void print_prefetch_json(void)
     printf("]}\n");
 }
 
+/* The folds that measured their own distance in the runs
+ * (sb_host_prefetch_folds), one line each. */
+static void print_prefetch_folds_text(void)
+{
+    sb_prefetch_fold folds[SB_PREFETCH_FOLDS];
+    const size_t n = sb_host_prefetch_folds(folds, SB_PREFETCH_FOLDS);
+    if (n > 0)
+        printf("folds that measured their own prefetch distance:\n");
+    for (size_t i = 0; i < n; i++) {
+        const sb_prefetch_report *r = &folds[i].report;
+        printf("  %s: %zu bytes (%s", folds[i].fold, r->bytes,
+               prefetch_source_name(r->source));
+        for (int k = 0; k < SB_PREFETCH_CANDIDATES; k++)
+            if (r->gb_per_s[k] > 0)
+                printf("%s %zu -> %.1f GB/s", k ? "," : ":", r->candidates[k],
+                       r->gb_per_s[k]);
+        printf(")\n");
+    }
+}
+
+static void print_prefetch_folds_json(void)
+{
+    sb_prefetch_fold folds[SB_PREFETCH_FOLDS];
+    const size_t n = sb_host_prefetch_folds(folds, SB_PREFETCH_FOLDS);
+    for (size_t i = 0; i < n; i++) {
+        const sb_prefetch_report *r = &folds[i].report;
+        printf("{\"kind\":\"prefetch_fold\",\"fold\":\"%s\",\"bytes\":%zu,"
+               "\"source\":\"%s\",\"candidates\":[", folds[i].fold, r->bytes,
+               prefetch_source_name(r->source));
+        for (int k = 0; k < SB_PREFETCH_CANDIDATES; k++)
+            printf("%s{\"bytes\":%zu,\"gb_per_s\":%.3f}", k ? "," : "",
+                   r->candidates[k], r->gb_per_s[k]);
+        printf("]}\n");
+    }
+}
+
 /* Lets the library measure its prefetch distance before anything is
  * timed (when SAMEBITS_PREFETCH leaves that to it): f32 sums of 2^25
  * elements, a few at most, so that every row, on the host and on POCL
@@ -509,11 +545,15 @@ static int run_bench(int argc, char **argv)
                                  dev_count) != 0)
         goto done;
     /* What the runs measured of the prefetch distance, when that moved. */
-    if (json)
+    if (json) {
         print_prefetch_json();
-    else if (sb_host_prefetch() != prefetch_before || !prefetch_set) {
-        printf("\nafter these runs: ");
-        print_prefetch_text();
+        print_prefetch_folds_json();
+    } else {
+        if (sb_host_prefetch() != prefetch_before || !prefetch_set) {
+            printf("\nafter these runs: ");
+            print_prefetch_text();
+        }
+        print_prefetch_folds_text();
     }
     rc = CLI_EXIT_OK;
 done:
