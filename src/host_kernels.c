@@ -552,6 +552,17 @@ static inline V NAME(const T *x, const T *y, T start)                       \
             t_[0] = a_;                                                     \
         }                                                                   \
     }
+/* The tree over NL values at v (type T), every one present: NL / W
+ * registers of V through VTREE_CROSS, then VTREE_LANES; its root into
+ * `root`. The masked folds' trees and the converting folds' share it. */
+#define VTREE_OF_VALUES(V, W, v, VCOMBINE, root)                            \
+    {                                                                       \
+        V t_[NL / (W)];                                                     \
+        memcpy(t_, (v), sizeof t_);                                         \
+        VTREE_CROSS(V, W, t_, NL / (W), VCOMBINE)                           \
+        VTREE_LANES(V, W, t_, VCOMBINE)                                     \
+        (root) = t_[0][0];                                                  \
+    }
 /* A block's tree over its calls' registers, each holding W nodes in order
  * (NAME_node below), merged as they come: call c_'s register enters a
  * binary counter (stack_[level]) and merges with the registers of its
@@ -1230,26 +1241,17 @@ DEFINE_VFOLD_MASKED_G(vfold_masked_bf16_prod, float, float, sb_vf, VLOAD_f32, sb
 #  define MASKED_OF_VECTOR_FULL_FOLD_f64_prod(T, x, mask, v, any, START, SKIP, STEP) \
     MASKED_VFOLD_(vfold_masked_f64_prod, T, x, mask, v, any, START, SKIP)
 /* The same tree as the unmasked blocks' VFOLD_NODES takes, over the NL
- * values the masked fold stored: NL / W registers, then the lanes of the
- * last. In scalars through memory it was a quarter of a masked f32
- * block's time in cache (perf, AMD EPYC Zen 5, AVX-512). */
-#  define MASKED_VTREE_(V, VIN, W, v, VCOMBINE)                             \
-    {                                                                       \
-        V t_[NL / (W)];                                                     \
-        for (int k_ = 0; k_ < NL / (W); k_++)                               \
-            t_[k_] = *(const VIN *)((v) + (size_t)k_ * (W));                \
-        VTREE_CROSS(V, W, t_, NL / (W), VCOMBINE)                           \
-        VTREE_LANES(V, W, t_, VCOMBINE)                                     \
-        (v)[0] = t_[0][0];                                                  \
-    }
+ * values the masked fold stored (VTREE_OF_VALUES). In scalars through
+ * memory it was a quarter of a masked f32 block's time in cache (perf,
+ * AMD EPYC Zen 5, AVX-512). */
 #  define MASKED_TREE_OF_VECTOR_FULL_FOLD_f32_sum(T, v, STEP)               \
-    MASKED_VTREE_(sb_vf, sb_vf_in, F32_LANES, v, VCOMBINE_ADD)
+    VTREE_OF_VALUES(sb_vf, F32_LANES, v, VCOMBINE_ADD, (v)[0])
 #  define MASKED_TREE_OF_VECTOR_FULL_FOLD_f32_prod(T, v, STEP)              \
-    MASKED_VTREE_(sb_vf, sb_vf_in, F32_LANES, v, VCOMBINE_MUL)
+    VTREE_OF_VALUES(sb_vf, F32_LANES, v, VCOMBINE_MUL, (v)[0])
 #  define MASKED_TREE_OF_VECTOR_FULL_FOLD_f64_sum(T, v, STEP)               \
-    MASKED_VTREE_(sb_vd, sb_vd_in, F64_LANES, v, VCOMBINE_ADD)
+    VTREE_OF_VALUES(sb_vd, F64_LANES, v, VCOMBINE_ADD, (v)[0])
 #  define MASKED_TREE_OF_VECTOR_FULL_FOLD_f64_prod(T, v, STEP)              \
-    MASKED_VTREE_(sb_vd, sb_vd_in, F64_LANES, v, VCOMBINE_MUL)
+    VTREE_OF_VALUES(sb_vd, F64_LANES, v, VCOMBINE_MUL, (v)[0])
 #  define MASKED_TREE_OF_HALF_FULL_FOLD_f16_sum   MASKED_TREE_OF_SCALAR_FULL_FOLD
 #  define MASKED_TREE_OF_HALF_FULL_FOLD_f16_prod  MASKED_TREE_OF_SCALAR_FULL_FOLD
 #  define MASKED_TREE_OF_HALF_FULL_FOLD_bf16_sum  MASKED_TREE_OF_SCALAR_FULL_FOLD
@@ -2318,11 +2320,8 @@ DEFINE_WIDE_BLOCKS(bf16)
  * scalars per block. */
 #define CONV_BLOCK_TREE(src, v, has, all, STEP, VCOMBINE, out)              \
     if (all) {                                                              \
-        CONV_(V, src) t_[NL / CONV_(W, src)];                               \
-        memcpy(t_, (v), sizeof t_);                                         \
-        VTREE_CROSS(CONV_(V, src), CONV_(W, src), t_, NL / CONV_(W, src), VCOMBINE) \
-        VTREE_LANES(CONV_(V, src), CONV_(W, src), t_, VCOMBINE)             \
-        (out)->v.CONV_(FIELD, src) = t_[0][0];                              \
+        VTREE_OF_VALUES(CONV_(V, src), CONV_(W, src), v, VCOMBINE,          \
+                        (out)->v.CONV_(FIELD, src))                         \
         (out)->has = true;                                                  \
     } else {                                                                \
         TREE_NONE_AWARE(CONV_T_##src, v, has, STEP)                         \
