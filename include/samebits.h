@@ -640,26 +640,33 @@ SB_API unsigned sb_host_isa(const sb_host_options *opts);
  *  library measures: the best distance depends on the microarchitecture
  *  and on the fold (README: Performance; on AMD Zen 5, 4096 bytes took a
  *  1-thread f32 sum from memory from 0.55 to 0.97 of a plain read and
- *  cost NaN-skipping f32 sums a quarter; on Zen 4 it cost plain sums a
- *  third). A reduction over at least 64 MiB of contiguous input (argmin
- *  and argmax excepted) folds its spans of 64 blocks at each of
+ *  slowed NaN-skipping f32 sums; on Zen 4 it cost plain sums a third).
+ *  A reduction over at least 64 MiB of contiguous input x (argmin and
+ *  argmax excepted) folds its spans of 64 blocks at each of
  *  SB_PREFETCH_CANDIDATES distances in turn (0 and 4096 bytes), timing
- *  each span, and once each distance has folded at least 48 MiB in at
- *  least 24 spans (one call of 2^25 f32, two of 2^24) the one with the
- *  faster median span is kept for the rest of the process. Two kinds of
- *  measurement:
+ *  each span, and once each distance has folded at least 48 MiB (x, a
+ *  mask and a dot product's y counted) in at least 24 spans (one call of
+ *  2^25 f32, two of 2^24) the one with the faster median span is kept for
+ *  the rest of the process. Two kinds of measurement:
  *  - the default distance, sb_host_prefetch(): measured by the unmasked
- *    float sums, products, minima and maxima together (dot products,
- *    maps and half inputs converted in registers included), and taken by
- *    POCL's launches (as an argument at each launch, not a build option,
- *    so that POCL's kernel cache holds one program whatever a process
- *    measured) and by every fold whose own is not kept;
- *  - every other kind of fold measures its own (sb_host_prefetch_folds()):
- *    masked and NaN-skipping folds, integers, each element type,
- *    operation and instruction set apart, up to SB_PREFETCH_FOLDS kinds
- *    a process (then the default).
- *  Until a distance is kept, calls that do not measure take the default,
- *  and the default is 4096 until it is kept. The bits never depend
+ *    f32 and f64 sums, products, minima and maxima together (dot
+ *    products, maps, and f16 / bf16 inputs into f32 or f64 included),
+ *    and taken by POCL's launches (as an argument at each launch, not a
+ *    build option, so that POCL's kernel cache holds one program whatever
+ *    a process measured) and by every call below that does not keep its
+ *    own;
+ *  - every other fold whose full blocks read the distance measures its
+ *    own (sb_host_prefetch_folds()): masked and NaN-skipping float folds,
+ *    f16 and bf16 accumulators, wrapping integer sums and products,
+ *    checked integer sums of 32 and 64 bits, integer minima and maxima;
+ *    each element type, operation, accumulator and instruction set apart,
+ *    up to SB_PREFETCH_FOLDS kinds a process. Its calls over 1 MiB or
+ *    more take what it kept; smaller ones, and every call before it
+ *    keeps one, the default. Folds that read no distance (checked
+ *    products, checked 8- and 16-bit sums, masked integers, integers
+ *    converted into floats, integer maps and dot products, argmin and
+ *    argmax) measure nothing.
+ *  The default is 4096 until it is kept. The bits never depend
  *  on the distance: a prefetch is a hint, and the fold is the same code
  *  at every distance (tests/test_host_isa.c, test_host_prefetch.c). For
  *  benchmarks: `samebits bench --prefetch B` sets it. */
@@ -700,18 +707,23 @@ SB_API void sb_host_prefetch_report(sb_prefetch_report *report);
 typedef struct {
     char fold[SB_PREFETCH_FOLD_NAME];  /* e.g. "f32 sum, NaN-skipping,
                                           avx512": input (-> accumulator),
-                                          operation, map or dot, masked or
-                                          NaN-skipping, instruction set */
+                                          operation, wrapping, map,
+                                          masked, NaN-skipping,
+                                          instruction set, of the first
+                                          call that measured it (two
+                                          reductions that run the same
+                                          code share one) */
     sb_prefetch_report report;         /* as sb_host_prefetch_report(); its
-                                          bytes: what this fold prefetches
-                                          at now (before its own is kept,
-                                          the default) */
+                                          bytes: what this fold's calls of
+                                          1 MiB or more prefetch at now
+                                          (before its own is kept, the
+                                          default) */
 } sb_prefetch_fold;
 
 /*! sb_host_prefetch_folds() : copies the first `capacity` (at most) of
  *  the folds that have measured so far in this process, in the order
- *  they began, into folds[] (NULL with capacity 0: none), and returns how
- *  many there are (never more than SB_PREFETCH_FOLDS). */
+ *  they began, into folds[] (NULL: none, whatever the capacity), and
+ *  returns how many there are (never more than SB_PREFETCH_FOLDS). */
 SB_API size_t sb_host_prefetch_folds(sb_prefetch_fold *folds,
                                      size_t capacity);
 

@@ -81,7 +81,9 @@ size_t sb__host_prefetch_bytes(void);
 size_t sb__prefetch_distance(int fold);
 /* The measurement of the fold whose full blocks `code` folds, reading a
  * mask beside them or not, added under `name` (sb_prefetch_fold) the
- * first time; -1 once SB_PREFETCH_FOLDS kinds have one. */
+ * first time (name NULL: only looked up); -1 for none: not added, every
+ * one of SB_PREFETCH_FOLDS taken, the lock busy, or SAMEBITS_PREFETCH
+ * set. */
 int sb__prefetch_fold(const void *code, bool masked, const char *name);
 /* While measuring (no SAMEBITS_PREFETCH, nothing kept yet for `fold`),
  * a large fold takes turns: span `span` (SB_PREFETCH_SPAN_BLOCKS blocks)
@@ -94,6 +96,10 @@ size_t sb__prefetch_span_distance(int fold, size_t span);
 void sb__prefetch_span_record(int fold, size_t span, uint_least64_t bytes,
                               uint_least64_t ns);
 uint_least64_t sb__prefetch_clock_ns(void);
+/* The distance the calling thread's last contiguous host reduction took
+ * (spans that measured aside): for tests/test_host_prefetch.c, which
+ * checks that a fold keeps what it measured. */
+extern _Thread_local size_t sb__prefetch_last_call;
 
 /* The host kernel of a plan's (accumulator, op, wrap) in the copy of
  * host_kernels.c built for `isa` (SB_ISA_BASELINE, SB_ISA_AVX2,
@@ -116,6 +122,15 @@ sb_status sb__isa_resolve(unsigned requested, unsigned *isa);
 /* Whether this CPU converts binary16 with F16C (x86-64 builds with the
  * instruction-set copies only; false elsewhere). */
 bool sb__cpu_has_f16c(void);
+
+/* Which full blocks of sb__host_kernel(plan, isa) read the prefetch
+ * distance (host_kernels.c, SB_KERNEL_PREFETCHES): an OR of these. */
+#define SB_PREFETCH_UNMASKED 1u
+#define SB_PREFETCH_MASKED   2u
+unsigned sb__host_kernel_prefetches(const sb__plan *plan, unsigned isa);
+unsigned sb__host_kernel_prefetches_baseline(const sb__plan *plan);
+unsigned sb__host_kernel_prefetches_avx2(const sb__plan *plan);
+unsigned sb__host_kernel_prefetches_avx512(const sb__plan *plan);
 
 /* The sb__block_map_fn of a prepared plan in the copy built for `isa`,
  * or NULL where blocks take sb__prepare() or the masked blocks (integer

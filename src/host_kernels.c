@@ -96,6 +96,7 @@
  * chain in each, so they give the same bits (tests/test_host_isa.c). */
 #if !defined(SB_HOST_ISA) || SB_HOST_ISA == SB_ISA_BASELINE
 #  define SB_KERNEL_LOOKUP sb__host_kernel_baseline
+#  define SB_KERNEL_PREFETCHES sb__host_kernel_prefetches_baseline
 #  define SB_BLOCK_MAP_LOOKUP sb__host_block_map_baseline
 #  define SB_MASKED_BLOCK_LOOKUP sb__host_masked_block_baseline
 #  define SB_ROWS_LOOKUP sb__host_rows_baseline
@@ -104,6 +105,7 @@
 #  define F64_LANES 2
 #elif SB_HOST_ISA == SB_ISA_AVX2
 #  define SB_KERNEL_LOOKUP sb__host_kernel_avx2
+#  define SB_KERNEL_PREFETCHES sb__host_kernel_prefetches_avx2
 #  define SB_BLOCK_MAP_LOOKUP sb__host_block_map_avx2
 #  define SB_MASKED_BLOCK_LOOKUP sb__host_masked_block_avx2
 #  define SB_ROWS_LOOKUP sb__host_rows_avx2
@@ -112,6 +114,7 @@
 #  define F64_LANES 4
 #elif SB_HOST_ISA == SB_ISA_AVX512
 #  define SB_KERNEL_LOOKUP sb__host_kernel_avx512
+#  define SB_KERNEL_PREFETCHES sb__host_kernel_prefetches_avx512
 #  define SB_BLOCK_MAP_LOOKUP sb__host_block_map_avx512
 #  define SB_MASKED_BLOCK_LOOKUP sb__host_masked_block_avx512
 #  define SB_ROWS_LOOKUP sb__host_rows_avx512
@@ -273,6 +276,17 @@ typedef double sb_vd_in __attribute__((vector_size(SB_VEC_BYTES), aligned(8), ma
 #endif
 
 #define VLOAD(dst, src) memcpy(&(dst), (src), sizeof(dst))
+
+/* SB_IN_REGISTER(v): v is a register from here on, loaded once. A value
+ * used twice (a checked sum's add and its range test) was otherwise
+ * loaded twice, each use's load folded into its instruction (GCC 12). */
+#if defined(__x86_64__) || defined(__i386__)
+#  define SB_IN_REGISTER(v) __asm__("" : "+v"(v))
+#elif defined(__aarch64__)
+#  define SB_IN_REGISTER(v) __asm__("" : "+w"(v))
+#else
+#  define SB_IN_REGISTER(v) ((void)0)
+#endif
 
 /* A half accumulator's step is an operation and a rounding (about ten
  * dependent vector operations): its folds keep more chains in flight,
@@ -1314,7 +1328,9 @@ DEFINE_VPICK_MASKED(vpick_masked_f32_min, float,  float,  sb_vf, VLOAD_f32, sb_v
 DEFINE_VPICK_MASKED(vpick_masked_f32_max, float,  float,  sb_vf, VLOAD_f32, sb_vi32, F32_LANES, VBETTER_MAX, -__builtin_inff(), KEEP_MASK_f32)
 #  define MASKED_OF_VECTOR_FULL_PICK_f32_min(x, mask, v) vpick_masked_f32_min((x), (mask), prefetch, (v), &(bool){false})
 #  define MASKED_OF_VECTOR_FULL_PICK_f32_max(x, mask, v) vpick_masked_f32_max((x), (mask), prefetch, (v), &(bool){false})
+#  define SB_MASKED_VECTOR_FOLDS 1   /* SB_KERNEL_PREFETCHES */
 #  if F64_LANES >= 4
+#    define SB_MASKED_VECTOR_F64_PICKS 1
 DEFINE_VPICK_MASKED(vpick_masked_f64_min, double, double, sb_vd, VLOAD_f64, sb_vi64, F64_LANES, VBETTER_MIN, __builtin_inf(), KEEP_MASK_f64)
 DEFINE_VPICK_MASKED(vpick_masked_f64_max, double, double, sb_vd, VLOAD_f64, sb_vi64, F64_LANES, VBETTER_MAX, -__builtin_inf(), KEEP_MASK_f64)
 #    define MASKED_OF_VECTOR_FULL_PICK_f64_min(x, mask, v) vpick_masked_f64_min((x), (mask), prefetch, (v), &(bool){false})
@@ -1720,7 +1736,8 @@ static bool NAME##_whole(const T *x, size_t prefetch, T *node)              \
         for (int i = q; i < q + SB_BLOCK_SIZE / 4; i += STRIDE) {           \
             prefetch_ahead(x + i, sizeof sum, prefetch);                    \
             for (int k = 0; k < OF_ACCS; k++) {                             \
-                const NAME##_vu u = *(const NAME##_vuin *)(x + i + k * LANES); \
+                NAME##_vu u = *(const NAME##_vuin *)(x + i + k * LANES);    \
+                SB_IN_REGISTER(u);                                          \
                 sum[k] += u;                                                \
                 bits[k & 1] |= u + (UT)(OFFSET);                            \
             }                                                               \
@@ -2586,4 +2603,45 @@ const sb__kernel *SB_KERNEL_LOOKUP(const sb__plan *plan)
         return NULL;
     }
     return NULL;
+}
+
+/* Which full blocks of SB_KERNEL_LOOKUP(plan)'s kernel read their
+ * `prefetch` argument (a plan folded as it is stored: f32, f64 and the
+ * integers): SB_PREFETCH_UNMASKED where the unmasked block is a vector
+ * fold (FULL_VEC, FULL_PICK) or an integer whole-block form
+ * (DEFINE_ORDER_FREE_WHOLE, DEFINE_SMALL_SUM_WHOLE), SB_PREFETCH_MASKED
+ * where the masked block is a vector fold (MASKED_OF_VECTOR_FULL_*).
+ * host_prefetch.c measures a fold's own distance only where it is read: a
+ * fold that ignores it would keep whichever distance the noise favoured.
+ * It mirrors the kernels' definitions above; test_host_prefetch checks
+ * it against what the folds do. */
+unsigned SB_KERNEL_PREFETCHES(const sb__plan *plan)
+{
+    if (plan->arg || sb__type_is_half(plan->acc) || plan->acc != plan->input)
+        return 0;
+    if (plan->acc == SB_F32 || plan->acc == SB_F64) {
+        unsigned reads = 0;
+#ifdef SB_HAVE_SHUFFLE
+        reads |= SB_PREFETCH_UNMASKED;
+#endif
+#if defined(SB_MASKED_VECTOR_F64_PICKS)
+        reads |= SB_PREFETCH_MASKED;
+#elif defined(SB_MASKED_VECTOR_FOLDS)
+        if ((plan->op != SB_MIN && plan->op != SB_MAX) || plan->acc == SB_F32)
+            reads |= SB_PREFETCH_MASKED;
+#endif
+        return reads;
+    }
+    switch (plan->op) {
+    case SB_MIN:
+    case SB_MAX:
+        return SB_PREFETCH_UNMASKED;
+    case SB_SUM:          /* checked 8- and 16-bit sums: no whole form */
+        return plan->wrap || sb_type_size(plan->acc) >= 4
+             ? SB_PREFETCH_UNMASKED : 0;
+    case SB_PROD:         /* checked products: no whole form */
+        return plan->wrap ? SB_PREFETCH_UNMASKED : 0;
+    default:
+        return 0;
+    }
 }

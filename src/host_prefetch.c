@@ -143,13 +143,22 @@ size_t sb__prefetch_distance(int fold)
 
 int sb__prefetch_fold(const void *code, bool masked, const char *name)
 {
+    size_t bytes;
+    if (distance_from_environment(&bytes))
+        return -1;                         /* nothing to measure */
     unsigned n = atomic_load_explicit(&used, memory_order_acquire);
     for (unsigned i = 1; i < n; i++)
         if (measurements[i].code == code && measurements[i].masked == masked)
             return (int)i;
+    if (name == NULL)
+        return -1;                         /* looked up, not added */
     /* A new kind of fold: under the lock, which another thread may hold
-     * to add the same one. */
-    pthread_mutex_lock(&lock);
+     * to add the same one. Never waited for, as in
+     * sb__prefetch_span_record(): a lock held by another thread, or by
+     * one that is gone in a child forked meanwhile, leaves this call
+     * unmeasured (the default distance), and a later one adds it. */
+    if (pthread_mutex_trylock(&lock) != 0)
+        return -1;
     n = atomic_load_explicit(&used, memory_order_relaxed);
     int found = -1;
     for (unsigned i = 1; i < n && found < 0; i++)

@@ -296,24 +296,37 @@ static void fold_name(char *name, size_t size, const sb__plan *plan,
     char acc[24] = "";
     if (plan->acc != plan->input)
         snprintf(acc, sizeof acc, " -> %s", sb_type_name(plan->acc));
-    snprintf(name, size, "%s%s %s%s%s%s%s, %s", sb_type_name(plan->input),
-             acc, sb_op_name(plan->op), plan->dot ? ", dot" : "",
+    snprintf(name, size, "%s%s %s%s%s%s%s%s%s, %s", sb_type_name(plan->input),
+             acc, sb_op_name(plan->op), plan->wrap ? ", wrapping" : "",
+             plan->dot ? ", dot" : "",
              plan->map != SB_MAP_NONE ? ", " : "",
              plan->map != SB_MAP_NONE ? sb_map_name(plan->map) : "",
-             masked ? ", masked" : plan->skip_nan ? ", NaN-skipping" : "",
+             masked ? ", masked" : "", plan->skip_nan ? ", NaN-skipping" : "",
              sb_isa_name(isa));
 }
 
-/* Which prefetch measurement this call helps (host_prefetch.c), -1 for
- * none: one over enough contiguous input to come from memory (argmin and
- * argmax aside, whose scalar fold prefetches nothing). The unmasked float
- * sums, products, minima and maxima (what the prefetching vector folds
- * take, maps, dot products and half inputs converted in registers
- * included) measure the default distance together, 0; every other fold
- * its own, known by the code that folds its full blocks. Not a prepared
- * plan folded from a converted copy on the stack (an integer input into
- * f64, a masked one without a masked fold): the distance decides nothing
- * there, and both distances would time the same work. */
+_Thread_local size_t sb__prefetch_last_call;
+
+/* Prefetch measurements (host_prefetch.c) are made on calls this large
+ * (SB_PREFETCH_MEASURED_BYTES of x), and looked up from this size on:
+ * below it the input is in cache more often than not, and a lookup (up
+ * to SB_PREFETCH_FOLDS keys) would be a tenth of a small call. */
+#define PREFETCH_LOOKUP_BYTES ((size_t)1 << 20)
+
+/* Which prefetch measurement this call takes its distance from and helps
+ * decide while nothing is kept (host_prefetch.c), -1 for none (the
+ * default distance, nothing measured): one over enough contiguous input
+ * to come from memory, argmin and argmax aside (whose scalar fold reads
+ * no distance). The unmasked float sums, products, minima and maxima
+ * (what the prefetching vector folds take, maps, dot products and half
+ * inputs converted in registers included) measure the default together,
+ * 0; every other fold whose full blocks read the distance measures its
+ * own, known by the code that folds them: a converting fold (block map,
+ * masked or NaN-skipping block), or a kernel's block where
+ * sb__host_kernel_prefetches() says it reads it. Not a prepared plan
+ * folded from a converted copy on the stack, nor a kernel that ignores
+ * the distance: both distances would time the same work, and the noise
+ * would decide. */
 static int prefetch_measurement(const sb__plan *plan, const sb__kernel *kernel,
                                 sb__block_map_fn block_map,
                                 sb__masked_block_fn masked_block,
@@ -321,7 +334,7 @@ static int prefetch_measurement(const sb__plan *plan, const sb__kernel *kernel,
                                 ptrdiff_t stride, unsigned isa)
 {
     if (plan->arg || stride != 1 ||
-        n < SB_PREFETCH_MEASURED_BYTES / plan->input_size)
+        n < PREFETCH_LOOKUP_BYTES / plan->input_size)
         return -1;
     const bool masked = mask != NULL;
     const void *code;
@@ -329,7 +342,9 @@ static int prefetch_measurement(const sb__plan *plan, const sb__kernel *kernel,
         code = (const void *)block_map;
     else if (masked_block != NULL && (masked || plan->skip_nan))
         code = (const void *)masked_block;
-    else if (!plan->prepared)
+    else if (!plan->prepared &&
+             (sb__host_kernel_prefetches(plan, isa) &
+              (masked ? SB_PREFETCH_MASKED : SB_PREFETCH_UNMASKED)))
         code = (const void *)kernel->block;
     else
         return -1;
@@ -337,13 +352,13 @@ static int prefetch_measurement(const sb__plan *plan, const sb__kernel *kernel,
                             !plan->skip_nan && !masked &&
                             (plan->op == SB_SUM || plan->op == SB_PROD ||
                              plan->op == SB_MIN || plan->op == SB_MAX);
-    int fold = 0;
-    if (!float_fold) {
-        char name[SB_PREFETCH_FOLD_NAME];
-        fold_name(name, sizeof name, plan, masked, isa);
-        fold = sb__prefetch_fold(code, masked, name);
-    }
-    return sb__prefetch_measuring(fold) ? fold : -1;
+    if (float_fold)
+        return 0;
+    if (n < SB_PREFETCH_MEASURED_BYTES / plan->input_size)
+        return sb__prefetch_fold(code, masked, NULL);
+    char name[SB_PREFETCH_FOLD_NAME];
+    fold_name(name, sizeof name, plan, masked, isa);
+    return sb__prefetch_fold(code, masked, name);
 }
 
 static sb__node reduce_tree(const sb__plan *plan, const unsigned char *x,
@@ -365,7 +380,10 @@ static sb__node reduce_tree(const sb__plan *plan, const unsigned char *x,
         plan->prepared ? sb__host_masked_block(plan, isa) : NULL;
     const int fold = prefetch_measurement(plan, kernel, block_map,
                                           masked_block, mask, n, stride, isa);
-    const bool measuring = fold >= 0;
+    /* Measuring: a call large enough, while its fold keeps nothing. */
+    const bool measuring =
+        fold >= 0 && n >= SB_PREFETCH_MEASURED_BYTES / plan->input_size &&
+        sb__prefetch_measuring(fold);
     size_t chunk_blocks = blocks == 0 ? 1 : sb__round_up_pow2(blocks);
     /* One chunk on one thread; with more, at most threads * 4 chunk
      * nodes, on the heap (a caller's small stack, test_error_detail, has
@@ -403,6 +421,7 @@ static sb__node reduce_tree(const sb__plan *plan, const unsigned char *x,
         .chunk_count = (blocks + chunk_blocks - 1) / chunk_blocks,
         .chunk_nodes = chunk_nodes,
     };
+    sb__prefetch_last_call = j.prefetch;
     atomic_init(&j.next_chunk, 0);
     atomic_init(&j.overflow, false);
 

@@ -28,6 +28,7 @@
 static uint64_t seed;
 
 /* src/host_engine.h */
+extern _Thread_local size_t sb__prefetch_last_call;
 int sb__prefetch_fold(const void *code, bool masked, const char *name);
 bool sb__prefetch_measuring(int fold);
 size_t sb__prefetch_distance(int fold);
@@ -94,7 +95,8 @@ static int folds_decide_apart(void)
     sb_prefetch_fold folds[SB_PREFETCH_FOLDS + 1];
     memset(folds, 0xA5, sizeof folds);
     if (sb_host_prefetch_folds(folds, 3) != SB_PREFETCH_FOLDS ||
-        sb_host_prefetch_folds(NULL, 0) != SB_PREFETCH_FOLDS)
+        sb_host_prefetch_folds(NULL, 0) != SB_PREFETCH_FOLDS ||
+        sb_host_prefetch_folds(NULL, 5) != SB_PREFETCH_FOLDS)
         return 5;
     if (strcmp(folds[0].fold, "fold 0") != 0 ||
         strcmp(folds[2].fold, "fold 2") != 0 ||
@@ -121,6 +123,69 @@ static int folds_decide_apart(void)
     if (sb__prefetch_distance(0) != 0 || sb__prefetch_distance(5) != 4096 ||
         sb__prefetch_distance(6) != 0 || sb__prefetch_distance(-1) != 0)
         return 10;
+    return 0;
+}
+
+/* In a child process: a masked f32 sum of 64 MiB adds its fold (one
+ * call: not decided yet); made-up spans make it keep 0 while the default
+ * stays 4096; then a smaller masked call folds at 0 and an unmasked one at
+ * 4096; under SAMEBITS_PREFETCH a new kind adds nothing and every call
+ * takes the variable; a masked i32 sum, whose masked blocks read no
+ * distance, adds nothing either. Exit status 0, else the failed check. */
+static int fold_keeps_its_distance(void)
+{
+    const size_t big = (size_t)1 << 24, small = (size_t)1 << 20;
+    float *x = malloc(big * sizeof *x);
+    int32_t *ints = calloc(big, sizeof *ints);
+    unsigned char *mask = malloc(big);
+    if (x == NULL || ints == NULL || mask == NULL)
+        return 20;
+    for (size_t i = 0; i < big; i++) {
+        x[i] = (float)(i % 1000) * 0.001f;
+        mask[i] = i % 3 != 0;
+    }
+    const sb_reduction sum = { SB_SUM, SB_F32, 0, 0, 0 };
+    const sb_reduction prod = { SB_PROD, SB_F32, 0, 0, 0 };
+    const sb_reduction isum = { SB_SUM, SB_I32, 0, 0, 0 };
+    const sb_host_options one = { .threads = 1 };
+    unsigned char result[16];
+    if (sb_reduce_host_opts(sum, x, mask, big, result, &one) != SB_OK)
+        return 1;
+    sb_prefetch_fold folds[2];
+    if (sb_host_prefetch_folds(folds, 2) != 1 ||
+        folds[0].report.source != SB_PREFETCH_NOT_YET)
+        return 2;
+    /* Spans of 64 KiB, so that the made-up ones are most of the spans
+     * kept (128 a distance) when the 48 MiB that decide are reached: the
+     * call's own 32 a distance must not decide. 1000 GB/s, 1 GB/s. */
+    const uint_least64_t kib64 = (uint_least64_t)1 << 16;
+    for (size_t span = 0; span < 2 * 200; span++)
+        sb__prefetch_span_record(1, span, kib64,
+                                 span % 2 ? kib64 : kib64 / 1000);
+    sb_host_prefetch_folds(folds, 2);
+    if (folds[0].report.source != SB_PREFETCH_MEASURED ||
+        folds[0].report.bytes != 0 || sb_host_prefetch() != 4096)
+        return 3;
+    if (sb_reduce_host_opts(sum, x, mask, small, result, &one) != SB_OK ||
+        sb__prefetch_last_call != 0)
+        return 4;
+    if (sb_reduce_host_opts(sum, x, NULL, small, result, &one) != SB_OK ||
+        sb__prefetch_last_call != 4096)
+        return 5;
+    setenv("SAMEBITS_PREFETCH", "512", 1);
+    if (sb_reduce_host_opts(prod, x, mask, big, result, &one) != SB_OK ||
+        sb__prefetch_last_call != 512 || sb_host_prefetch_folds(NULL, 0) != 1)
+        return 6;
+    if (sb_reduce_host_opts(sum, x, mask, small, result, &one) != SB_OK ||
+        sb__prefetch_last_call != 512)
+        return 7;
+    unsetenv("SAMEBITS_PREFETCH");
+    if (sb_reduce_host_opts(isum, ints, mask, big, result, &one) != SB_OK ||
+        sb_host_prefetch_folds(NULL, 0) != 1)
+        return 8;
+    free(x);
+    free(ints);
+    free(mask);
     return 0;
 }
 
@@ -157,6 +222,12 @@ static void each_fold_measures_apart(void **state)
 {
     (void)state;
     in_child(folds_decide_apart, "folds apart");
+}
+
+static void a_fold_keeps_its_distance(void **state)
+{
+    (void)state;
+    in_child(fold_keeps_its_distance, "a fold's own distance");
 }
 
 /* Without SAMEBITS_PREFETCH the distance is measured (host_prefetch.c):
@@ -263,6 +334,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(the_median_span_decides),
         cmocka_unit_test(each_fold_measures_apart),
+        cmocka_unit_test(a_fold_keeps_its_distance),
         cmocka_unit_test(the_prefetch_distance_is_measured),
     };
     seed = test_seed(20261204u);
