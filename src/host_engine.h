@@ -96,9 +96,10 @@ size_t sb__prefetch_span_distance(int fold, size_t span);
 void sb__prefetch_span_record(int fold, size_t span, uint_least64_t bytes,
                               uint_least64_t ns);
 uint_least64_t sb__prefetch_clock_ns(void);
-/* The distance the calling thread's last contiguous host reduction took
- * (spans that measured aside): for tests/test_host_prefetch.c, which
- * checks that a fold keeps what it measured. */
+/* The distance the calling thread's last contiguous host reduction of 1
+ * MiB or more took (spans that measured aside): for
+ * tests/test_host_prefetch.c, which checks that a fold keeps what it
+ * measured. */
 extern _Thread_local size_t sb__prefetch_last_call;
 
 /* The host kernel of a plan's (accumulator, op, wrap) in the copy of

@@ -421,7 +421,8 @@ static sb__node reduce_tree(const sb__plan *plan, const unsigned char *x,
         .chunk_count = (blocks + chunk_blocks - 1) / chunk_blocks,
         .chunk_nodes = chunk_nodes,
     };
-    sb__prefetch_last_call = j.prefetch;
+    if (n >= PREFETCH_LOOKUP_BYTES / plan->input_size)   /* not each call */
+        sb__prefetch_last_call = j.prefetch;
     atomic_init(&j.next_chunk, 0);
     atomic_init(&j.overflow, false);
 

@@ -294,7 +294,8 @@ static void the_prefetch_distance_is_measured(void **state)
         assert_string_equal(folds[i].fold, names[i]);
         assert_int_equal(f->source, SB_PREFETCH_MEASURED);
         assert_true(f->gb_per_s[0] > 0 && f->gb_per_s[1] > 0);
-        assert_int_equal(f->bytes, f->gb_per_s[0] >= f->gb_per_s[1] ? 0 : 4096);
+        assert_int_equal(f->bytes,
+                         f->gb_per_s[0] >= f->gb_per_s[1] ? 0 : 4096);
     }
     sb_host_prefetch_report(&r);
     assert_int_equal(r.source, SB_PREFETCH_NOT_YET);
