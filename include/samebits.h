@@ -650,21 +650,25 @@ SB_API unsigned sb_host_isa(const sb_host_options *opts);
  *  the rest of the process. Two kinds of measurement:
  *  - the default distance, sb_host_prefetch(): measured by the unmasked
  *    f32 and f64 sums, products, minima and maxima together (dot
- *    products, maps, and f16 / bf16 inputs into f32 or f64 included),
- *    and taken by POCL's launches (as an argument at each launch, not a
- *    build option, so that POCL's kernel cache holds one program whatever
- *    a process measured) and by every call below that does not keep its
- *    own;
+ *    products, maps, and f32, f16 and bf16 inputs into f32 or f64
+ *    included), and taken by POCL's launches (as an argument at each
+ *    launch, not a build option, so that POCL's kernel cache holds one
+ *    program whatever a process measured) and by every call below that
+ *    does not keep its own;
  *  - every other fold whose full blocks read the distance measures its
- *    own (sb_host_prefetch_folds()): masked and NaN-skipping float folds,
- *    f16 and bf16 accumulators, wrapping integer sums and products,
- *    checked integer sums of 32 and 64 bits, integer minima and maxima;
- *    each element type, operation, accumulator and instruction set apart,
- *    up to SB_PREFETCH_FOLDS kinds a process. Its calls over 1 MiB or
- *    more take what it kept; smaller ones, and every call before it
+ *    own (sb_host_prefetch_folds()): masked and NaN-skipping float sums,
+ *    products, minima and maxima without a map or a dot product (on x86
+ *    with vector shuffles, GCC 12 or Clang; masked f64 min and max from
+ *    AVX2 up), f16 and bf16 accumulators, wrapping integer sums and
+ *    products, checked integer sums of 32 and 64 bits, integer minima and
+ *    maxima; each element type, operation, accumulator and instruction
+ *    set apart, up to SB_PREFETCH_FOLDS kinds a process (any more take the
+ *    default). Its calls over 1 MiB or more of contiguous x, batch rows
+ *    included, take what it kept; smaller ones, and every call before it
  *    keeps one, the default. Folds that read no distance (checked
- *    products, checked 8- and 16-bit sums, masked integers, integers
- *    converted into floats, integer maps and dot products, argmin and
+ *    products, checked 8- and 16-bit sums, masked integers, integer
+ *    widenings, integers converted into floats, masked or NaN-skipping
+ *    maps and dot products, integer maps and dot products, argmin and
  *    argmax) measure nothing.
  *  The default is 4096 until it is kept. The bits never depend
  *  on the distance: a prefetch is a hint, and the fold is the same code
@@ -707,7 +711,7 @@ SB_API void sb_host_prefetch_report(sb_prefetch_report *report);
 typedef struct {
     char fold[SB_PREFETCH_FOLD_NAME];  /* e.g. "f32 sum, NaN-skipping,
                                           avx512": input (-> accumulator),
-                                          operation, wrapping, map,
+                                          operation, wrapping, dot, map,
                                           masked, NaN-skipping,
                                           instruction set, of the first
                                           call that measured it (two
@@ -715,7 +719,8 @@ typedef struct {
                                           code share one) */
     sb_prefetch_report report;         /* as sb_host_prefetch_report(); its
                                           bytes: what this fold's calls of
-                                          1 MiB or more prefetch at now
+                                          1 MiB or more of contiguous x
+                                          prefetch at now
                                           (before its own is kept, the
                                           default) */
 } sb_prefetch_fold;

@@ -97,7 +97,8 @@ void sb__prefetch_span_record(int fold, size_t span, uint_least64_t bytes,
                               uint_least64_t ns);
 uint_least64_t sb__prefetch_clock_ns(void);
 /* The distance the calling thread's last contiguous host reduction of 1
- * MiB or more took (spans that measured aside): for
+ * MiB or more took (spans that measured aside; a batch row on one thread:
+ * where its fold has a measurement): for
  * tests/test_host_prefetch.c, which checks that a fold keeps what it
  * measured. */
 extern _Thread_local size_t sb__prefetch_last_call;

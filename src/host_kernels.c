@@ -2613,8 +2613,8 @@ const sb__kernel *SB_KERNEL_LOOKUP(const sb__plan *plan)
  * where the masked block is a vector fold (MASKED_OF_VECTOR_FULL_*).
  * host_prefetch.c measures a fold's own distance only where it is read: a
  * fold that ignores it would keep whichever distance the noise favoured.
- * It mirrors the kernels' definitions above; test_host_prefetch checks
- * it against what the folds do. */
+ * It mirrors the kernels' definitions above (test_host_prefetch checks
+ * one case, that a masked integer sum measures nothing). */
 unsigned SB_KERNEL_PREFETCHES(const sb__plan *plan)
 {
     if (plan->arg || sb__type_is_half(plan->acc) || plan->acc != plan->input)

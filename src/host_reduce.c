@@ -323,7 +323,9 @@ _Thread_local size_t sb__prefetch_last_call;
  * 0; every other fold whose full blocks read the distance measures its
  * own, known by the code that folds them: a converting fold (block map,
  * masked or NaN-skipping block), or a kernel's block where
- * sb__host_kernel_prefetches() says it reads it. Not a prepared plan
+ * sb__host_kernel_prefetches() says it reads it; added to the
+ * measurements when `add` and the call is large enough, else only looked
+ * up. Not a prepared plan
  * folded from a converted copy on the stack, nor a kernel that ignores
  * the distance: both distances would time the same work, and the noise
  * would decide. */
@@ -331,7 +333,7 @@ static int prefetch_measurement(const sb__plan *plan, const sb__kernel *kernel,
                                 sb__block_map_fn block_map,
                                 sb__masked_block_fn masked_block,
                                 const unsigned char *mask, size_t n,
-                                ptrdiff_t stride, unsigned isa)
+                                ptrdiff_t stride, unsigned isa, bool add)
 {
     if (plan->arg || stride != 1 ||
         n < PREFETCH_LOOKUP_BYTES / plan->input_size)
@@ -354,7 +356,7 @@ static int prefetch_measurement(const sb__plan *plan, const sb__kernel *kernel,
                              plan->op == SB_MIN || plan->op == SB_MAX);
     if (float_fold)
         return 0;
-    if (n < SB_PREFETCH_MEASURED_BYTES / plan->input_size)
+    if (!add || n < SB_PREFETCH_MEASURED_BYTES / plan->input_size)
         return sb__prefetch_fold(code, masked, NULL);
     char name[SB_PREFETCH_FOLD_NAME];
     fold_name(name, sizeof name, plan, masked, isa);
@@ -379,7 +381,8 @@ static sb__node reduce_tree(const sb__plan *plan, const unsigned char *x,
     const sb__masked_block_fn masked_block =
         plan->prepared ? sb__host_masked_block(plan, isa) : NULL;
     const int fold = prefetch_measurement(plan, kernel, block_map,
-                                          masked_block, mask, n, stride, isa);
+                                          masked_block, mask, n, stride, isa,
+                                          true);
     /* Measuring: a call large enough, while its fold keeps nothing. */
     const bool measuring =
         fold >= 0 && n >= SB_PREFETCH_MEASURED_BYTES / plan->input_size &&
@@ -421,8 +424,8 @@ static sb__node reduce_tree(const sb__plan *plan, const unsigned char *x,
         .chunk_count = (blocks + chunk_blocks - 1) / chunk_blocks,
         .chunk_nodes = chunk_nodes,
     };
-    if (n >= PREFETCH_LOOKUP_BYTES / plan->input_size)   /* not each call */
-        sb__prefetch_last_call = j.prefetch;
+    if (stride == 1 && n >= PREFETCH_LOOKUP_BYTES / plan->input_size)
+        sb__prefetch_last_call = j.prefetch;   /* not each small call */
     atomic_init(&j.next_chunk, 0);
     atomic_init(&j.overflow, false);
 
@@ -657,13 +660,22 @@ sb_status sb__reduce_row(const sb__row_engine *e, const void *x,
         root = reduce_tree(plan, x, NULL, mask, n, stride, threads, e->isa,
                            &overflow);
     } else {
-        const job j = {
+        job j = {
             .plan = plan, .kernel = e->kernel, .block_map = e->block_map,
             .prepare = sb__host_prepare(e->isa),
             .masked_block = e->masked_block,
             .x = x, .mask = mask, .n = n, .stride = stride,
             .prefetch = e->prefetch,
         };
+        /* A row of 1 MiB or more takes the distance its fold kept (looked
+         * up, not measured: one thread's row times no spans). */
+        const int fold = prefetch_measurement(plan, e->kernel, e->block_map,
+                                              e->masked_block, mask, n,
+                                              stride, e->isa, false);
+        if (fold >= 0) {
+            j.prefetch = sb__prefetch_distance(fold);
+            sb__prefetch_last_call = j.prefetch;
+        }
         root = reduce_blocks(&j, 0, (n + SB_BLOCK_SIZE - 1) / SB_BLOCK_SIZE,
                              &overflow);
     }

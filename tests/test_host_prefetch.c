@@ -128,9 +128,10 @@ static int folds_decide_apart(void)
 
 /* In a child process: a masked f32 sum of 64 MiB adds its fold (one
  * call: not decided yet); made-up spans make it keep 0 while the default
- * stays 4096; then a smaller masked call folds at 0 and an unmasked one at
- * 4096; under SAMEBITS_PREFETCH a new kind adds nothing and every call
- * takes the variable; a masked i32 sum, whose masked blocks read no
+ * stays 4096; then another 64 MiB masked call and a smaller one fold at 0
+ * (the large one measuring nothing more), as do masked batch rows on one
+ * thread, and an unmasked one at 4096; under SAMEBITS_PREFETCH a new kind
+ * adds nothing and every call takes the variable; a masked i32 sum, whose masked blocks read no
  * distance, adds nothing either. Exit status 0, else the failed check. */
 static int fold_keeps_its_distance(void)
 {
@@ -166,12 +167,35 @@ static int fold_keeps_its_distance(void)
     if (folds[0].report.source != SB_PREFETCH_MEASURED ||
         folds[0].report.bytes != 0 || sb_host_prefetch() != 4096)
         return 3;
+    /* A call large enough to measure takes the kept 0 and measures
+     * nothing more. */
+    const double kept[2] = { folds[0].report.gb_per_s[0],
+                             folds[0].report.gb_per_s[1] };
+    if (sb_reduce_host_opts(sum, x, mask, big, result, &one) != SB_OK ||
+        sb__prefetch_last_call != 0)
+        return 9;
+    sb_host_prefetch_folds(folds, 2);
+    if (folds[0].report.gb_per_s[0] != kept[0] ||
+        folds[0].report.gb_per_s[1] != kept[1])
+        return 10;
     if (sb_reduce_host_opts(sum, x, mask, small, result, &one) != SB_OK ||
         sb__prefetch_last_call != 0)
         return 4;
     if (sb_reduce_host_opts(sum, x, NULL, small, result, &one) != SB_OK ||
         sb__prefetch_last_call != 4096)
         return 5;
+    /* Batch rows on one thread (SAMEBITS_THREADS=1) look theirs up too:
+     * two masked rows of 4 MiB. */
+    sb_status statuses[2];
+    float sums[2];
+    sb__prefetch_last_call = 4096;
+    setenv("SAMEBITS_THREADS", "1", 1);
+    const sb_status batched = sb_reduce_batched_host(
+        sum, x, mask, small, 1, 2, (ptrdiff_t)small, sums, statuses);
+    unsetenv("SAMEBITS_THREADS");
+    if (batched != SB_OK || statuses[0] != SB_OK ||
+        sb__prefetch_last_call != 0)
+        return 11;
     setenv("SAMEBITS_PREFETCH", "512", 1);
     if (sb_reduce_host_opts(prod, x, mask, big, result, &one) != SB_OK ||
         sb__prefetch_last_call != 512 || sb_host_prefetch_folds(NULL, 0) != 1)
