@@ -68,6 +68,32 @@ typedef struct {
 
 static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
 static measurement measurements[1 + SB_PREFETCH_FOLDS];
+
+/* A fork() waits for the lock and the child starts with it free: else a
+ * child forked while another thread held it (a report sorting its spans,
+ * a span's record) would hang in its first report, and its folds could
+ * never be measured (the lock's other users only try it). Taking it
+ * around the fork also leaves the child a whole record, not half of one. */
+static void lock_before_fork(void) { pthread_mutex_lock(&lock); }
+static void unlock_after_fork(void) { pthread_mutex_unlock(&lock); }
+static void register_fork_handlers(void)
+{
+    /* Fails only without memory for the handlers: the lock then stays as
+     * it was, unguarded at a fork. */
+    (void)pthread_atfork(lock_before_fork, unlock_after_fork,
+                         unlock_after_fork);
+}
+static pthread_once_t fork_handlers_once = PTHREAD_ONCE_INIT;
+static void take_lock(void)
+{
+    (void)pthread_once(&fork_handlers_once, register_fork_handlers);
+    pthread_mutex_lock(&lock);
+}
+static bool try_lock(void)
+{
+    (void)pthread_once(&fork_handlers_once, register_fork_handlers);
+    return pthread_mutex_trylock(&lock) == 0;
+}
 /* How many of measurements[] are in use, the default included: a slot's
  * key is written before the count that publishes it (release), so a
  * reader that sees the count (acquire) sees the key. */
@@ -154,10 +180,10 @@ int sb__prefetch_fold(const void *code, bool masked, const char *name)
         return -1;                         /* looked up, not added */
     /* A new kind of fold: under the lock, which another thread may hold
      * to add the same one. Never waited for, as in
-     * sb__prefetch_span_record(): a lock held by another thread, or by
-     * one that is gone in a child forked meanwhile, leaves this call
-     * unmeasured (the default distance), and a later one adds it. */
-    if (pthread_mutex_trylock(&lock) != 0)
+     * sb__prefetch_span_record(): a lock held by another thread leaves
+     * this call unmeasured (the default distance), and a later one adds
+     * it. */
+    if (!try_lock())
         return -1;
     n = atomic_load_explicit(&used, memory_order_relaxed);
     int found = -1;
@@ -204,9 +230,8 @@ void sb__prefetch_span_record(int fold, size_t span, uint_least64_t bytes,
                               uint_least64_t ns)
 {
     /* A span is a sample, and samples are optional: one that finds the
-     * lock taken is dropped, so no thread ever waits here (nor a child
-     * forked while another thread held it). */
-    if (fold < 0 || pthread_mutex_trylock(&lock) != 0)
+     * lock taken is dropped, so no thread folding ever waits here. */
+    if (fold < 0 || !try_lock())
         return;
     measurement *m = slot(fold);
     if (atomic_load(&m->chosen) != 0) {   /* decided while this span ran */
@@ -257,7 +282,7 @@ static void report_of(const measurement *m, sb_prefetch_report *report)
 size_t sb_host_prefetch_folds(sb_prefetch_fold *folds, size_t capacity)
 {
     sb__detail_clear();
-    pthread_mutex_lock(&lock);
+    take_lock();
     const unsigned n = atomic_load(&used);
     for (unsigned i = 1; i < n && i - 1 < capacity && folds != NULL; i++) {
         snprintf(folds[i - 1].fold, sizeof folds[i - 1].fold, "%s",
@@ -273,7 +298,7 @@ void sb_host_prefetch_report(sb_prefetch_report *report)
     sb__detail_clear();
     if (report == NULL)
         return;
-    pthread_mutex_lock(&lock);
+    take_lock();
     report_of(&measurements[0], report);
     pthread_mutex_unlock(&lock);
 }

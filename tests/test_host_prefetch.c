@@ -6,7 +6,7 @@
  * mean. Its own program, since the decision is made once per process;
  * linked to the static library for sb__prefetch_span_record(). Seeded
  * (printed at start; SAMEBITS_TEST_SEED replays a run). */
-#define _POSIX_C_SOURCE 200809L   /* setenv, unsetenv */
+#define _POSIX_C_SOURCE 200809L   /* setenv, unsetenv, alarm */
 #include <stdarg.h>              /* cmocka's four required headers */
 #include <stddef.h>
 #include <setjmp.h>
@@ -14,6 +14,9 @@
 #include <stdio.h>
 #include <cmocka.h>
 
+#include <pthread.h>
+#include <signal.h>
+#include <stdatomic.h>
 #include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
@@ -213,6 +216,71 @@ static int fold_keeps_its_distance(void)
     return 0;
 }
 
+/* A thread that asks for the reports until told to stop: each report
+ * holds the library's lock while it sorts every candidate's spans. */
+static atomic_bool stop_reporting;
+static void *report_until_stopped(void *arg)
+{
+    (void)arg;
+    while (!atomic_load(&stop_reporting)) {
+        sb_prefetch_report r;
+        sb_prefetch_fold folds[SB_PREFETCH_FOLDS];
+        sb_host_prefetch_report(&r);
+        (void)sb_host_prefetch_folds(folds, SB_PREFETCH_FOLDS);
+    }
+    return NULL;
+}
+
+/* In a forked child: a report does not hang, and the lock is free for
+ * the spans, which decide the default. Exit status 0; else the check. */
+static int child_reports_and_decides(void)
+{
+    alarm(10);   /* a hang ends here, as SIGALRM */
+    sb_prefetch_report r;
+    sb_host_prefetch_report(&r);
+    if (r.source != SB_PREFETCH_NOT_YET)
+        return 1;
+    const uint_least64_t two_mib = (uint_least64_t)2 << 20;
+    for (size_t span = 0; span < 2 * 30; span++)
+        sb__prefetch_span_record(0, span, two_mib, 100000);
+    sb_host_prefetch_report(&r);
+    return r.source == SB_PREFETCH_MEASURED ? 0 : 2;
+}
+
+/* In a child process: while another thread keeps taking the lock for
+ * reports, forks; every grandchild reports and measures as above. Made-up
+ * spans too small to decide first give each report 128 spans of each
+ * candidate to sort, so that the forks often fall while it is held.
+ * Exit status 0, else which check failed. */
+static int forks_while_reporting(void)
+{
+    for (size_t span = 0; span < 2 * 128; span++)
+        sb__prefetch_span_record(0, span, 1, 1000);
+    pthread_t reporter;
+    if (pthread_create(&reporter, NULL, report_until_stopped, NULL) != 0)
+        return 1;
+    int failed = 0;
+    for (int i = 0; i < 200 && failed == 0; i++) {
+        const pid_t child = fork();
+        if (child < 0) {
+            failed = 2;
+            break;
+        }
+        if (child == 0)
+            _exit(child_reports_and_decides());
+        int status = 0;
+        if (waitpid(child, &status, 0) != child)
+            failed = 3;
+        else if (WIFSIGNALED(status) && WTERMSIG(status) == SIGALRM)
+            failed = 4;   /* hung */
+        else if (!WIFEXITED(status) || WEXITSTATUS(status) != 0)
+            failed = 10 + (WIFEXITED(status) ? WEXITSTATUS(status) : 0);
+    }
+    atomic_store(&stop_reporting, true);
+    pthread_join(reporter, NULL);
+    return failed;
+}
+
 /* Runs check(), which returns 0 or the number of the check that failed,
  * in a child process; what the parent measured stays as it was. */
 static void in_child(int (*check)(void), const char *what)
@@ -252,6 +320,13 @@ static void a_fold_keeps_its_distance(void **state)
 {
     (void)state;
     in_child(fold_keeps_its_distance, "a fold's own distance");
+}
+
+static void a_child_forked_during_a_report(void **state)
+{
+    (void)state;
+    /* 4: a grandchild hung; 11, 12: its report or its decision */
+    in_child(forks_while_reporting, "forks while another thread reports");
 }
 
 /* Without SAMEBITS_PREFETCH the distance is measured (host_prefetch.c):
@@ -360,6 +435,7 @@ int main(void)
         cmocka_unit_test(the_median_span_decides),
         cmocka_unit_test(each_fold_measures_apart),
         cmocka_unit_test(a_fold_keeps_its_distance),
+        cmocka_unit_test(a_child_forked_during_a_report),
         cmocka_unit_test(the_prefetch_distance_is_measured),
     };
     seed = test_seed(20261204u);
