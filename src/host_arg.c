@@ -81,7 +81,8 @@ static void tag##_##op##_combine(sb__node *left, const sb__node *right,    \
         *left = *right;                                                     \
 }                                                                           \
 static const sb__kernel tag##_##op##_kernel = {                             \
-    tag##_##op##_block, tag##_##op##_combine                                \
+    tag##_##op##_block, tag##_##op##_combine,                               \
+    0   /* the scalar fold reads no prefetch distance */                    \
 };
 
 #define SB_ARG_INSTANCE_(e, tag, ctype, f, s, cl)                           \

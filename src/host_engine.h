@@ -38,9 +38,16 @@ typedef void (*sb__block_fn)(const void *x, const unsigned char *mask,
 typedef void (*sb__combine_fn)(sb__node *left, const sb__node *right,
                                bool *overflow);
 
+/* `prefetches`: which of block's full blocks read `prefetch`, an OR of
+ * SB_PREFETCH_UNMASKED and SB_PREFETCH_MASKED (host_prefetch.c measures
+ * a fold's own distance only where it is read: a fold that ignores it
+ * would keep whichever distance the noise favoured). */
+#define SB_PREFETCH_UNMASKED 1u
+#define SB_PREFETCH_MASKED   2u
 typedef struct {
     sb__block_fn   block;
     sb__combine_fn combine;
+    unsigned       prefetches;
 } sb__kernel;
 
 /* A full (SB_BLOCK_SIZE), unmasked block of a float plan whose input is
@@ -124,15 +131,6 @@ sb_status sb__isa_resolve(unsigned requested, unsigned *isa);
 /* Whether this CPU converts binary16 with F16C (x86-64 builds with the
  * instruction-set copies only; false elsewhere). */
 bool sb__cpu_has_f16c(void);
-
-/* Which full blocks of sb__host_kernel(plan, isa) read the prefetch
- * distance (host_kernels.c, SB_KERNEL_PREFETCHES): an OR of these. */
-#define SB_PREFETCH_UNMASKED 1u
-#define SB_PREFETCH_MASKED   2u
-unsigned sb__host_kernel_prefetches(const sb__plan *plan, unsigned isa);
-unsigned sb__host_kernel_prefetches_baseline(const sb__plan *plan);
-unsigned sb__host_kernel_prefetches_avx2(const sb__plan *plan);
-unsigned sb__host_kernel_prefetches_avx512(const sb__plan *plan);
 
 /* The sb__block_map_fn of a prepared plan in the copy built for `isa`,
  * or NULL where blocks take sb__prepare() or the masked blocks (integer

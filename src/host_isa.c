@@ -227,8 +227,3 @@ sb__masked_block_fn sb__host_masked_block(const sb__plan *plan, unsigned isa)
 {
     return SB_FOR_ISA(sb__host_masked_block, isa, plan);
 }
-
-unsigned sb__host_kernel_prefetches(const sb__plan *plan, unsigned isa)
-{
-    return SB_FOR_ISA(sb__host_kernel_prefetches, isa, plan);
-}

@@ -96,7 +96,6 @@
  * chain in each, so they give the same bits (tests/test_host_isa.c). */
 #if !defined(SB_HOST_ISA) || SB_HOST_ISA == SB_ISA_BASELINE
 #  define SB_KERNEL_LOOKUP sb__host_kernel_baseline
-#  define SB_KERNEL_PREFETCHES sb__host_kernel_prefetches_baseline
 #  define SB_BLOCK_MAP_LOOKUP sb__host_block_map_baseline
 #  define SB_MASKED_BLOCK_LOOKUP sb__host_masked_block_baseline
 #  define SB_ROWS_LOOKUP sb__host_rows_baseline
@@ -105,7 +104,6 @@
 #  define F64_LANES 2
 #elif SB_HOST_ISA == SB_ISA_AVX2
 #  define SB_KERNEL_LOOKUP sb__host_kernel_avx2
-#  define SB_KERNEL_PREFETCHES sb__host_kernel_prefetches_avx2
 #  define SB_BLOCK_MAP_LOOKUP sb__host_block_map_avx2
 #  define SB_MASKED_BLOCK_LOOKUP sb__host_masked_block_avx2
 #  define SB_ROWS_LOOKUP sb__host_rows_avx2
@@ -114,7 +112,6 @@
 #  define F64_LANES 4
 #elif SB_HOST_ISA == SB_ISA_AVX512
 #  define SB_KERNEL_LOOKUP sb__host_kernel_avx512
-#  define SB_KERNEL_PREFETCHES sb__host_kernel_prefetches_avx512
 #  define SB_BLOCK_MAP_LOOKUP sb__host_block_map_avx512
 #  define SB_MASKED_BLOCK_LOOKUP sb__host_masked_block_avx512
 #  define SB_ROWS_LOOKUP sb__host_rows_avx512
@@ -761,8 +758,15 @@ DEFINE_VPICK_MAPS(f64, double, sb_vd, sb_vd_in, sb_vi64, F64_LANES, max, VBETTER
  *   (NO_WHOLE). It asks for the lines `prefetch` bytes ahead as it reads,
  *   as the vector folds do: without that a 1-thread i32 sum read 2^24
  *   elements from memory at 21-34 GB/s, with it at 30-44 (AMD EPYC Zen 5;
- *   the read itself 30-56 on that VM, runs taking turns). */
+ *   the read itself 30-56 on that VM, runs taking turns).
+ * The kernel's `prefetches` (which of its full blocks read the distance,
+ * for host_prefetch.c) come from where its folds are defined: FULL's
+ * PREFETCHES_OF_<FULL> (its unmasked and masked full blocks), and
+ * <WHOLE>_prefetches, which each whole-block form declares beside its
+ * definition. A FULL without the first fails to compile. */
 #define NO_WHOLE(x, prefetch, node) ((void)(x), (void)(prefetch), (void)(node), false)
+enum { NO_WHOLE_prefetches = 0 };
+#define SB_PREFETCH_BOTH_ (SB_PREFETCH_UNMASKED | SB_PREFETCH_MASKED)
 #define TRY_WHOLE_BLOCK(T, FIELD, WHOLE)                                    \
     {                                                                       \
         T whole_;                                                           \
@@ -847,7 +851,9 @@ static void NAME##_combine(sb__node *left, const sb__node *right,           \
     STEP(left->v.FIELD, right->v.FIELD);                                    \
     if (ov) *overflow = true;                                               \
 }                                                                           \
-static const sb__kernel NAME##_kernel = { NAME##_block, NAME##_combine };
+static const sb__kernel NAME##_kernel = {                                 \
+    NAME##_block, NAME##_combine,                                          \
+    SB_CAT(PREFETCHES_OF_, FULL) | SB_CAT(WHOLE, _prefetches) };
 
 /* ---- min and max --------------------------------------------------------- */
 
@@ -931,7 +937,9 @@ static void NAME##_combine(sb__node *left, const sb__node *right,           \
     if (!right->has) return;                                                \
     if (!left->has || BETTER(right->v.FIELD, left->v.FIELD)) *left = *right; \
 }                                                                           \
-static const sb__kernel NAME##_kernel = { NAME##_block, NAME##_combine };
+static const sb__kernel NAME##_kernel = {                                 \
+    NAME##_block, NAME##_combine,                                          \
+    SB_CAT(PREFETCHES_OF_, FULL) | SB_CAT(WHOLE, _prefetches) };
 
 #define PICK_MIN(a, b) ((a) = BETTER_MIN((b), (a)) ? (b) : (a))
 #define PICK_MAX(a, b) ((a) = BETTER_MAX((b), (a)) ? (b) : (a))
@@ -1007,6 +1015,8 @@ static const sb__kernel NAME##_kernel = { NAME##_block, NAME##_combine };
  * leave a masked block of min or max to it. */
 #define PART_OF_SCALAR_FULL_FOLD(x, v, count, done)
 #define PART_OF_SCALAR_FULL_PICK(x, v, count, done)
+#define PREFETCHES_OF_SCALAR_FULL_FOLD 0u
+#define PREFETCHES_OF_SCALAR_FULL_PICK 0u
 #define MASKED_OF_SCALAR_FULL_PICK(x, mask, v) false
 /* has[l]: whether leaf l of a full masked block has an element taking
  * part (a mask byte not 0). */
@@ -1241,6 +1251,10 @@ DEFINE_VFOLD_MASKED_G(vfold_masked_bf16_prod, float, float, sb_vf, VLOAD_f32, sb
 #  define PART_OF_HALF_FULL_FOLD_f16_prod(x, v, count, done)
 #  define PART_OF_HALF_FULL_FOLD_bf16_sum(x, v, count, done)
 #  define PART_OF_HALF_FULL_FOLD_bf16_prod(x, v, count, done)
+#  define PREFETCHES_OF_HALF_FULL_FOLD_f16_sum   SB_PREFETCH_MASKED
+#  define PREFETCHES_OF_HALF_FULL_FOLD_f16_prod  SB_PREFETCH_MASKED
+#  define PREFETCHES_OF_HALF_FULL_FOLD_bf16_sum  SB_PREFETCH_MASKED
+#  define PREFETCHES_OF_HALF_FULL_FOLD_bf16_prod SB_PREFETCH_MASKED
 #  define MASKED_VFOLD_(fn, T, x, mask, v, any, START, SKIP)                \
     {                                                                       \
         (void)fn((x), (mask), (T)(START), (T)(SKIP), prefetch, (v));        \
@@ -1254,6 +1268,10 @@ DEFINE_VFOLD_MASKED_G(vfold_masked_bf16_prod, float, float, sb_vf, VLOAD_f32, sb
     MASKED_VFOLD_(vfold_masked_f64_sum, T, x, mask, v, any, START, SKIP)
 #  define MASKED_OF_VECTOR_FULL_FOLD_f64_prod(T, x, mask, v, any, START, SKIP, STEP) \
     MASKED_VFOLD_(vfold_masked_f64_prod, T, x, mask, v, any, START, SKIP)
+#  define PREFETCHES_OF_VECTOR_FULL_FOLD_f32_sum  SB_PREFETCH_BOTH_
+#  define PREFETCHES_OF_VECTOR_FULL_FOLD_f32_prod SB_PREFETCH_BOTH_
+#  define PREFETCHES_OF_VECTOR_FULL_FOLD_f64_sum  SB_PREFETCH_BOTH_
+#  define PREFETCHES_OF_VECTOR_FULL_FOLD_f64_prod SB_PREFETCH_BOTH_
 /* The same tree as the unmasked blocks' VFOLD_NODES takes, over the NL
  * values the masked fold stored (VTREE_OF_VALUES). In scalars through
  * memory it was a quarter of a masked f32 block's time in cache (perf,
@@ -1328,20 +1346,33 @@ DEFINE_VPICK_MASKED(vpick_masked_f32_min, float,  float,  sb_vf, VLOAD_f32, sb_v
 DEFINE_VPICK_MASKED(vpick_masked_f32_max, float,  float,  sb_vf, VLOAD_f32, sb_vi32, F32_LANES, VBETTER_MAX, -__builtin_inff(), KEEP_MASK_f32)
 #  define MASKED_OF_VECTOR_FULL_PICK_f32_min(x, mask, v) vpick_masked_f32_min((x), (mask), prefetch, (v), &(bool){false})
 #  define MASKED_OF_VECTOR_FULL_PICK_f32_max(x, mask, v) vpick_masked_f32_max((x), (mask), prefetch, (v), &(bool){false})
-#  define SB_MASKED_VECTOR_FOLDS 1   /* SB_KERNEL_PREFETCHES */
+#  define PREFETCHES_OF_VECTOR_FULL_PICK_f32_min SB_PREFETCH_BOTH_
+#  define PREFETCHES_OF_VECTOR_FULL_PICK_f32_max SB_PREFETCH_BOTH_
 #  if F64_LANES >= 4
-#    define SB_MASKED_VECTOR_F64_PICKS 1
 DEFINE_VPICK_MASKED(vpick_masked_f64_min, double, double, sb_vd, VLOAD_f64, sb_vi64, F64_LANES, VBETTER_MIN, __builtin_inf(), KEEP_MASK_f64)
 DEFINE_VPICK_MASKED(vpick_masked_f64_max, double, double, sb_vd, VLOAD_f64, sb_vi64, F64_LANES, VBETTER_MAX, -__builtin_inf(), KEEP_MASK_f64)
 #    define MASKED_OF_VECTOR_FULL_PICK_f64_min(x, mask, v) vpick_masked_f64_min((x), (mask), prefetch, (v), &(bool){false})
 #    define MASKED_OF_VECTOR_FULL_PICK_f64_max(x, mask, v) vpick_masked_f64_max((x), (mask), prefetch, (v), &(bool){false})
+#    define PREFETCHES_OF_VECTOR_FULL_PICK_f64_min SB_PREFETCH_BOTH_
+#    define PREFETCHES_OF_VECTOR_FULL_PICK_f64_max SB_PREFETCH_BOTH_
 #  else
 /* Two f64 lanes: widening 2 mask bytes and testing for NaNs cost more
  * than they save (f64 max masked 1.02 -> 0.53 Gelem/s on SSE2). */
 #    define MASKED_OF_VECTOR_FULL_PICK_f64_min(x, mask, v) false
 #    define MASKED_OF_VECTOR_FULL_PICK_f64_max(x, mask, v) false
+#    define PREFETCHES_OF_VECTOR_FULL_PICK_f64_min SB_PREFETCH_UNMASKED
+#    define PREFETCHES_OF_VECTOR_FULL_PICK_f64_max SB_PREFETCH_UNMASKED
 #  endif
 #elif defined(SB_HAVE_SHUFFLE)
+/* Unmasked blocks only in vector folds. */
+#  define PREFETCHES_OF_VECTOR_FULL_FOLD_f32_sum  SB_PREFETCH_UNMASKED
+#  define PREFETCHES_OF_VECTOR_FULL_FOLD_f32_prod SB_PREFETCH_UNMASKED
+#  define PREFETCHES_OF_VECTOR_FULL_FOLD_f64_sum  SB_PREFETCH_UNMASKED
+#  define PREFETCHES_OF_VECTOR_FULL_FOLD_f64_prod SB_PREFETCH_UNMASKED
+#  define PREFETCHES_OF_VECTOR_FULL_PICK_f32_min  SB_PREFETCH_UNMASKED
+#  define PREFETCHES_OF_VECTOR_FULL_PICK_f32_max  SB_PREFETCH_UNMASKED
+#  define PREFETCHES_OF_VECTOR_FULL_PICK_f64_min  SB_PREFETCH_UNMASKED
+#  define PREFETCHES_OF_VECTOR_FULL_PICK_f64_max  SB_PREFETCH_UNMASKED
 #  define MASKED_OF_VECTOR_FULL_PICK_f32_min(x, mask, v) false
 #  define MASKED_OF_VECTOR_FULL_PICK_f32_max(x, mask, v) false
 #  define MASKED_OF_VECTOR_FULL_PICK_f64_min(x, mask, v) false
@@ -1664,6 +1695,7 @@ DEFINE_FOLD_KERNEL(bf16_prod, float, f32, 1.0f, 1.0f,  STEP_BF16_MUL, HALF_VEC(b
  * is STEP on whole registers; STEP combines the last register's lanes. */
 #define OF_ACCS 8
 #define DEFINE_ORDER_FREE_WHOLE(NAME, T, STEP, VSTEP)                       \
+enum { NAME##_whole_prefetches = SB_PREFETCH_UNMASKED };                    \
 typedef T NAME##_v __attribute__((vector_size(SB_VEC_BYTES)));             \
 typedef T NAME##_vin __attribute__((vector_size(SB_VEC_BYTES),             \
                                     aligned(sizeof(T)), may_alias));       \
@@ -1700,6 +1732,7 @@ static bool NAME##_whole(const T *x, size_t prefetch, T *node)              \
 #define OF_VMAX(a, b) OF_VPICK_(BETTER_MAX, a, b)
 #else
 #define DEFINE_ORDER_FREE_WHOLE(NAME, T, STEP, VSTEP)                       \
+enum { NAME##_whole_prefetches = SB_PREFETCH_UNMASKED };                    \
 static bool NAME##_whole(const T *x, size_t prefetch, T *node)              \
 {                                                                           \
     T a[32];                                                                \
@@ -1723,6 +1756,7 @@ static bool NAME##_whole(const T *x, size_t prefetch, T *node)              \
  * arrays of 32 sums and 32 bit masks were partly kept on the stack. The
  * masks OR into two registers (a one-cycle step needs no more chains). */
 #define DEFINE_SMALL_SUM_WHOLE(NAME, T, UT, OFFSET, SHIFT)                  \
+enum { NAME##_whole_prefetches = SB_PREFETCH_UNMASKED };                    \
 typedef UT NAME##_vu __attribute__((vector_size(SB_VEC_BYTES)));           \
 typedef UT NAME##_vuin __attribute__((vector_size(SB_VEC_BYTES),           \
                                       aligned(sizeof(UT)), may_alias));    \
@@ -1755,6 +1789,7 @@ static bool NAME##_whole(const T *x, size_t prefetch, T *node)              \
 }
 #else
 #define DEFINE_SMALL_SUM_WHOLE(NAME, T, UT, OFFSET, SHIFT)                  \
+enum { NAME##_whole_prefetches = SB_PREFETCH_UNMASKED };                    \
 static bool NAME##_whole(const T *x, size_t prefetch, T *node)              \
 {                                                                           \
     UT sum[32], bits[32];                                                   \
@@ -2603,45 +2638,4 @@ const sb__kernel *SB_KERNEL_LOOKUP(const sb__plan *plan)
         return NULL;
     }
     return NULL;
-}
-
-/* Which full blocks of SB_KERNEL_LOOKUP(plan)'s kernel read their
- * `prefetch` argument (a plan folded as it is stored: f32, f64 and the
- * integers): SB_PREFETCH_UNMASKED where the unmasked block is a vector
- * fold (FULL_VEC, FULL_PICK) or an integer whole-block form
- * (DEFINE_ORDER_FREE_WHOLE, DEFINE_SMALL_SUM_WHOLE), SB_PREFETCH_MASKED
- * where the masked block is a vector fold (MASKED_OF_VECTOR_FULL_*).
- * host_prefetch.c measures a fold's own distance only where it is read: a
- * fold that ignores it would keep whichever distance the noise favoured.
- * It mirrors the kernels' definitions above (test_host_prefetch checks
- * one case, that a masked integer sum measures nothing). */
-unsigned SB_KERNEL_PREFETCHES(const sb__plan *plan)
-{
-    if (plan->arg || sb__type_is_half(plan->acc) || plan->acc != plan->input)
-        return 0;
-    if (plan->acc == SB_F32 || plan->acc == SB_F64) {
-        unsigned reads = 0;
-#ifdef SB_HAVE_SHUFFLE
-        reads |= SB_PREFETCH_UNMASKED;
-#endif
-#if defined(SB_MASKED_VECTOR_F64_PICKS)
-        reads |= SB_PREFETCH_MASKED;
-#elif defined(SB_MASKED_VECTOR_FOLDS)
-        if ((plan->op != SB_MIN && plan->op != SB_MAX) || plan->acc == SB_F32)
-            reads |= SB_PREFETCH_MASKED;
-#endif
-        return reads;
-    }
-    switch (plan->op) {
-    case SB_MIN:
-    case SB_MAX:
-        return SB_PREFETCH_UNMASKED;
-    case SB_SUM:          /* checked 8- and 16-bit sums: no whole form */
-        return plan->wrap || sb_type_size(plan->acc) >= 4
-             ? SB_PREFETCH_UNMASKED : 0;
-    case SB_PROD:         /* checked products: no whole form */
-        return plan->wrap ? SB_PREFETCH_UNMASKED : 0;
-    default:
-        return 0;
-    }
 }

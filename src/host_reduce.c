@@ -322,10 +322,9 @@ _Thread_local size_t sb__prefetch_last_call;
  * inputs converted in registers included) measure the default together,
  * 0; every other fold whose full blocks read the distance measures its
  * own, known by the code that folds them: a converting fold (block map,
- * masked or NaN-skipping block), or a kernel's block where
- * sb__host_kernel_prefetches() says it reads it; added to the
- * measurements when `add` and the call is large enough, else only looked
- * up. Not a prepared plan
+ * masked or NaN-skipping block), or a kernel's block where its
+ * `prefetches` say it reads it; added to the measurements when `add` and
+ * the call is large enough, else only looked up. Not a prepared plan
  * folded from a converted copy on the stack, nor a kernel that ignores
  * the distance: both distances would time the same work, and the noise
  * would decide. */
@@ -345,7 +344,7 @@ static int prefetch_measurement(const sb__plan *plan, const sb__kernel *kernel,
     else if (masked_block != NULL && (masked || plan->skip_nan))
         code = (const void *)masked_block;
     else if (!plan->prepared &&
-             (sb__host_kernel_prefetches(plan, isa) &
+             (kernel->prefetches &
               (masked ? SB_PREFETCH_MASKED : SB_PREFETCH_UNMASKED)))
         code = (const void *)kernel->block;
     else
