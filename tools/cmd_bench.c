@@ -172,6 +172,27 @@ static const char *prefetch_source_name(sb_prefetch_source source)
     }
 }
 
+/* A report's candidate distances, each with the median rate it folded at
+ * where it has one: " 0 -> 21.5 GB/s, 4096 -> 34.7 GB/s". */
+static void print_candidates_text(const sb_prefetch_report *r)
+{
+    for (int k = 0; k < SB_PREFETCH_CANDIDATES; k++) {
+        printf("%s %zu", k ? "," : "", r->candidates[k]);
+        if (r->gb_per_s[k] > 0)
+            printf(" -> %.1f GB/s", r->gb_per_s[k]);
+    }
+}
+
+/* The same as the JSON member "candidates". */
+static void print_candidates_json(const sb_prefetch_report *r)
+{
+    printf("\"candidates\":[");
+    for (int k = 0; k < SB_PREFETCH_CANDIDATES; k++)
+        printf("%s{\"bytes\":%zu,\"gb_per_s\":%.3f}", k ? "," : "",
+               r->candidates[k], r->gb_per_s[k]);
+    printf("]");
+}
+
 /* Where the host path's prefetch distance stands (sb_host_prefetch_report):
  * set, measured (with what each candidate folded at), or still to be. */
 static void print_prefetch_text(void)
@@ -189,12 +210,7 @@ static void print_prefetch_text(void)
     else if (r.source == SB_PREFETCH_MEASURED)
         printf(":");
     if (r.source != SB_PREFETCH_FROM_ENVIRONMENT)
-        for (int k = 0; k < SB_PREFETCH_CANDIDATES; k++) {
-            printf(" %zu", r.candidates[k]);
-            if (r.gb_per_s[k] > 0)
-                printf(" -> %.1f GB/s", r.gb_per_s[k]);
-            printf("%s", k + 1 < SB_PREFETCH_CANDIDATES ? "," : "");
-        }
+        print_candidates_text(&r);
     printf(")\n");
 }
 
@@ -202,15 +218,13 @@ static void print_prefetch_json(void)
 {
     sb_prefetch_report r;
     sb_host_prefetch_report(&r);
-    printf("{\"kind\":\"prefetch\",\"bytes\":%zu,\"source\":\"%s\","
-           "\"candidates\":[", r.bytes, prefetch_source_name(r.source));
-    for (int k = 0; k < SB_PREFETCH_CANDIDATES; k++)
-        printf("%s{\"bytes\":%zu,\"gb_per_s\":%.3f}", k ? "," : "",
-               r.candidates[k], r.gb_per_s[k]);
-    printf("]}\n");
+    printf("{\"kind\":\"prefetch\",\"bytes\":%zu,\"source\":\"%s\",",
+           r.bytes, prefetch_source_name(r.source));
+    print_candidates_json(&r);
+    printf("}\n");
 }
 
-/* The folds that measured their own distance in the runs
+/* The folds that measured their own prefetch distance in the runs
  * (sb_host_prefetch_folds), one line each. */
 static void print_prefetch_folds_text(void)
 {
@@ -220,12 +234,10 @@ static void print_prefetch_folds_text(void)
         printf("folds that measured their own prefetch distance:\n");
     for (size_t i = 0; i < n; i++) {
         const sb_prefetch_report *r = &folds[i].report;
-        printf("  %s: %zu bytes (%s", folds[i].fold, r->bytes,
-               prefetch_source_name(r->source));
-        for (int k = 0; k < SB_PREFETCH_CANDIDATES; k++)
-            if (r->gb_per_s[k] > 0)
-                printf("%s %zu -> %.1f GB/s", k ? "," : ":", r->candidates[k],
-                       r->gb_per_s[k]);
+        printf("  %s: %zu bytes (%s:%s", folds[i].fold, r->bytes,
+               prefetch_source_name(r->source),
+               r->source == SB_PREFETCH_NOT_YET ? " timing each of" : "");
+        print_candidates_text(r);
         printf(")\n");
     }
 }
@@ -237,12 +249,10 @@ static void print_prefetch_folds_json(void)
     for (size_t i = 0; i < n; i++) {
         const sb_prefetch_report *r = &folds[i].report;
         printf("{\"kind\":\"prefetch_fold\",\"fold\":\"%s\",\"bytes\":%zu,"
-               "\"source\":\"%s\",\"candidates\":[", folds[i].fold, r->bytes,
+               "\"source\":\"%s\",", folds[i].fold, r->bytes,
                prefetch_source_name(r->source));
-        for (int k = 0; k < SB_PREFETCH_CANDIDATES; k++)
-            printf("%s{\"bytes\":%zu,\"gb_per_s\":%.3f}", k ? "," : "",
-                   r->candidates[k], r->gb_per_s[k]);
-        printf("]}\n");
+        print_candidates_json(r);
+        printf("}\n");
     }
 }
 
