@@ -421,12 +421,10 @@ DEFINE_VFOLD(vfold_f64_prod, double, sb_vd, sb_vd_in, F64_LANES, VOP_MUL)
         r[k] = MAP(VIN, x, y, ((size_t)(g) * (W) + k) * L + (i));          \
     SB_TRANSPOSE(V, r, W)                                                   \
     MAP##_AFTER(V, VIN, W, r, x, y, g, i)
-/* A dot product whose leaf is one register (DEFINE_VFOLD_DOT) transposes
- * y's rows too and multiplies row by row after the transposes:
- * multiplied as loaded, f32 and f64 dots once ran at 0.6 and 0.4 of the
- * plain sum's GB/s on one thread, this way at 0.85 and 0.5 (AMD EPYC,
- * AVX-512; 2 MiB pages, see DEFINE_VFOLD_DOT). The other maps do nothing
- * more here. */
+/* The min and max of a dot product's terms (DEFINE_VPICK_MAP) transpose
+ * y's rows too and multiply row by row after the transposes (the sums'
+ * and products' DEFINE_VFOLD_DOT multiplies first and transposes once).
+ * The other maps do nothing more here. */
 #define MAP_ABS_f32_AFTER(V, VIN, W, r, x, y, g, i)
 #define MAP_ABS_f64_AFTER(V, VIN, W, r, x, y, g, i)
 #define MAP_SQUARE_AFTER(V, VIN, W, r, x, y, g, i)
@@ -458,18 +456,20 @@ static inline V NAME(const T *x, const T *y, T start)                       \
     VTREE_CROSS(V, W, acc, GROUPS, VCOMBINE)                                \
     return acc[0];                                                          \
 }
-/* The dot product's fold, as DEFINE_VFOLD_MAP's. Where a leaf spans
- * ROWS >= 2 registers (f64 everywhere, f32 below AVX-512), x's leaves of
- * a group are loaded in address order and multiplied by y's before one
- * transpose of the products (the same products, so the same bits):
- * transposing both arrays' rows read each leaf's lines out of order and
- * ran twice the transposes. f64 dots on one thread, AVX-512, AMD EPYC
- * Zen 4: in L2 52 -> 66 GB/s, from memory 29 -> 29-30 in 4 KiB pages and
- * 18 -> 22 with both arrays in 2 MiB pages at the same offset; AVX2 f32
- * in L2 46 -> 63. Where a leaf is one register (f32 on AVX-512) the rows
- * of both are transposed first: multiplied as loaded, x and y were read
- * line by line in turn, and in 2 MiB pages that read at 15-21 GB/s
- * instead of 30. */
+/* The dot product's fold, as DEFINE_VFOLD_MAP's. x's leaves of a group
+ * are loaded in address order and multiplied by y's before one transpose
+ * of the products (the same products, so the same bits): transposing
+ * both arrays' rows read each leaf's lines out of order (where a leaf
+ * spans ROWS >= 2 registers) and ran twice the transposes. f64 dots on
+ * one thread, AVX-512, AMD EPYC Zen 4: in L2 52 -> 66 GB/s, from memory
+ * 29 -> 29-30 in 4 KiB pages and 18 -> 22 with both arrays in 2 MiB pages
+ * at the same offset; AVX2 f32 in L2 46 -> 63. f32 on AVX-512 (a leaf is
+ * one register) transposed both until later (each element multiplied as
+ * loaded, x and y read line by line in turn, had read at 15-21 GB/s
+ * instead of 30 in 2 MiB pages); multiplied first, two builds' calls in
+ * turns, 1 thread, Zen 5: 2^18 elements each in cache 61-62 -> 71-72
+ * GB/s of x and y, 2^26 from memory 0.97-1.01x in 4 KiB and 0.98-1.00x
+ * in 2 MiB pages. */
 #define DEFINE_VFOLD_DOT(NAME, T, V, VIN, W, OP, VCOMBINE)                  \
 static inline V NAME(const T *x, const T *y, T start)                       \
 {                                                                           \
@@ -477,12 +477,6 @@ static inline V NAME(const T *x, const T *y, T start)                       \
     V acc[GROUPS];                                                          \
     for (int g = 0; g < GROUPS; g++) acc[g] = VSPLAT(V, start);             \
     for (int g = 0; g < GROUPS; g++) {                                      \
-        if (ROWS == 1) {                                                    \
-            V r[W];                                                         \
-            LOAD_MAPPED_TRANSPOSED(V, VIN, W, r, x, y, g, 0, MAP_DOT)       \
-            for (int k = 0; k < (W); k++) acc[g] = acc[g] OP r[k];          \
-            continue;                                                       \
-        }                                                                   \
         V p[ROWS][W];                                                       \
         for (int k = 0; k < (W); k++)                                       \
             for (int j = 0; j < ROWS; j++)                                  \
