@@ -104,7 +104,8 @@ extern volatile uint64_t bench_sink_u64;
 typedef uint64_t (*bench_read_fn)(const unsigned char *data, size_t begin,
                                   size_t end);
 typedef struct {
-    const char   *name;     /* "words", "avx2", "avx512" */
+    const char   *name;     /* "words", "avx2", "avx512", "avx512+pf8k" (8
+                               KiB ahead), ... */
     bench_read_fn fn;
 } bench_read_variant;
 
