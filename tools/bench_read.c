@@ -99,25 +99,29 @@ static int runs_here(const bench_read_variant *v)
 
 const bench_read_variant *bench_read_pick(const void *data, size_t bytes)
 {
-    const bench_read_variant *best = &variants[0];
-    double best_s = 0.0;
-    for (size_t i = 0; i < sizeof variants / sizeof *variants; i++) {
-        if (!runs_here(&variants[i]))
-            continue;
-        /* Best of three calls (the first also brings the data in). */
-        double t = 0.0;
-        for (int k = 0; k < 3; k++) {
+    enum { count = sizeof variants / sizeof *variants, rounds = 3 };
+    /* Each variant's best of three calls, the variants taking turns call
+     * by call: the memory's speed drifts by tens of percent within
+     * seconds on a shared machine, and a variant timed in one stretch
+     * would be judged by its stretch. */
+    double fastest[count] = { 0 };
+    for (int k = 0; k < rounds; k++)
+        for (size_t i = 0; i < count; i++) {
+            if (!runs_here(&variants[i]))
+                continue;
             const double t0 = cli_now();
             bench_sink_u64 = variants[i].fn(data, 0, bytes);
             const double s = cli_now() - t0;
-            if (k == 0 || s < t)
-                t = s;
+            if (fastest[i] == 0.0 || s < fastest[i])
+                fastest[i] = s;
         }
-        if (best_s == 0.0 || t < best_s) {
+    const bench_read_variant *best = &variants[0];
+    double best_s = 0.0;
+    for (size_t i = 0; i < count; i++)
+        if (fastest[i] > 0.0 && (best_s == 0.0 || fastest[i] < best_s)) {
             best = &variants[i];
-            best_s = t;
+            best_s = fastest[i];
         }
-    }
     return best;
 }
 
