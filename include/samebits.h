@@ -651,13 +651,17 @@ SB_API unsigned sb_host_isa(const sb_host_options *opts);
  *  - the default distance, sb_host_prefetch(): measured by the unmasked
  *    f32 and f64 sums, products, minima and maxima together (dot
  *    products, maps, and f32, f16 and bf16 inputs into f32 or f64
- *    included), and taken by POCL's launches (as an argument at each
- *    launch, not a build option, so that POCL's kernel cache holds one
- *    program whatever a process measured) and by every call below that
- *    does not keep its own;
+ *    included) in the instruction set a call takes by itself
+ *    (sb_host_isa(NULL)), and taken by POCL's launches (as an argument
+ *    at each launch, not a build option, so that POCL's kernel cache
+ *    holds one program whatever a process measured) and by every call
+ *    below that does not keep its own;
  *  - every other fold whose full blocks read the distance measures its
- *    own (sb_host_prefetch_folds()): masked and NaN-skipping float sums,
- *    products, minima and maxima without a map or a dot product (on x86
+ *    own (sb_host_prefetch_folds()): the same plain float folds forced
+ *    onto another instruction set by sb_host_options.isa ("plain float
+ *    folds, sse2": the best distance differs by instruction set), masked
+ *    and NaN-skipping float sums, products, minima and maxima without a
+ *    map or a dot product (on x86
  *    with vector shuffles, GCC 12 or Clang; masked f64 min and max from
  *    AVX2 up), f16 and bf16 accumulators, wrapping integer sums and
  *    products, checked integer sums of 32 and 64 bits, integer minima and
@@ -673,7 +677,13 @@ SB_API unsigned sb_host_isa(const sb_host_options *opts);
  *  The default is 4096 until it is kept. The bits never depend
  *  on the distance: a prefetch is a hint, and the fold is the same code
  *  at every distance (tests/test_host_isa.c, test_host_prefetch.c). For
- *  benchmarks: `samebits bench --prefetch B` sets it. */
+ *  benchmarks: `samebits bench --prefetch B` sets it. Any thread may
+ *  reduce and ask for the reports at once; a fork() waits for a report
+ *  or a span's record under way, so a child forked at any moment starts
+ *  with what the parent had measured, reports and measures on its own
+ *  (the parent never sees what the child measures); fork() from a signal
+ *  handler that interrupted a report or a large reduction would wait for
+ *  it forever, as with any library's locks. */
 
 /*! sb_host_prefetch() : the distance in bytes the host path prefetches
  *  at now (SAMEBITS_PREFETCH, else the one measured fastest, else 4096;

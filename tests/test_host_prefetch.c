@@ -216,6 +216,52 @@ static int fold_keeps_its_distance(void)
     return 0;
 }
 
+/* In a child process: plain f32 sums of 64 MiB forced onto the baseline
+ * instruction set (where the CPU runs a wider one by itself) measure as a
+ * kind of their own, "plain float folds, sse2" on x86-64, and leave the
+ * default to the calls that take their instruction set by themselves;
+ * the bits are the same either way. Exit status 0, else the check. */
+static int forced_isa_measures_apart(void)
+{
+    const size_t n = (size_t)1 << 24;
+    float *x = malloc(n * sizeof *x);
+    if (x == NULL)
+        return 20;
+    for (size_t i = 0; i < n; i++)
+        x[i] = 1.0f + (float)(i % 1000) * 0.001f;
+    const sb_reduction sum = { SB_SUM, SB_F32, 0, 0, 0 };
+    const sb_host_options forced = { .threads = 1, .isa = SB_ISA_BASELINE };
+    const sb_host_options own = { .threads = 1 };
+    float a = 0, b = 0, c = 0;
+    if (sb_reduce_host_opts(sum, x, NULL, n, &a, &forced) != SB_OK ||
+        sb_reduce_host_opts(sum, x, NULL, n, &b, &forced) != SB_OK)
+        return 1;
+    sb_prefetch_report r;
+    sb_host_prefetch_report(&r);
+    if (r.source != SB_PREFETCH_NOT_YET || r.gb_per_s[0] != 0 ||
+        r.gb_per_s[1] != 0)
+        return 2;   /* the default took the forced calls' spans */
+    sb_prefetch_fold folds[2];
+    char want[SB_PREFETCH_FOLD_NAME];
+    snprintf(want, sizeof want, "plain float folds, %s",
+             sb_isa_name(SB_ISA_BASELINE));
+    if (sb_host_prefetch_folds(folds, 2) != 1 ||
+        strcmp(folds[0].fold, want) != 0)
+        return 3;
+    if (folds[0].report.source != SB_PREFETCH_MEASURED)
+        return 4;   /* two calls of 64 MiB decide */
+    if (sb_reduce_host_opts(sum, x, NULL, n, &c, &own) != SB_OK)
+        return 5;
+    sb_host_prefetch_report(&r);
+    if (r.gb_per_s[0] == 0 || r.gb_per_s[1] == 0 ||
+        sb_host_prefetch_folds(NULL, 0) != 1)
+        return 6;   /* the call on its own instruction set: the default */
+    if (memcmp(&a, &b, sizeof a) != 0 || memcmp(&a, &c, sizeof a) != 0)
+        return 7;
+    free(x);
+    return 0;
+}
+
 /* A thread that asks for the reports until told to stop: each report
  * holds the library's lock while it sorts every candidate's spans. */
 static atomic_bool stop_reporting;
@@ -235,7 +281,8 @@ static void *report_until_stopped(void *arg)
  * the spans, which decide the default. Exit status 0; else the check. */
 static int child_reports_and_decides(void)
 {
-    alarm(10);   /* a hang ends here, as SIGALRM */
+    signal(SIGALRM, SIG_DFL);   /* whatever the runner left it at */
+    alarm(10);                  /* a hang ends here, as SIGALRM */
     sb_prefetch_report r;
     sb_host_prefetch_report(&r);
     if (r.source != SB_PREFETCH_NOT_YET)
@@ -249,13 +296,14 @@ static int child_reports_and_decides(void)
 
 /* In a child process: while another thread keeps taking the lock for
  * reports, forks; every grandchild reports and measures as above. Made-up
- * spans too small to decide first give each report 128 spans of each
- * candidate to sort, so that the forks often fall while it is held.
- * Exit status 0, else which check failed. */
+ * spans too small to decide, at rates in no order, first give each
+ * report 128 spans of each candidate to sort (an insertion sort:
+ * quadratic), so that most forks fall while it is held (about 9 in 10,
+ * counted on 1 and 2 CPUs). Exit status 0, else which check failed. */
 static int forks_while_reporting(void)
 {
     for (size_t span = 0; span < 2 * 128; span++)
-        sb__prefetch_span_record(0, span, 1, 1000);
+        sb__prefetch_span_record(0, span, 1, 1000 + (span * 7919) % 1000);
     pthread_t reporter;
     if (pthread_create(&reporter, NULL, report_until_stopped, NULL) != 0)
         return 1;
@@ -320,6 +368,19 @@ static void a_fold_keeps_its_distance(void **state)
 {
     (void)state;
     in_child(fold_keeps_its_distance, "a fold's own distance");
+}
+
+static void a_forced_instruction_set_measures_apart(void **state)
+{
+    (void)state;
+    if (sb_host_isa(NULL) == SB_ISA_BASELINE) {
+        /* A fact about this machine, not a skipped check. */
+        printf("this CPU runs no instruction set wider than %s: nothing "
+               "to force\n", sb_isa_name(SB_ISA_BASELINE));
+        return;
+    }
+    /* 2: the default measured; 3, 4: the forced calls' own kind */
+    in_child(forced_isa_measures_apart, "a forced instruction set");
 }
 
 static void a_child_forked_during_a_report(void **state)
@@ -436,6 +497,7 @@ int main(void)
         cmocka_unit_test(each_fold_measures_apart),
         cmocka_unit_test(a_fold_keeps_its_distance),
         cmocka_unit_test(a_child_forked_during_a_report),
+        cmocka_unit_test(a_forced_instruction_set_measures_apart),
         cmocka_unit_test(the_prefetch_distance_is_measured),
     };
     seed = test_seed(20261204u);
