@@ -41,7 +41,10 @@ typedef void (*sb__combine_fn)(sb__node *left, const sb__node *right,
 /* `prefetches`: which of block's full blocks read `prefetch`, an OR of
  * SB_PREFETCH_UNMASKED and SB_PREFETCH_MASKED (host_prefetch.c measures
  * a fold's own distance only where it is read: a fold that ignores it
- * would keep whichever distance the noise favoured). */
+ * would keep whichever distance the noise favoured). Consulted for plans
+ * folded from the input as it is (not prepared); a prepared plan's
+ * blocks fold a converted copy, and its measurement is its block map's
+ * or masked block's (host_reduce.c, prefetch_measurement). */
 #define SB_PREFETCH_UNMASKED 1u
 #define SB_PREFETCH_MASKED   2u
 typedef struct {

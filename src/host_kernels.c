@@ -845,8 +845,8 @@ static void NAME##_combine(sb__node *left, const sb__node *right,           \
     STEP(left->v.FIELD, right->v.FIELD);                                    \
     if (ov) *overflow = true;                                               \
 }                                                                           \
-static const sb__kernel NAME##_kernel = {                                 \
-    NAME##_block, NAME##_combine,                                          \
+static const sb__kernel NAME##_kernel = {                                   \
+    NAME##_block, NAME##_combine,                                           \
     SB_CAT(PREFETCHES_OF_, FULL) | SB_CAT(WHOLE, _prefetches) };
 
 /* ---- min and max --------------------------------------------------------- */
@@ -931,8 +931,8 @@ static void NAME##_combine(sb__node *left, const sb__node *right,           \
     if (!right->has) return;                                                \
     if (!left->has || BETTER(right->v.FIELD, left->v.FIELD)) *left = *right; \
 }                                                                           \
-static const sb__kernel NAME##_kernel = {                                 \
-    NAME##_block, NAME##_combine,                                          \
+static const sb__kernel NAME##_kernel = {                                   \
+    NAME##_block, NAME##_combine,                                           \
     SB_CAT(PREFETCHES_OF_, FULL) | SB_CAT(WHOLE, _prefetches) };
 
 #define PICK_MIN(a, b) ((a) = BETTER_MIN((b), (a)) ? (b) : (a))

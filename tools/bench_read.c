@@ -45,9 +45,10 @@ static uint64_t NAME(const unsigned char *data, size_t begin, size_t end)   \
     NAME##_v a0 = { 0 }, a1 = { 0 }, a2 = { 0 }, a3 = { 0 };                \
     size_t off = begin;                                                     \
     for (; off + 4 * (BYTES) <= end; off += 4 * (BYTES)) {                  \
-        if ((AHEAD) > 0)                                                    \
+        if ((AHEAD) > 0)   /* in integers: no pointer past the end */    \
             for (size_t line = 0; line < 4 * (BYTES); line += 64)           \
-                __builtin_prefetch(data + off + (AHEAD) + line);            \
+                __builtin_prefetch((const void *)((uintptr_t)data + off     \
+                                                  + (AHEAD) + line));       \
         NAME##_v w0, w1, w2, w3;                                            \
         memcpy(&w0, data + off, BYTES);                                     \
         memcpy(&w1, data + off + (BYTES), BYTES);                           \
@@ -145,11 +146,12 @@ double bench_read_pair_best(const void *x, const void *y, size_t bytes,
 {
     static const size_t chunks[] = { 1024, 4096, 16384 };
     double best = 0;
-    for (size_t i = 0; i < sizeof variants / sizeof *variants; i++) {
-        if (!runs_here(&variants[i]))
-            continue;
-        for (size_t c = 0; c < sizeof chunks / sizeof *chunks; c++)
-            for (unsigned k = 0; k < repeat; k++) {
+    /* Every variant and turn once a round, as bench_read_pick() times. */
+    for (unsigned k = 0; k < repeat; k++)
+        for (size_t i = 0; i < sizeof variants / sizeof *variants; i++) {
+            if (!runs_here(&variants[i]))
+                continue;
+            for (size_t c = 0; c < sizeof chunks / sizeof *chunks; c++) {
                 const double t0 = cli_now();
                 bench_sink_u64 = read_pair(variants[i].fn, x, y, bytes,
                                            chunks[c]);
@@ -157,7 +159,7 @@ double bench_read_pair_best(const void *x, const void *y, size_t bytes,
                 if (best == 0 || t < best)
                     best = t;
             }
-    }
+        }
     return best;
 }
 

@@ -235,10 +235,13 @@ static void print_prefetch_folds_text(void)
         printf("folds that measured their own prefetch distance:\n");
     for (size_t i = 0; i < n; i++) {
         const sb_prefetch_report *r = &folds[i].report;
-        printf("  %s: %zu bytes (%s:%s", folds[i].fold, r->bytes,
-               prefetch_source_name(r->source),
-               r->source == SB_PREFETCH_NOT_YET ? " timing each of" : "");
-        print_candidates_text(r);
+        printf("  %s: %zu bytes (%s", folds[i].fold, r->bytes,
+               prefetch_source_name(r->source));
+        if (r->source != SB_PREFETCH_FROM_ENVIRONMENT) {
+            printf(":%s", r->source == SB_PREFETCH_NOT_YET
+                          ? " timing each of" : "");
+            print_candidates_text(r);
+        }
         printf(")\n");
     }
 }

@@ -38,7 +38,7 @@ for ratio in host_1thr_over_plain_loop host_1thr_over_read_1thr host_all_over_re
 done
 # The host path's instruction set and the read baseline, named.
 want '"kind":"setup".*"host_isa":"[a-z0-9]*","host_isa_source":' 1
-want '"kind":"measurement".*"host_isa":"[a-z0-9]*","read":"[a-z0-9]*"' 28
+want '"kind":"measurement".*"host_isa":"[a-z0-9]*","read":"\(words\|avx2\|avx512\)\(+pf[48]k\)\{0,1\}"' 28
 want '"kind":"setup".*"host_prefetch":[0-9][0-9]*,' 1
 # The last record: where the distance came from, each candidate's speed.
 # (measured before the runs: the bench settles it first)
