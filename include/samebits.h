@@ -659,11 +659,11 @@ SB_API unsigned sb_host_isa(const sb_host_options *opts);
  *  - every other fold whose full blocks read the distance measures its
  *    own (sb_host_prefetch_folds()): the same plain float folds forced
  *    onto another instruction set by sb_host_options.isa ("plain float
- *    folds, sse2": the best distance differs by instruction set), masked
- *    and NaN-skipping float sums, products, minima and maxima without a
- *    map or a dot product (on x86
- *    with vector shuffles, GCC 12 or Clang; masked f64 min and max from
- *    AVX2 up), f16 and bf16 accumulators, wrapping integer sums and
+ *    folds, sse2": the best distance differs by instruction set; one
+ *    kind per instruction set for all of them), masked and NaN-skipping
+ *    float sums, products, minima and maxima without a map or a dot
+ *    product (on x86 with vector shuffles, GCC 12 or Clang; masked f64
+ *    min and max from AVX2 up), f16 and bf16 accumulators, wrapping integer sums and
  *    products, checked integer sums of 32 and 64 bits, integer minima and
  *    maxima; each element type, operation, accumulator and instruction
  *    set apart, up to SB_PREFETCH_FOLDS kinds a process (any more take the
@@ -682,8 +682,10 @@ SB_API unsigned sb_host_isa(const sb_host_options *opts);
  *  or a span's record under way, so a child forked at any moment starts
  *  with what the parent had measured, reports and measures on its own
  *  (the parent never sees what the child measures); fork() from a signal
- *  handler that interrupted a report or a large reduction would wait for
- *  it forever, as with any library's locks. */
+ *  handler that interrupted a report or a large reduction can wait for
+ *  it forever, as with any library's locks. The default is kept for the
+ *  instruction set calls took by themselves when it was measured; a
+ *  process that changes SAMEBITS_ISA afterwards keeps it. */
 
 /*! sb_host_prefetch() : the distance in bytes the host path prefetches
  *  at now (SAMEBITS_PREFETCH, else the one measured fastest, else 4096;
@@ -723,7 +725,8 @@ typedef struct {
                                           avx512": input (-> accumulator),
                                           operation, wrapping, dot, map,
                                           masked, NaN-skipping,
-                                          instruction set, of the first
+                                          instruction set (or "plain
+                                          float folds, ISA"), of the first
                                           call that measured it (two
                                           reductions that run the same
                                           code share one) */

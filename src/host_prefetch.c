@@ -10,9 +10,10 @@
  * large reductions of a process fold their spans of 64 blocks with each
  * candidate distance in turn, timing every span, and once each candidate
  * has folded enough the one with the faster median span is kept for the
- * rest of the process: for the plain float folds together (the default
- * distance, which POCL's launches take too), and for every other kind of
- * fold on its own.
+ * rest of the process: for the plain float folds together in the
+ * instruction set calls take by themselves (the default distance, which
+ * POCL's launches take too), and for every other kind of fold on its own
+ * (the plain float folds of a forced instruction set among them).
  * Taking turns span by span puts both candidates under the same memory
  * and the same neighbours, which on a shared VM move by tens of percent
  * within seconds. The bits never depend on any of it: a prefetch is a
@@ -39,9 +40,10 @@ static const size_t candidates[SB_PREFETCH_CANDIDATES] = {
 #define DECIDE_SPANS 24
 #define MAX_SPANS 128
 
-/* One measurement: the default (index 0, the plain float folds', whose
- * distance every fold takes until its own is kept, and POCL's launches
- * for good), then one per kind of fold that measures its own.
+/* One measurement: the default (index 0, the plain float folds' in the
+ * instruction set calls take by themselves, whose distance every fold
+ * takes until its own is kept, and POCL's launches for good), then one
+ * per kind of fold that measures its own.
  * One distance does not suit every fold: on AMD Zen 5 at 2^27, 1 thread,
  * 4096 bytes ahead took a plain f32 sum from 21 to 32 GB/s and a bf16
  * sum from 11 to 23, but NaN-skipping f32 sums from 27 to 20 (README:

@@ -320,11 +320,13 @@ _Thread_local size_t sb__prefetch_last_call;
  * no distance). The unmasked float sums, products, minima and maxima
  * (what the prefetching vector folds take, maps, dot products and half
  * inputs converted in registers included) measure the default together,
- * 0; every other fold whose full blocks read the distance measures its
- * own, known by the code that folds them: a converting fold (block map,
- * masked or NaN-skipping block), or a kernel's block where its
- * `prefetches` say it reads it; added to the measurements when `add` and
- * the call is large enough, else only looked up. Not a prepared plan
+ * 0, in the instruction set a call takes by itself (in another: one kind
+ * per instruction set, below); every other fold whose full blocks read
+ * the distance measures its own, known by the code that folds them: a
+ * converting fold (block map, masked or NaN-skipping block), or a
+ * kernel's block where its `prefetches` say it reads it; added to the
+ * measurements when `add` and the call is large enough, else only looked
+ * up. Not a prepared plan
  * folded from a converted copy on the stack, nor a kernel that ignores
  * the distance: both distances would time the same work, and the noise
  * would decide. */
@@ -358,10 +360,10 @@ static int prefetch_measurement(const sb__plan *plan, const sb__kernel *kernel,
         /* The default is the plain float folds' of the instruction set
          * a call takes by itself. Forced onto another one, they measure
          * as a kind of their own: the best distance differs by
-         * instruction set (Zen 5, 2^27 f32 sums on one thread, 0 bytes
-         * against 4096: AVX-512 22 against 40 GB/s, SSE2 and AVX2 about
-         * 33 either way), and a default timed on a mix of them could keep
-         * what suits none of them. */
+         * instruction set (Zen 5, 2^27 f32 sums on one thread, 2 MiB
+         * pages, 0 bytes against 4096: AVX-512 27 against 40 GB/s, SSE2
+         * and AVX2 33-35 either way), and a default timed on a mix of
+         * them kept 0. */
         unsigned own = SB_ISA_AUTO;
         if (sb__isa_resolve(SB_ISA_AUTO, &own) != SB_OK || own == isa)
             return 0;

@@ -45,7 +45,7 @@ static uint64_t NAME(const unsigned char *data, size_t begin, size_t end)   \
     NAME##_v a0 = { 0 }, a1 = { 0 }, a2 = { 0 }, a3 = { 0 };                \
     size_t off = begin;                                                     \
     for (; off + 4 * (BYTES) <= end; off += 4 * (BYTES)) {                  \
-        if ((AHEAD) > 0)   /* in integers: no pointer past the end */    \
+        if ((AHEAD) > 0)   /* in integers: no pointer past the end */       \
             for (size_t line = 0; line < 4 * (BYTES); line += 64)           \
                 __builtin_prefetch((const void *)((uintptr_t)data + off     \
                                                   + (AHEAD) + line));       \
