@@ -72,30 +72,33 @@ DEFINE_WIDE_XOR(xor_avx512_ahead8k, "avx512f", 64, 8192)
 #define BENCH_HAVE_WIDE_READS 0
 #endif
 
-static const bench_read_variant variants[] = {
-    { "words", xor_words },
+/* What a variant needs of the CPU. */
+enum { NEEDS_NOTHING, NEEDS_AVX2, NEEDS_AVX512 };
+static const struct {
+    bench_read_variant variant;
+    int                needs;
+} variants[] = {
+    { { "words", xor_words }, NEEDS_NOTHING },
 #if BENCH_HAVE_WIDE_READS
-    { "avx2", xor_avx2 },
-    { "avx512", xor_avx512 },
-    { "avx2+pf4k", xor_avx2_ahead4k },
-    { "avx2+pf8k", xor_avx2_ahead8k },
-    { "avx512+pf4k", xor_avx512_ahead4k },
-    { "avx512+pf8k", xor_avx512_ahead8k },
+    { { "avx2", xor_avx2 }, NEEDS_AVX2 },
+    { { "avx512", xor_avx512 }, NEEDS_AVX512 },
+    { { "avx2+pf4k", xor_avx2_ahead4k }, NEEDS_AVX2 },
+    { { "avx2+pf8k", xor_avx2_ahead8k }, NEEDS_AVX2 },
+    { { "avx512+pf4k", xor_avx512_ahead4k }, NEEDS_AVX512 },
+    { { "avx512+pf8k", xor_avx512_ahead8k }, NEEDS_AVX512 },
 #endif
 };
 
-static int runs_here(const bench_read_variant *v)
+static int runs_here(size_t i)
 {
 #if BENCH_HAVE_WIDE_READS
-    if (v->fn == xor_avx2 || v->fn == xor_avx2_ahead4k ||
-        v->fn == xor_avx2_ahead8k)
+    /* __builtin_cpu_supports takes only a literal. */
+    if (variants[i].needs == NEEDS_AVX2)
         return __builtin_cpu_supports("avx2");
-    if (v->fn == xor_avx512 || v->fn == xor_avx512_ahead4k ||
-        v->fn == xor_avx512_ahead8k)
+    if (variants[i].needs == NEEDS_AVX512)
         return __builtin_cpu_supports("avx512f");
 #endif
-    (void)v;
-    return 1;
+    return variants[i].needs == NEEDS_NOTHING;
 }
 
 const bench_read_variant *bench_read_pick(const void *data, size_t bytes)
@@ -108,19 +111,19 @@ const bench_read_variant *bench_read_pick(const void *data, size_t bytes)
     double fastest[count] = { 0 };
     for (int k = 0; k < rounds; k++)
         for (size_t i = 0; i < count; i++) {
-            if (!runs_here(&variants[i]))
+            if (!runs_here(i))
                 continue;
             const double t0 = cli_now();
-            bench_sink_u64 = variants[i].fn(data, 0, bytes);
+            bench_sink_u64 = variants[i].variant.fn(data, 0, bytes);
             const double s = cli_now() - t0;
             if (fastest[i] == 0.0 || s < fastest[i])
                 fastest[i] = s;
         }
-    const bench_read_variant *best = &variants[0];
+    const bench_read_variant *best = &variants[0].variant;
     double best_s = 0.0;
     for (size_t i = 0; i < count; i++)
         if (fastest[i] > 0.0 && (best_s == 0.0 || fastest[i] < best_s)) {
-            best = &variants[i];
+            best = &variants[i].variant;
             best_s = fastest[i];
         }
     return best;
@@ -149,11 +152,11 @@ double bench_read_pair_best(const void *x, const void *y, size_t bytes,
     /* Every variant and turn once a round, as bench_read_pick() times. */
     for (unsigned k = 0; k < repeat; k++)
         for (size_t i = 0; i < sizeof variants / sizeof *variants; i++) {
-            if (!runs_here(&variants[i]))
+            if (!runs_here(i))
                 continue;
             for (size_t c = 0; c < sizeof chunks / sizeof *chunks; c++) {
                 const double t0 = cli_now();
-                bench_sink_u64 = read_pair(variants[i].fn, x, y, bytes,
+                bench_sink_u64 = read_pair(variants[i].variant.fn, x, y, bytes,
                                            chunks[c]);
                 const double t = cli_now() - t0;
                 if (best == 0 || t < best)

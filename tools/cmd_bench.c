@@ -194,6 +194,22 @@ static void print_candidates_json(const sb_prefetch_report *r)
     printf("]");
 }
 
+/* The rest of a report's line after "(": where its distance came from,
+ * and unless SAMEBITS_PREFETCH set it, the candidates (`waiting` says
+ * what times them while none is kept). */
+static void print_report_text(const sb_prefetch_report *r,
+                              const char *waiting)
+{
+    printf("%s", prefetch_source_name(r->source));
+    if (r->source == SB_PREFETCH_NOT_YET)
+        printf(": %s", waiting);
+    else if (r->source == SB_PREFETCH_MEASURED)
+        printf(":");
+    if (r->source != SB_PREFETCH_FROM_ENVIRONMENT)
+        print_candidates_text(r);
+    printf(")\n");
+}
+
 /* Where the host path's prefetch distance stands (sb_host_prefetch_report):
  * set, measured (with what each candidate folded at), or still to be. */
 static void print_prefetch_text(void)
@@ -204,15 +220,9 @@ static void print_prefetch_text(void)
     const char *pf = getenv("SAMEBITS_PREFETCH");
     if (pf != NULL && *pf != '\0' && r.source != SB_PREFETCH_FROM_ENVIRONMENT)
         printf("SAMEBITS_PREFETCH ignored; ");
-    printf("prefetch %zu bytes ahead (%s", r.bytes,
-           prefetch_source_name(r.source));
-    if (r.source == SB_PREFETCH_NOT_YET)
-        printf(": the first float folds of 64 MiB or more time each of");
-    else if (r.source == SB_PREFETCH_MEASURED)
-        printf(":");
-    if (r.source != SB_PREFETCH_FROM_ENVIRONMENT)
-        print_candidates_text(&r);
-    printf(")\n");
+    printf("prefetch %zu bytes ahead (", r.bytes);
+    print_report_text(&r, "the first float folds of 64 MiB or more time "
+                          "each of");
 }
 
 static void print_prefetch_json(void)
@@ -235,14 +245,8 @@ static void print_prefetch_folds_text(void)
         printf("folds that measured their own prefetch distance:\n");
     for (size_t i = 0; i < n; i++) {
         const sb_prefetch_report *r = &folds[i].report;
-        printf("  %s: %zu bytes (%s", folds[i].fold, r->bytes,
-               prefetch_source_name(r->source));
-        if (r->source != SB_PREFETCH_FROM_ENVIRONMENT) {
-            printf(":%s", r->source == SB_PREFETCH_NOT_YET
-                          ? " timing each of" : "");
-            print_candidates_text(r);
-        }
-        printf(")\n");
+        printf("  %s: %zu bytes (", folds[i].fold, r->bytes);
+        print_report_text(r, "timing each of");
     }
 }
 
