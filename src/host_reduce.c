@@ -326,10 +326,9 @@ _Thread_local size_t sb__prefetch_last_call;
  * converting fold (block map, masked or NaN-skipping block), or a
  * kernel's block where its `prefetches` say it reads it; added to the
  * measurements when `add` and the call is large enough, else only looked
- * up. Not a prepared plan
- * folded from a converted copy on the stack, nor a kernel that ignores
- * the distance: both distances would time the same work, and the noise
- * would decide. */
+ * up. Not a prepared plan folded from a converted copy on the stack, nor
+ * a kernel that ignores the distance: both distances would time the same
+ * work, and the noise would decide. */
 static int prefetch_measurement(const sb__plan *plan, const sb__kernel *kernel,
                                 sb__block_map_fn block_map,
                                 sb__masked_block_fn masked_block,
