@@ -1957,6 +1957,13 @@ typedef uint16_t sb_vh_in __attribute__((vector_size(SB_VEC_BYTES / 2),
  * one thread, in L2, from 3.8 to 9.3 Gelem/s; AMD EPYC Zen 4). */
 #  define HALF_LOAD_f16(p)                                                  \
     ((sb_vf)_mm256_cvtph_ps(_mm_loadu_si128((const __m128i *)(p))))
+#elif SB_VEC_BYTES == 16 && defined(__SSE2__)
+/* SSE2: the bit operations, on halves widened by an interleave with
+ * zeros instead of the generic conversion (f16 sums in L2 4.5 -> 5.5
+ * GB/s on one thread; AMD EPYC Zen 5). */
+#  define HALF_LOAD_f16(p)                                                  \
+    HALF_TO_F32_f16((sb_vu32)_mm_unpacklo_epi16(                            \
+        _mm_loadl_epi64((const __m128i *)(p)), _mm_setzero_si128()))
 #else
 #  define HALF_LOAD_f16(p)                                                  \
     HALF_TO_F32_f16(__builtin_convertvector(*(const sb_vh_in *)(p), sb_vu32))
