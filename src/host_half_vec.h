@@ -75,7 +75,9 @@ static inline sb_vf vround_f16(sb_vf v)
  *         bf16 converted, a rounded step, or a NaN an operation made of
  *         them: the operand's payload, or the default NaN), so the
  *         rounding's carry never reaches the exponent and it comes out
- *         unchanged. A NaN with other low bits could come out as inf.
+ *         unchanged. A NaN with other low bits could come out as inf,
+ *         or as -0 where the carry runs through the exponent into the
+ *         sign bit.
  * Two conversions instead of four instructions for f16 on AVX-512 and
  * F16C, five bit operations instead of ten for bf16, at every step. */
 static inline sb_vf vround_f16_nan_kept(sb_vf v)

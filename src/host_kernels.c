@@ -2064,8 +2064,8 @@ typedef uint16_t sb_vh_in __attribute__((vector_size(SB_VEC_BYTES / 2),
 #define CONV_KEEP_f64  f64
 
 /* W = F64_LANES elements at p as doubles, exactly (every float is a
- * double): f32 and bf16 by the vector extensions (a bf16 is the upper
- * half of a float), f16 by F16C where the copy has it. */
+ * double; a bf16 is the upper half of a float): by x86's conversions
+ * where the copy has them (below), else by the vector extensions. */
 typedef float sb_vfw __attribute__((vector_size(SB_VEC_BYTES / 2)));
 typedef float sb_vfw_in __attribute__((vector_size(SB_VEC_BYTES / 2),
                                        aligned(4), may_alias));
@@ -2105,7 +2105,8 @@ static inline sb_vd wide_load_bf16_sse2(const void *p)
 }
 #  define WIDE_LOAD_bf16(p) wide_load_bf16_sse2(p)
 #else
-#  define WIDE_LOAD_f32(p) __builtin_convertvector(*(const sb_vfw_in *)(p), sb_vd)
+#  define WIDE_LOAD_f32(p)                                                  \
+    __builtin_convertvector(*(const sb_vfw_in *)(p), sb_vd)
 #  define WIDE_LOAD_bf16(p)                                                 \
     __builtin_convertvector((sb_vfw)(WIDE_HALVES(p) << 16), sb_vd)
 #endif

@@ -29,33 +29,42 @@ typedef int32_t  sb_vi32 __attribute__((vector_size(SB_VEC_BYTES)));
 /* LANES patterns from bits[], both roundings against the scalar ones;
  * and the folds' step roundings, whose NaNs are made canonical only at
  * the end (vnan_canonical of vround_*_nan_kept), against them too: f16
- * on every pattern, bf16 on the patterns with their low 16 bits cleared
- * (what its step meets: host_half_vec.h says why), so that a NaN which
- * a step turned into another value would show. */
+ * on every pattern; bf16 on every pattern but the NaNs, and on NaNs with
+ * their low 16 bits cleared (what its step meets: host_half_vec.h says
+ * why), so that a NaN which a step turned into another value would
+ * show as well as a finite value rounded the wrong way. */
 static unsigned long check_lanes(const uint32_t *bits)
 {
-    sb_vu32 b;
+    uint32_t step_in[LANES];   /* bf16's step: NaNs' low bits cleared */
+    for (int k = 0; k < LANES; k++) {
+        const int nan = (bits[k] & 0x7FFFFFFFu) > 0x7F800000u;
+        step_in[k] = nan ? bits[k] & 0xFFFF0000u : bits[k];
+    }
+    sb_vu32 b, sin;
     memcpy(&b, bits, sizeof b);
-    const sb_vu32 high = b & 0xFFFF0000u;
+    memcpy(&sin, step_in, sizeof sin);
     const sb_vu32 r16 = (sb_vu32)vround_f16((sb_vf)b);
     const sb_vu32 rb = (sb_vu32)vround_bf16((sb_vf)b);
-    const sb_vu32 s16 = (sb_vu32)vnan_canonical(vround_f16_nan_kept((sb_vf)b));
-    const sb_vu32 sb = (sb_vu32)vnan_canonical(vround_bf16_nan_kept((sb_vf)high));
+    const sb_vu32 s16 =
+        (sb_vu32)vnan_canonical(vround_f16_nan_kept((sb_vf)b));
+    const sb_vu32 sb =
+        (sb_vu32)vnan_canonical(vround_bf16_nan_kept((sb_vf)sin));
     unsigned long wrong = 0;
     for (int k = 0; k < LANES; k++) {
         const float f = sb__bits_float(bits[k]);
         const uint32_t w16 = sb__float_bits(sb__round_f16(f));
         const uint32_t wb = sb__float_bits(sb__round_bf16(f));
-        const uint32_t wh = sb__float_bits(sb__round_bf16(sb__bits_float(high[k])));
-        if (r16[k] != w16 || rb[k] != wb || s16[k] != w16 || sb[k] != wh) {
+        const uint32_t ws =
+            sb__float_bits(sb__round_bf16(sb__bits_float(step_in[k])));
+        if (r16[k] != w16 || rb[k] != wb || s16[k] != w16 || sb[k] != ws) {
             if (wrong < 5)
                 fprintf(stderr, "pattern 0x%08x: f16 0x%08x, step 0x%08x "
                         "(scalar 0x%08x); bf16 0x%08x (scalar 0x%08x), "
                         "step of 0x%08x 0x%08x (scalar 0x%08x)\n",
                         (unsigned)bits[k], (unsigned)r16[k],
                         (unsigned)s16[k], (unsigned)w16, (unsigned)rb[k],
-                        (unsigned)wb, (unsigned)high[k], (unsigned)sb[k],
-                        (unsigned)wh);
+                        (unsigned)wb, (unsigned)step_in[k], (unsigned)sb[k],
+                        (unsigned)ws);
             wrong++;
         }
     }
