@@ -8,6 +8,23 @@
 #ifndef SB_HOST_HALF_VEC_H
 #define SB_HOST_HALF_VEC_H
 
+/* The canonical quiet NaN in the lanes where nan is all ones, r in the
+ * others: every rounding below ends so when its NaN must be canonical. */
+static inline sb_vf vnan_select(sb_vu32 r, sb_vu32 nan)
+{
+    return (sb_vf)((r & ~nan) | (0x7FC00000u & nan));
+}
+/* All ones in the lanes of b that hold a NaN. */
+static inline sb_vu32 vis_nan(sb_vu32 b)
+{
+    return (sb_vu32)((b & 0x7FFFFFFFu) > 0x7F800000u);
+}
+/* Every NaN lane made the canonical quiet NaN; other lanes unchanged. */
+static inline sb_vf vnan_canonical(sb_vf v)
+{
+    return vnan_select((sb_vu32)v, vis_nan((sb_vu32)v));
+}
+
 /* Rounding W floats to the half type, as sb__round_f16() and
  * sb__round_bf16() do one (the same bits: tests/test_half_rounding_sweep.c
  * compares them, and test_host_half compares every half-accumulator path
@@ -15,40 +32,15 @@
  * bf16 accumulator each step's binary32 result is rounded so (host_half.h
  * shows why that is the exactly rounded half result), so the steps can
  * run W leaves at a time instead of one scalar chain per leaf.
- * f16: from 2^-14 up, round the binary32 bits to 11 significant bits
+ * f16 on bits (the SSE2 build, which has no conversion instructions):
+ * from 2^-14 up, round the binary32 bits to 11 significant bits
  * (nearest even; a carry moves into the exponent), and 2^16 or more is
  * an overflow to inf (65520, the tie, goes to the even 2^16). Below 2^-14
  * the result is a multiple of 2^-24: adding 0.5 puts |v| where binary32's
  * spacing is 2^-24, rounding it there (nearest even: 0.5 is an even
  * multiple), and subtracting 0.5 again is exact. NaN: the canonical one. */
-static inline sb_vf vround_f16(sb_vf v)
+static inline sb_vf vround_f16_on_bits(sb_vf v)
 {
-#if SB_VEC_BYTES == 64 && defined(__AVX512F__)
-    /* AVX-512F converts to binary16 and back itself (vcvtps2ph with
-     * nearest even from the immediate: subnormal results kept whatever
-     * MXCSR.FTZ says, overflow to inf; vcvtph2ps exact): the IEEE
-     * rounding, the same bits as below on every non-NaN pattern, in four
-     * instructions (the two conversions, a NaN test and a blend that
-     * makes a NaN canonical, as below) instead of about fourteen: 2^24 f16
-     * sums into f16 on one thread went from 9.8 to 14.3 GB/s (AMD EPYC). */
-    const __m512 f = (__m512)v;
-    const __m512 r = _mm512_cvtph_ps(_mm512_cvtps_ph(
-        f, _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC));
-    const __mmask16 nan = _mm512_cmp_ps_mask(f, f, _CMP_UNORD_Q);
-    return (sb_vf)_mm512_mask_blend_ps(nan, r,
-                                       _mm512_castsi512_ps(
-                                           _mm512_set1_epi32(0x7FC00000)));
-#elif SB_VEC_BYTES == 32 && defined(__F16C__)
-    /* F16C's vcvtps2ph and vcvtph2ps on 8 lanes (the AVX2 build): the
-     * same instructions and so the same bits as the AVX-512 ones above. */
-    const __m256 f = (__m256)v;
-    const __m256 r = _mm256_cvtph_ps(_mm256_cvtps_ph(
-        f, _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC));
-    const __m256 nan = _mm256_cmp_ps(f, f, _CMP_UNORD_Q);
-    return (sb_vf)_mm256_blendv_ps(r, _mm256_castsi256_ps(
-                                          _mm256_set1_epi32(0x7FC00000)),
-                                   nan);
-#else
     const sb_vu32 b = (sb_vu32)v;
     const sb_vu32 a = b & 0x7FFFFFFFu;
     const sb_vu32 normal = (a + 0xFFFu + ((a >> 13) & 1u)) & 0xFFFFE000u;
@@ -56,11 +48,9 @@ static inline sb_vf vround_f16(sb_vf v)
     const sb_vu32 is_small = (sb_vu32)(a < 0x38800000u);
     const sb_vu32 r = (small & is_small) | (normal & ~is_small);
     const sb_vu32 over = (sb_vu32)(r >= 0x47800000u);
-    const sb_vu32 nan = (sb_vu32)(a > 0x7F800000u);
     const sb_vu32 signed_r = ((r & ~over) | (0x7F800000u & over)) |
                              (b & 0x80000000u);
-    return (sb_vf)((signed_r & ~nan) | (0x7FC00000u & nan));
-#endif
+    return vnan_select(signed_r, vis_nan(b));
 }
 /* The same roundings for the running value of a fold, one step of a
  * chain, with the NaN test left out: a NaN comes out as some NaN, not
@@ -70,7 +60,7 @@ static inline sb_vf vround_f16(sb_vf v)
  * one, and
  *   f16:  the conversions keep it a NaN (vcvtps2ph keeps the top of its
  *         payload and quiets it); without them (SSE2) the bit operations
- *         would make it inf, so there this is vround_f16() itself;
+ *         would make it inf, so there this is the full rounding itself;
  *   bf16: its low 16 bits are 0, as in every value a half fold meets (a
  *         bf16 converted, a rounded step, or a NaN an operation made of
  *         them: the operand's payload, or the default NaN), so the
@@ -83,13 +73,21 @@ static inline sb_vf vround_f16(sb_vf v)
 static inline sb_vf vround_f16_nan_kept(sb_vf v)
 {
 #if SB_VEC_BYTES == 64 && defined(__AVX512F__)
+    /* AVX-512F converts to binary16 and back itself (vcvtps2ph with
+     * nearest even from the immediate: subnormal results kept whatever
+     * MXCSR.FTZ says, overflow to inf; vcvtph2ps exact): the IEEE
+     * rounding, the same bits as the bit operations on every non-NaN
+     * pattern. In place of the bit operations, these took 2^24 f16 sums
+     * into f16 on one thread from 9.8 to 14.3 GB/s (AMD EPYC). */
     return (sb_vf)_mm512_cvtph_ps(_mm512_cvtps_ph(
         (__m512)v, _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC));
 #elif SB_VEC_BYTES == 32 && defined(__F16C__)
+    /* F16C's vcvtps2ph and vcvtph2ps on 8 lanes (the AVX2 build): the
+     * same instructions and so the same bits as the AVX-512 ones above. */
     return (sb_vf)_mm256_cvtph_ps(_mm256_cvtps_ph(
         (__m256)v, _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC));
 #else
-    return vround_f16(v);
+    return vround_f16_on_bits(v);
 #endif
 }
 static inline sb_vf vround_bf16_nan_kept(sb_vf v)
@@ -97,22 +95,26 @@ static inline sb_vf vround_bf16_nan_kept(sb_vf v)
     const sb_vu32 b = (sb_vu32)v;
     return (sb_vf)((b + 0x7FFFu + ((b >> 16) & 1u)) & 0xFFFF0000u);
 }
-/* Every NaN lane made the canonical quiet NaN; other lanes unchanged. */
-static inline sb_vf vnan_canonical(sb_vf v)
-{
-    const sb_vu32 b = (sb_vu32)v;
-    const sb_vu32 nan = (sb_vu32)((b & 0x7FFFFFFFu) > 0x7F800000u);
-    return (sb_vf)((b & ~nan) | (0x7FC00000u & nan));
-}
 
+/* f16 with the canonical NaN. The conversions keep a NaN a NaN, so the
+ * input's NaN test serves; it runs beside them, not after them, where
+ * the rounding is a step of a chain (a combine of two accumulators). */
+static inline sb_vf vround_f16(sb_vf v)
+{
+#if (SB_VEC_BYTES == 64 && defined(__AVX512F__)) || \
+    (SB_VEC_BYTES == 32 && defined(__F16C__))
+    return vnan_select((sb_vu32)vround_f16_nan_kept(v), vis_nan((sb_vu32)v));
+#else
+    return vround_f16_on_bits(v);
+#endif
+}
 /* bf16: the upper half of the binary32, rounded on the bits as
- * sb__float_to_bf16() does; NaN: the canonical one. */
+ * sb__float_to_bf16() does; NaN: the canonical one. The NaN test is on
+ * the input: a NaN with low bits set can round to inf. */
 static inline sb_vf vround_bf16(sb_vf v)
 {
-    const sb_vu32 b = (sb_vu32)v;
-    const sb_vu32 nan = (sb_vu32)((b & 0x7FFFFFFFu) > 0x7F800000u);
-    const sb_vu32 r = (b + 0x7FFFu + ((b >> 16) & 1u)) & 0xFFFF0000u;
-    return (sb_vf)((r & ~nan) | (0x7FC00000u & nan));
+    return vnan_select((sb_vu32)vround_bf16_nan_kept(v),
+                       vis_nan((sb_vu32)v));
 }
 
 #endif /* SB_HOST_HALF_VEC_H */
