@@ -2138,8 +2138,9 @@ static inline sb_vd wide_load_bf16_sse2(const void *p)
         r[k] = CONV_LOAD_##src((x) + ((size_t)(g) * CONV_(W, src) + k) * L + (i)); \
     SB_TRANSPOSE(CONV_(V, src), r, CONV_(W, src))
 #define LOAD_CONV_TRANSPOSED_1(src, r, x, g, i) LOAD_HALF_ROWS(src, r, x, g)
-/* Halves into floats on AVX-512: transposed as 16-bit words first, the
- * leaves in the lanes out of order (host_transpose_x86.h); a fold whose
+/* Halves into floats on AVX-512: transposed as 16-bit words (f16) or
+ * 32-bit words (bf16) before the conversion, the leaves in the lanes out
+ * of order (host_transpose_x86.h); a fold whose
  * rows came so puts its accumulators' lanes back in order before its
  * tree (CONV_LANES_IN_ORDER). A W of 16 is a leaf per row (i = 0). */
 #if defined(SB_HAVE_X86_HALF_ROWS)
@@ -2158,7 +2159,8 @@ static inline sb_vd wide_load_bf16_sse2(const void *p)
 #  define CONV_LANES_IN_ORDER(src, DOT, acc, GROUPS)                        \
     if (CONV_HALF_ROWS_##src && !((DOT) && CONV_PRODUCTS_FIRST_##src))      \
         for (int g = 0; g < (GROUPS); g++)                                  \
-            acc[g] = (CONV_(V, src))sb_half_lanes_in_order((__m512)acc[g]);
+            acc[g] = (CONV_(V, src))sb_half_lanes_in_order(         \
+                (__m512)acc[g], CONV_IS_BF16_##src);
 #else
 #  define CONV_HALF_ROWS_f16  0
 #  define CONV_HALF_ROWS_bf16 0
@@ -2170,6 +2172,11 @@ static inline sb_vd wide_load_bf16_sse2(const void *p)
 #define CONV_HALF_ROWS_f32_f64  0
 #define CONV_HALF_ROWS_f16_f64  0
 #define CONV_HALF_ROWS_bf16_f64 0
+#define CONV_IS_BF16_f32        0
+#define CONV_IS_BF16_f64        0
+#define CONV_IS_BF16_f32_f64    0
+#define CONV_IS_BF16_f16_f64    0
+#define CONV_IS_BF16_bf16_f64   0
 
 /* The folds of the leaves of converted inputs of a call, GROUPS
  * registers of W leaves (HALF_GROUPS, HALF_ACC_GROUPS or WIDE_GROUPS

@@ -79,24 +79,78 @@ sb_transpose_8x64(__m512d r[8])
 }
 #  if defined(__AVX512BW__)
 /* 16 leaves of 16 halves (512 bytes at p, leaf after leaf) as 16 float
- * rows: r[k] lane l = element k of leaf 2l (l < 8) or 2(l - 8) + 1,
- * converted exactly (f16 by vcvtph2ps; bf16, the upper half of a float,
- * by interleaving zeros below it). Transposed as 16-bit words before the
- * conversion, two leaves to a register: 24 unpacks within 128-bit lanes
- * and 8 lane moves, then f16 8 extracts and 16 conversions, bf16 16
- * unpacks that convert; against 16 conversions and 64 shuffles of
- * converted floats. One thread, 2^16 elements in L2, AMD EPYC Zen 5: a
- * fold of our own went from 21 to 28 Gelem/s (f16) and from 21 to 49
- * (bf16); the library's sums into f32 from 29 to 35 GB/s of f16 and
- * from 28 to 42 of bf16 (README: Performance).
+ * rows, r[k] lane l holding element k of some leaf (below: which),
+ * converted exactly.
  *
- * The leaves come out in the lanes in the order 0, 2, .., 14, 1, 3, ..,
- * 15 (putting them in order would cost a permute per row): the folds
+ * f16, by vcvtph2ps: r[k] lane l = element k of leaf 2l (l < 8) or
+ * 2(l - 8) + 1. Transposed as 16-bit words before the conversion, two
+ * leaves to a register: 24 unpacks within 128-bit lanes and 8 lane
+ * moves, then 8 extracts and 16 conversions; against 16 conversions and
+ * 64 shuffles of converted floats. One thread, 2^16 elements in L2, AMD
+ * EPYC Zen 5: a fold of our own went from 21 to 28 Gelem/s; the
+ * library's sums into f32 from 29 to 35 GB/s of f16.
+ *
+ * bf16 (sb_bf16_rows_transposed): a bf16 is the upper half of a float,
+ * and a 32-bit word of a leaf holds its elements 2d (low half) and
+ * 2d + 1 (high half): a shift left by 16 makes the first a float, a mask
+ * of the low half the second. So the leaves are transposed as 32-bit
+ * words (16 unpacks within 128-bit lanes and 8 lane moves) and the
+ * floats made by 8 shifts and 8 ands, on any ALU port, instead of a
+ * 16-bit transpose and 16 unpacks with zeros on the shuffle ports (48
+ * shuffles in all, against 24). r[k] lane l = element k of leaf
+ * 0, 2, 4, 6, 1, 3, 5, 7, 8, 10, 12, 14, 9, 11, 13, 15 (lane l).
+ * bf16 sums into f32 on one thread, medians of 12 A/B runs, AMD EPYC
+ * Zen 5: 1.03-1.04x in cache (2^16-2^20), 1.14x from memory (2^27);
+ * into bf16 unchanged (its rounding steps are the limit). Intel's cores
+ * run 512-bit shuffles on one port only, so halving them should count
+ * for more there (not measured: no Intel CPU was at hand).
+ *
+ * Putting the leaves in order would cost a permute per row: the folds
  * step each lane as its own leaf and put the lanes back in order once
  * per call (sb_half_lanes_in_order), before their tree. */
 static inline __attribute__((always_inline)) void
+sb_bf16_rows_transposed(const uint16_t *p, __m512 r[16])
+{
+    __m512i z[8], t[8];
+    for (int m = 0; m < 8; m++)
+        z[m] = _mm512_loadu_si512((const void *)(p + 32 * m));
+    /* 4 x 4 transposes of 32-bit words within each 128-bit lane of
+     * registers 0-3 and of 4-7: t[4g + k]'s lane q holds word k of the
+     * lane q of each of z[4g] .. z[4g + 3]. */
+    for (int g = 0; g < 2; g++) {
+        const __m512i *s = z + 4 * g;
+        const __m512i a = _mm512_unpacklo_epi32(s[0], s[1]);
+        const __m512i b = _mm512_unpackhi_epi32(s[0], s[1]);
+        const __m512i c = _mm512_unpacklo_epi32(s[2], s[3]);
+        const __m512i e = _mm512_unpackhi_epi32(s[2], s[3]);
+        t[4 * g] = _mm512_unpacklo_epi64(a, c);
+        t[4 * g + 1] = _mm512_unpackhi_epi64(a, c);
+        t[4 * g + 2] = _mm512_unpacklo_epi64(b, e);
+        t[4 * g + 3] = _mm512_unpackhi_epi64(b, e);
+    }
+    /* z[m]'s 128-bit lane q holds words 4 (q & 1) .. + 3 of leaf
+     * 2m + (q >> 1); so t[4g + k]'s lanes 0 and 2 hold word k, lanes 1
+     * and 3 word 4 + k, of leaves 8g + 0, 2, 4, 6 (lanes 0, 1) and
+     * 8g + 1, 3, 5, 7 (lanes 2, 3). Word w of all 16 leaves: */
+    const __m512i upper = _mm512_set1_epi32((int)0xFFFF0000u);
+    for (int k = 0; k < 4; k++) {
+        const __m512i lo = _mm512_shuffle_i32x4(t[k], t[4 + k],
+                                                _MM_SHUFFLE(2, 0, 2, 0));
+        const __m512i hi = _mm512_shuffle_i32x4(t[k], t[4 + k],
+                                                _MM_SHUFFLE(3, 1, 3, 1));
+        r[2 * k] = _mm512_castsi512_ps(_mm512_slli_epi32(lo, 16));
+        r[2 * k + 1] = _mm512_castsi512_ps(_mm512_and_si512(lo, upper));
+        r[2 * k + 8] = _mm512_castsi512_ps(_mm512_slli_epi32(hi, 16));
+        r[2 * k + 9] = _mm512_castsi512_ps(_mm512_and_si512(hi, upper));
+    }
+}
+static inline __attribute__((always_inline)) void
 sb_half_rows_transposed(const uint16_t *p, int is_bf16, __m512 r[16])
 {
+    if (is_bf16) {
+        sb_bf16_rows_transposed(p, r);
+        return;
+    }
     __m512i z[8], t[8];
     for (int m = 0; m < 8; m++)
         z[m] = _mm512_loadu_si512((const void *)(p + 32 * m));
@@ -119,31 +173,22 @@ sb_half_rows_transposed(const uint16_t *p, int is_bf16, __m512 r[16])
      * elements column[j] and column[j] + 8. */
     static const int column[8] = { 0, 2, 4, 6, 1, 3, 5, 7 };
     for (int j = 0; j < 8; j++) {
-        if (is_bf16) {
-            /* One column's 16 leaves to words 0-3 (and the other's to
-             * 4-7) of every lane, then zeros interleaved below them. */
-            const __m512i u = _mm512_permutex_epi64(t[j], 0xD8);
-            const __m512i zero = _mm512_setzero_si512();
-            r[column[j]] =
-                _mm512_castsi512_ps(_mm512_unpacklo_epi16(zero, u));
-            r[column[j] + 8] =
-                _mm512_castsi512_ps(_mm512_unpackhi_epi16(zero, u));
-        } else {
-            /* One column's 16 leaves to each 256-bit half. */
-            const __m512i u = _mm512_shuffle_i64x2(t[j], t[j], 0xD8);
-            r[column[j]] = _mm512_cvtph_ps(_mm512_castsi512_si256(u));
-            r[column[j] + 8] =
-                _mm512_cvtph_ps(_mm512_extracti64x4_epi64(u, 1));
-        }
+        /* One column's 16 leaves to each 256-bit half. */
+        const __m512i u = _mm512_shuffle_i64x2(t[j], t[j], 0xD8);
+        r[column[j]] = _mm512_cvtph_ps(_mm512_castsi512_si256(u));
+        r[column[j] + 8] = _mm512_cvtph_ps(_mm512_extracti64x4_epi64(u, 1));
     }
 }
 /* The lanes of a register of sb_half_rows_transposed()'s leaves in the
  * leaves' order. */
 static inline __attribute__((always_inline)) __m512
-sb_half_lanes_in_order(__m512 v)
+sb_half_lanes_in_order(__m512 v, int is_bf16)
 {
-    const __m512i lane_of_leaf = _mm512_setr_epi32(
-        0, 8, 1, 9, 2, 10, 3, 11, 4, 12, 5, 13, 6, 14, 7, 15);
+    const __m512i lane_of_leaf = is_bf16
+        ? _mm512_setr_epi32(0, 4, 1, 5, 2, 6, 3, 7,
+                            8, 12, 9, 13, 10, 14, 11, 15)
+        : _mm512_setr_epi32(0, 8, 1, 9, 2, 10, 3, 11,
+                            4, 12, 5, 13, 6, 14, 7, 15);
     return _mm512_permutexvar_ps(lane_of_leaf, v);
 }
 #    define SB_HAVE_X86_HALF_ROWS 1
