@@ -2163,10 +2163,23 @@ static inline sb_vd wide_load_bf16_sse2(const void *p)
                 (__m512)acc[g], CONV_IS_BF16_##src);
 #else
 #  define CONV_HALF_ROWS_f16  0
-#  define CONV_HALF_ROWS_bf16 0
+#  if defined(SB_HAVE_X86_BF16_ROWS)
+/* bf16 on AVX2 and SSE2: W leaves' elements i .. i + W-1 at a time,
+ * transposed as 32-bit words (host_transpose_x86.h), leaves in order. */
+#    define CONV_HALF_ROWS_bf16 2
+#  else
+#    define CONV_HALF_ROWS_bf16 0
+#  endif
 #  define LOAD_HALF_ROWS(src, r, x, g)
 #  define CONV_LANES_IN_ORDER(src, DOT, acc, GROUPS)
 #endif
+#define LOAD_CONV_TRANSPOSED_2(src, r, x, g, i)                             \
+    {                                                                       \
+        SB_BF16_ROW h_[CONV_(W, src)];                                      \
+        sb_bf16_rows((const uint16_t *)(x) +                                \
+                         (size_t)(g) * CONV_(W, src) * L + (i), h_);        \
+        for (int k = 0; k < CONV_(W, src); k++) r[k] = (CONV_(V, src))h_[k]; \
+    }
 #define CONV_HALF_ROWS_f32      0
 #define CONV_HALF_ROWS_f64      0
 #define CONV_HALF_ROWS_f32_f64  0

@@ -239,6 +239,68 @@ sb_transpose_4x64(__m256d r[4])
 #  define SB_X86_TRANSPOSE_4(V, R)                                          \
     SB_X86_TRANSPOSE_(V, R, 4, __m256d, sb_transpose_4x64)
 #  define SB_HAVE_X86_TRANSPOSE 1
+#  if defined(__AVX2__)
+/* Elements i .. i + 7 of 8 leaves of bf16 (leaf l's at p + 16 l) as 8
+ * float rows, the leaves in lane order: r[k] lane l = element i + k of
+ * leaf l. As sb_bf16_rows_transposed() does on AVX-512: transposed as
+ * 32-bit words (4 loads into upper halves, then 8 unpacks within 128-bit
+ * lanes), each word made two floats by a shift and a mask; against 8
+ * widening loads, 8 shifts and a 24-shuffle transpose of floats. bf16
+ * sums on one thread, medians of 8 A/B runs, AMD EPYC Zen 5: into f32
+ * 1.36x in cache (2^16), 1.22x from memory (2^27); into bf16 1.13x and
+ * 1.12x. */
+static inline __attribute__((always_inline)) void
+sb_bf16_rows(const uint16_t *p, __m256 r[8])
+{
+    __m256i a[4];
+    for (int j = 0; j < 4; j++)
+        a[j] = _mm256_inserti128_si256(
+            _mm256_castsi128_si256(
+                _mm_loadu_si128((const __m128i *)(const void *)(p + 16 * j))),
+            _mm_loadu_si128((const __m128i *)(const void *)(p + 16 * (j + 4))),
+            1);
+    /* a[j]: words 0-3 of leaf j, then of leaf j + 4. */
+    const __m256i lo01 = _mm256_unpacklo_epi32(a[0], a[1]);
+    const __m256i hi01 = _mm256_unpackhi_epi32(a[0], a[1]);
+    const __m256i lo23 = _mm256_unpacklo_epi32(a[2], a[3]);
+    const __m256i hi23 = _mm256_unpackhi_epi32(a[2], a[3]);
+    const __m256i w[4] = {
+        _mm256_unpacklo_epi64(lo01, lo23), _mm256_unpackhi_epi64(lo01, lo23),
+        _mm256_unpacklo_epi64(hi01, hi23), _mm256_unpackhi_epi64(hi01, hi23),
+    };
+    const __m256i upper = _mm256_set1_epi32((int)0xFFFF0000u);
+    for (int k = 0; k < 4; k++) {
+        r[2 * k] = _mm256_castsi256_ps(_mm256_slli_epi32(w[k], 16));
+        r[2 * k + 1] = _mm256_castsi256_ps(_mm256_and_si256(w[k], upper));
+    }
+}
+#    define SB_BF16_ROW __m256
+#    define SB_HAVE_X86_BF16_ROWS 1
+#  endif
+#elif SB_VEC_BYTES == 16 && defined(__SSE2__)
+/* The same for 4 leaves of bf16 (leaf l's at p + 16 l), elements i .. i
+ * + 3: 4 unpacks of 32-bit words, 2 shifts and 2 masks; against 4
+ * widening unpacks and an 8-shuffle transpose of floats (the same sums
+ * on SSE2: into f32 1.38x and 1.31x, into bf16 1.15x and 1.14x). */
+static inline __attribute__((always_inline)) void
+sb_bf16_rows(const uint16_t *p, __m128 r[4])
+{
+    __m128i a[4];
+    for (int j = 0; j < 4; j++)
+        a[j] = _mm_loadl_epi64((const __m128i *)(const void *)(p + 16 * j));
+    const __m128i lo01 = _mm_unpacklo_epi32(a[0], a[1]);
+    const __m128i lo23 = _mm_unpacklo_epi32(a[2], a[3]);
+    const __m128i w[2] = {
+        _mm_unpacklo_epi64(lo01, lo23), _mm_unpackhi_epi64(lo01, lo23),
+    };
+    const __m128i upper = _mm_set1_epi32((int)0xFFFF0000u);
+    for (int k = 0; k < 2; k++) {
+        r[2 * k] = _mm_castsi128_ps(_mm_slli_epi32(w[k], 16));
+        r[2 * k + 1] = _mm_castsi128_ps(_mm_and_si128(w[k], upper));
+    }
+}
+#  define SB_BF16_ROW __m128
+#  define SB_HAVE_X86_BF16_ROWS 1
 #endif
 
 /* R (W vectors of type V, any element type of SB_VEC_BYTES / W bytes)
