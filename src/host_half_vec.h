@@ -32,7 +32,7 @@ static inline sb_vf vnan_canonical(sb_vf v)
  * bf16 accumulator each step's binary32 result is rounded so (host_half.h
  * shows why that is the exactly rounded half result), so the steps can
  * run W leaves at a time instead of one scalar chain per leaf.
- * f16 on bits (the SSE2 build, which has no conversion instructions):
+ * f16 on bits (builds without x86's conversions: SSE2, other CPUs):
  * from 2^-14 up, round the binary32 bits to 11 significant bits
  * (nearest even; a carry moves into the exponent), and 2^16 or more is
  * an overflow to inf (65520, the tie, goes to the even 2^16). Below 2^-14
@@ -96,9 +96,10 @@ static inline sb_vf vround_bf16_nan_kept(sb_vf v)
     return (sb_vf)((b + 0x7FFFu + ((b >> 16) & 1u)) & 0xFFFF0000u);
 }
 
-/* f16 with the canonical NaN. The conversions keep a NaN a NaN, so the
- * input's NaN test serves; it runs beside them, not after them, where
- * the rounding is a step of a chain (a combine of two accumulators). */
+/* f16 with the canonical NaN. The conversions never make a NaN of a
+ * non-NaN, and every NaN lane of the input is replaced, so the input's
+ * NaN test serves; it runs beside them, not after them, where the
+ * rounding is a step of a chain (a combine of two accumulators). */
 static inline sb_vf vround_f16(sb_vf v)
 {
 #if (SB_VEC_BYTES == 64 && defined(__AVX512F__)) || \

@@ -1760,9 +1760,9 @@ static bool NAME##_whole(const T *x, size_t prefetch, T *node)              \
  * arrays of 32 sums and 32 bit masks were partly kept on the stack. The
  * masks OR into two registers (a one-cycle step needs no more chains).
  * The range is checked once, at the block's end, as one OR of the mask's
- * words. Checked after every quarter block, lane by lane, so that a block
- * out of range was not read to its end before its checked fold (which
- * then finds it in cache), it cost i32 sums 1-3% in cache (2^20-2^22,
+ * words. The old check after every quarter block, lane by lane (so that
+ * a block out of range was not read to its end before its checked fold,
+ * which then finds it in cache) cost i32 sums 1-3% in cache (2^20-2^22,
  * medians of 16 A/B runs, AMD EPYC Zen 5, AVX-512), nothing measurable
  * from memory. */
 #define DEFINE_SMALL_SUM_WHOLE(NAME, T, UT, OFFSET, SHIFT)                  \
@@ -1798,6 +1798,9 @@ static bool NAME##_whole(const T *x, size_t prefetch, T *node)              \
     return true;                                                            \
 }
 #else
+/* Without the vector extensions' shuffles: 32 running values in arrays,
+ * the range checked after every quarter block, so that a block which
+ * must take the checked fold anyway is not first read to its end. */
 #define DEFINE_SMALL_SUM_WHOLE(NAME, T, UT, OFFSET, SHIFT)                  \
 enum { NAME##_whole_prefetches = SB_PREFETCH_UNMASKED };                    \
 static bool NAME##_whole(const T *x, size_t prefetch, T *node)              \
@@ -2140,9 +2143,9 @@ static inline sb_vd wide_load_bf16_sse2(const void *p)
 #define LOAD_CONV_TRANSPOSED_1(src, r, x, g, i) LOAD_HALF_ROWS(src, r, x, g)
 /* Halves into floats on AVX-512: transposed as 16-bit words (f16) or
  * 32-bit words (bf16) before the conversion, the leaves in the lanes out
- * of order (host_transpose_x86.h); a fold whose
- * rows came so puts its accumulators' lanes back in order before its
- * tree (CONV_LANES_IN_ORDER). A W of 16 is a leaf per row (i = 0). */
+ * of order (host_transpose_x86.h); a fold whose rows came so puts its
+ * accumulators' lanes back in order before its tree
+ * (CONV_LANES_IN_ORDER). A W of 16 is a leaf per row (i = 0). */
 #if defined(SB_HAVE_X86_HALF_ROWS)
 #  define CONV_HALF_ROWS_f16  1
 #  define CONV_HALF_ROWS_bf16 1
@@ -2159,7 +2162,7 @@ static inline sb_vd wide_load_bf16_sse2(const void *p)
 #  define CONV_LANES_IN_ORDER(src, DOT, acc, GROUPS)                        \
     if (CONV_HALF_ROWS_##src && !((DOT) && CONV_PRODUCTS_FIRST_##src))      \
         for (int g = 0; g < (GROUPS); g++)                                  \
-            acc[g] = (CONV_(V, src))sb_half_lanes_in_order(         \
+            acc[g] = (CONV_(V, src))sb_half_lanes_in_order(             \
                 (__m512)acc[g], CONV_IS_BF16_##src);
 #else
 #  define CONV_HALF_ROWS_f16  0
@@ -2175,6 +2178,8 @@ static inline sb_vd wide_load_bf16_sse2(const void *p)
 #endif
 #define LOAD_CONV_TRANSPOSED_2(src, r, x, g, i)                             \
     {                                                                       \
+        _Static_assert(L == 16 && CONV_(W, src) == SB_VEC_BYTES / 4,        \
+                       "sb_bf16_rows: leaves of 16, a float per lane");     \
         SB_BF16_ROW h_[CONV_(W, src)];                                      \
         sb_bf16_rows((const uint16_t *)(x) +                                \
                          (size_t)(g) * CONV_(W, src) * L + (i), h_);        \
