@@ -98,13 +98,14 @@ sb_transpose_8x64(__m512d r[8])
  * words (16 unpacks within 128-bit lanes and 8 lane moves) and the
  * floats made by 8 shifts and 8 ands, instead of a 16-bit transpose
  * and 16 unpacks with zeros (48 shuffles in all, against 24; on Intel
- * the ands run on any vector port and the shifts off the shuffle one). r[k] lane l = element k of leaf
+ * the ands run on any vector port and the shifts off the shuffle one).
+ * r[k] lane l = element k of leaf
  * 0, 2, 4, 6, 1, 3, 5, 7, 8, 10, 12, 14, 9, 11, 13, 15 (lane l).
  * bf16 sums into f32 on one thread, medians of 12 A/B runs, AMD EPYC
  * Zen 5: 1.03-1.04x in cache (2^16-2^20), 1.14x from memory (2^27);
- * into bf16 0.98-1.00 (noise: its rounding steps are the limit). Intel's cores
- * run 512-bit shuffles on one port only, so halving them should count
- * for more there (not measured: no Intel CPU was at hand).
+ * into bf16 0.98-1.00 (noise: its rounding steps are the limit).
+ * Intel's cores run 512-bit shuffles on one port only, so halving them
+ * should count for more there (not measured: no Intel CPU was at hand).
  *
  * Putting the leaves in order would cost a permute per row: the folds
  * step each lane as its own leaf and put the lanes back in order once
@@ -281,9 +282,9 @@ sb_bf16_rows(const uint16_t *p, __m256 r[8])
 #elif SB_VEC_BYTES == 16 && defined(__SSE2__)
 /* The same for 4 leaves of bf16 (leaf l's at p + 16 l), elements i .. i
  * + 3: 2 unpacks of 32-bit words and 2 of 64-bit, 2 shifts and 2
- * masks; against 4
- * widening unpacks and an 8-shuffle transpose of floats (the same sums
- * on SSE2: into f32 1.38x and 1.31x, into bf16 1.15x and 1.14x). */
+ * masks; against 4 widening unpacks and an 8-shuffle transpose of
+ * floats (the same sums on SSE2: into f32 1.38x and 1.31x, into bf16
+ * 1.15x and 1.14x). */
 static inline __attribute__((always_inline)) void
 sb_bf16_rows(const uint16_t *p, __m128 r[4])
 {
