@@ -2163,7 +2163,60 @@ static inline sb_vd wide_load_bf16_sse2(const void *p)
     if (CONV_HALF_ROWS_##src && !((DOT) && CONV_PRODUCTS_FIRST_##src))      \
         for (int g = 0; g < (GROUPS); g++)                                  \
             acc[g] = (CONV_(V, src))sb_half_lanes_in_order(             \
-                (__m512)acc[g], CONV_IS_BF16_##src);
+                (__m512)acc[g], CONV_IS_BF16_##src);                        \
+    CONV_WIDE_LANES_IN_ORDER(src, DOT, acc)
+/* Halves into f64 on AVX-512 the same way: a call's 16 leaves transposed
+ * as halves at once (24 or 32 shuffles), each float row widened as two
+ * registers of 8 leaves (CONV_LOAD_GROUPS_1), where each leaf's row of 8
+ * was converted as it loaded and took a 24-shuffle transpose of doubles
+ * per 64 elements. Sums into f64 on one thread, medians of 4-6 A/B runs,
+ * AMD EPYC Zen 5: bf16 1.60x in cache (2^18), 1.36x from memory (2^26),
+ * its min 1.67x; f16 1.09x and 1.10x (its conversions, vcvtph2ps and
+ * vcvtps2pd, are most of its cost either way). f32 into f64 so (16 x 16
+ * transpose of floats, then widened) ran the same in cache and 0.95x
+ * from memory: it keeps converting as it loads. */
+#  define CONV_WIDE_ROWS_f16_f64  1
+#  define CONV_WIDE_ROWS_bf16_f64 1
+#  define CONV_WIDE_ROWS_f32_f64  0
+/* Unrolled, so that rows_ stays in registers (GCC 12 kept it on the
+ * stack while the steps were a loop). */
+#  define CONV_ROWS_STATE_1 __m512 rows_[L]; _Pragma("GCC unroll 2")
+/* Group g, row k of step i: row i + k's lanes 8g .. 8g + 7 as doubles. */
+#  define CONV_WIDE_ROW(rows, g, ik)                                        \
+    ((sb_vd)_mm512_cvtps_pd(_mm256_castpd_ps(_mm512_extractf64x4_pd(        \
+        _mm512_castps_pd((rows)[ik]), (g)))))
+#  define CONV_LOAD_GROUPS_1(src, POST, DOT, ROUND, G, r, x, y, i)          \
+    if ((DOT) && CONV_PRODUCTS_FIRST_##src) {                               \
+        CONV_LOAD_GROUPS_0(src, POST, DOT, ROUND, G, r, x, y, i)            \
+    } else {                                                                \
+        _Static_assert((G) == 2 && CONV_(W, src) * 2 == L &&                \
+                       (!(DOT) || CONV_PRODUCTS_FIRST_##src),               \
+                       "two registers of doubles per row of 16 leaves");    \
+        if ((i) == 0)                                                       \
+            sb_half_rows_transposed((const uint16_t *)(x),                  \
+                                    CONV_IS_BF16_##src, rows_);             \
+        for (int k = 0; k < CONV_(W, src); k++) {                           \
+            r[0][k] = POST(CONV_WIDE_ROW(rows_, 0, (i) + k));               \
+            r[1][k] = POST(CONV_WIDE_ROW(rows_, 1, (i) + k));               \
+        }                                                                   \
+    }
+/* The two registers' leaves (group g: lanes 8g .. 8g + 7 of the rows,
+ * sb_half_lanes_in_order()'s order) back in order, 0-7 and 8-15. */
+#  define CONV_WIDE_LANES_IN_ORDER(src, DOT, acc)                           \
+    SB_CAT(CONV_WIDE_LANES_IN_ORDER_, CONV_WIDE_ROWS_##src)(src, DOT, acc)
+#  define CONV_WIDE_LANES_IN_ORDER_0(src, DOT, acc)
+#  define CONV_WIDE_LANES_IN_ORDER_1(src, DOT, acc)                         \
+    if (!((DOT) && CONV_PRODUCTS_FIRST_##src)) {                            \
+        const __m512i lo_ = CONV_IS_BF16_##src                              \
+            ? _mm512_setr_epi64(0, 4, 1, 5, 2, 6, 3, 7)                     \
+            : _mm512_setr_epi64(0, 8, 1, 9, 2, 10, 3, 11);                  \
+        const __m512i hi_ = CONV_IS_BF16_##src                              \
+            ? _mm512_setr_epi64(8, 12, 9, 13, 10, 14, 11, 15)               \
+            : _mm512_setr_epi64(4, 12, 5, 13, 6, 14, 7, 15);                \
+        const __m512d a_ = (__m512d)acc[0], b_ = (__m512d)acc[1];           \
+        acc[0] = (sb_vd)_mm512_permutex2var_pd(a_, lo_, b_);                \
+        acc[1] = (sb_vd)_mm512_permutex2var_pd(a_, hi_, b_);                \
+    }
 #else
 #  define CONV_HALF_ROWS_f16  0
 #  if defined(SB_HAVE_X86_BF16_ROWS)
@@ -2175,7 +2228,29 @@ static inline sb_vd wide_load_bf16_sse2(const void *p)
 #  endif
 #  define LOAD_HALF_ROWS(src, r, x, g)
 #  define CONV_LANES_IN_ORDER(src, DOT, acc, GROUPS)
+#  define CONV_WIDE_ROWS_f16_f64  0
+#  define CONV_WIDE_ROWS_bf16_f64 0
+#  define CONV_WIDE_ROWS_f32_f64  0
 #endif
+#define CONV_ROWS_STATE(src)                                                \
+    SB_CAT(CONV_ROWS_STATE_, CONV_WIDE_ROWS_##src)
+#define CONV_ROWS_STATE_0
+#define CONV_WIDE_ROWS_f16      0
+#define CONV_WIDE_ROWS_bf16     0
+#define CONV_WIDE_ROWS_f32      0
+#define CONV_WIDE_ROWS_f64      0
+/* The rows of step i (elements i .. i + W-1 of each leaf) of every group
+ * of a call, mapped: each group's loaded, converted and transposed by
+ * CONV_LOAD_MAPPED, or, for halves into f64 on AVX-512, every group's
+ * from one transpose of the call's leaves at step 0 (CONV_LOAD_GROUPS_1,
+ * into the rows_ that CONV_ROWS_STATE declares before the steps). */
+#define CONV_LOAD_GROUPS(src, POST, DOT, ROUND, G, r, x, y, i)              \
+    SB_CAT(CONV_LOAD_GROUPS_, CONV_WIDE_ROWS_##src)(src, POST, DOT, ROUND, \
+                                                    G, r, x, y, i)
+#define CONV_LOAD_GROUPS_0(src, POST, DOT, ROUND, G, r, x, y, i)            \
+    for (int g = 0; g < (G); g++) {                                         \
+        CONV_LOAD_MAPPED(src, POST, DOT, ROUND, r[g], x, y, g, i)           \
+    }
 #define LOAD_CONV_TRANSPOSED_2(src, r, x, g, i)                             \
     {                                                                       \
         _Static_assert(L == 16 && CONV_(W, src) == SB_VEC_BYTES / 4,        \
@@ -2194,7 +2269,7 @@ static inline sb_vd wide_load_bf16_sse2(const void *p)
 #define CONV_IS_BF16_f64        0
 #define CONV_IS_BF16_f32_f64    0
 #define CONV_IS_BF16_f16_f64    0
-#define CONV_IS_BF16_bf16_f64   0
+#define CONV_IS_BF16_bf16_f64   1
 
 /* The folds of the leaves of converted inputs of a call, GROUPS
  * registers of W leaves (HALF_GROUPS, HALF_ACC_GROUPS or WIDE_GROUPS
@@ -2254,11 +2329,10 @@ static inline CONV_(V, src) NAME(const CONV_XT_##src *x,                    \
     CONV_(V, src) acc[GROUPS];                                              \
     (void)y;                                                                \
     for (int g = 0; g < (GROUPS); g++) acc[g] = VSPLAT(CONV_(V, src), start); \
+    CONV_ROWS_STATE(src)                                                    \
     for (int i = 0; i < L; i += CONV_(W, src)) {                            \
         CONV_(V, src) r[GROUPS][CONV_(W, src)];                             \
-        for (int g = 0; g < (GROUPS); g++) {                                \
-            CONV_LOAD_MAPPED(src, POST, DOT, ROUND##_STEP, r[g], x, y, g, i) \
-        }                                                                   \
+        CONV_LOAD_GROUPS(src, POST, DOT, ROUND##_STEP, GROUPS, r, x, y, i)  \
         for (int k = 0; k < CONV_(W, src); k++)                             \
             for (int g = 0; g < (GROUPS); g++)                              \
                 acc[g] = STEP(acc[g], r[g][k]);                             \
@@ -2276,11 +2350,10 @@ static inline CONV_(V, src) NAME(const CONV_XT_##src *x,                    \
     CONV_(V, src) acc[GROUPS];                                              \
     (void)y;                                                                \
     (void)start;                                                            \
+    CONV_ROWS_STATE(src)                                                    \
     for (int i = 0; i < L; i += CONV_(W, src)) {                            \
         CONV_(V, src) r[GROUPS][CONV_(W, src)];                             \
-        for (int g = 0; g < (GROUPS); g++) {                                \
-            CONV_LOAD_MAPPED(src, POST, DOT, ROUND, r[g], x, y, g, i)       \
-        }                                                                   \
+        CONV_LOAD_GROUPS(src, POST, DOT, ROUND, GROUPS, r, x, y, i)         \
         int k0 = 0;                                                         \
         if (i == 0) {                                                       \
             for (int g = 0; g < (GROUPS); g++) acc[g] = r[g][0];            \
