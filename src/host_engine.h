@@ -55,10 +55,12 @@ typedef struct {
 
 /* A full (SB_BLOCK_SIZE), unmasked block of a float plan whose input is
  * its accumulator, of f16 / bf16 into f32 or into their own type, or of
- * f32 / f16 / bf16 into f64: each element converted, then mapped (`map`)
- * or, with y not NULL, multiplied by y's, as it is folded: the node of
- * sb__prepare() followed by the block kernel, without the pass between.
- * NaN skipping never takes it (sb__masked_block_fn does, mask or not). */
+ * f32 / f16 / bf16 / i32 into f64: each element converted, then mapped
+ * (`map`) or, with y not NULL, multiplied by y's, as it is folded: the
+ * node of sb__prepare() followed by the block kernel, without the pass
+ * between. Also the sum, min and max of an integer widening (no map or
+ * product). NaN skipping never takes it (sb__masked_block_fn does, mask
+ * or not). */
 typedef void (*sb__block_map_fn)(const void *x, const void *y, sb_map map,
                                  size_t prefetch, sb__node *out);
 /* The node of one full block of x with a mask, or skipping NaNs with a

@@ -2219,6 +2219,7 @@ typedef uint16_t sb_vh_in __attribute__((vector_size(SB_VEC_BYTES / 2),
 #define CONV_XT_f32        float
 #define CONV_XT_f64        double
 #define CONV_XT_f32_f64    float
+#define CONV_XT_i32_f64    int32_t
 #define CONV_XT_f16_f64    uint16_t
 #define CONV_XT_bf16_f64   uint16_t
 #define CONV_LOAD_f16      HALF_LOAD_f16
@@ -2226,6 +2227,7 @@ typedef uint16_t sb_vh_in __attribute__((vector_size(SB_VEC_BYTES / 2),
 #define CONV_LOAD_f32      VLOAD_f32
 #define CONV_LOAD_f64      VLOAD_f64
 #define CONV_LOAD_f32_f64  WIDE_LOAD_f32
+#define CONV_LOAD_i32_f64  WIDE_LOAD_i32
 #define CONV_LOAD_f16_f64  WIDE_LOAD_f16
 #define CONV_LOAD_bf16_f64 WIDE_LOAD_bf16
 #define CONV_ISNAN_f16(h)     (((h) & 0x7FFFu) > 0x7C00u)
@@ -2233,11 +2235,13 @@ typedef uint16_t sb_vh_in __attribute__((vector_size(SB_VEC_BYTES / 2),
 #define CONV_ISNAN_f32(v)     ((v) != (v))
 #define CONV_ISNAN_f64(v)     ((v) != (v))
 #define CONV_ISNAN_f32_f64(v) ((v) != (v))
+#define CONV_ISNAN_i32_f64(v) 0
 #define CONV_ISNAN_f16_f64    CONV_ISNAN_f16
 #define CONV_ISNAN_bf16_f64   CONV_ISNAN_bf16
 #define CONV_PRODUCTS_FIRST_f16      HALF_PRODUCTS_FIRST_f16
 #define CONV_PRODUCTS_FIRST_bf16     HALF_PRODUCTS_FIRST_bf16
 #define CONV_PRODUCTS_FIRST_f32_f64  1
+#define CONV_PRODUCTS_FIRST_i32_f64  1
 #define CONV_PRODUCTS_FIRST_f16_f64  1
 #define CONV_PRODUCTS_FIRST_bf16_f64 1
 /* Per accumulator: f32 for f16, bf16 and f32; f64 for the others. */
@@ -2246,6 +2250,7 @@ typedef uint16_t sb_vh_in __attribute__((vector_size(SB_VEC_BYTES / 2),
 #define CONV_T_f32      float
 #define CONV_T_f64      double
 #define CONV_T_f32_f64  double
+#define CONV_T_i32_f64  double
 #define CONV_T_f16_f64  double
 #define CONV_T_bf16_f64 double
 #define CONV_ACC_f16      f32
@@ -2253,6 +2258,7 @@ typedef uint16_t sb_vh_in __attribute__((vector_size(SB_VEC_BYTES / 2),
 #define CONV_ACC_f32      f32
 #define CONV_ACC_f64      f64
 #define CONV_ACC_f32_f64  f64
+#define CONV_ACC_i32_f64  f64
 #define CONV_ACC_f16_f64  f64
 #define CONV_ACC_bf16_f64 f64
 #define CONV_(what, src) SB_CAT(CONV_##what##_, CONV_ACC_##src)
@@ -2288,12 +2294,16 @@ typedef uint16_t sb_vhw_in __attribute__((vector_size(SB_VEC_BYTES / 4),
 #if SB_VEC_BYTES == 64 && defined(__AVX512F__)
 #  define WIDE_LOAD_f32(p)                                                  \
     ((sb_vd)_mm512_cvtps_pd(_mm256_loadu_ps((const float *)(p))))
+#  define WIDE_LOAD_i32(p)                                                  \
+    ((sb_vd)_mm512_cvtepi32_pd(_mm256_loadu_si256((const __m256i *)(p))))
 #  define WIDE_LOAD_bf16(p)                                                 \
     ((sb_vd)_mm512_cvtps_pd(_mm256_castsi256_ps(_mm256_slli_epi32(          \
         _mm256_cvtepu16_epi32(_mm_loadu_si128((const __m128i *)(p))), 16))))
 #elif SB_VEC_BYTES == 32 && defined(__AVX2__)
 #  define WIDE_LOAD_f32(p)                                                  \
     ((sb_vd)_mm256_cvtps_pd(_mm_loadu_ps((const float *)(p))))
+#  define WIDE_LOAD_i32(p)                                                  \
+    ((sb_vd)_mm256_cvtepi32_pd(_mm_loadu_si128((const __m128i *)(p))))
 #  define WIDE_LOAD_bf16(p)                                                 \
     ((sb_vd)_mm256_cvtps_pd(_mm_castsi128_ps(_mm_slli_epi32(                \
         _mm_cvtepu16_epi32(_mm_loadl_epi64((const __m128i *)(p))), 16))))
@@ -2301,6 +2311,8 @@ typedef uint16_t sb_vhw_in __attribute__((vector_size(SB_VEC_BYTES / 4),
 #  define WIDE_LOAD_f32(p)                                                  \
     ((sb_vd)_mm_cvtps_pd(_mm_castsi128_ps(                                  \
         _mm_loadl_epi64((const __m128i *)(p)))))
+#  define WIDE_LOAD_i32(p)                                                  \
+    ((sb_vd)_mm_cvtepi32_pd(_mm_loadl_epi64((const __m128i *)(p))))
 static inline sb_vd wide_load_bf16_sse2(const void *p)
 {
     int32_t two;
@@ -2313,6 +2325,10 @@ static inline sb_vd wide_load_bf16_sse2(const void *p)
 #else
 #  define WIDE_LOAD_f32(p)                                                  \
     __builtin_convertvector(*(const sb_vfw_in *)(p), sb_vd)
+typedef int32_t sb_viw_in __attribute__((vector_size(SB_VEC_BYTES / 2),
+                                         aligned(4), may_alias));
+#  define WIDE_LOAD_i32(p)                                                  \
+    __builtin_convertvector(*(const sb_viw_in *)(p), sb_vd)
 #  define WIDE_LOAD_bf16(p)                                                 \
     __builtin_convertvector((sb_vfw)(WIDE_HALVES(p) << 16), sb_vd)
 #endif
@@ -2377,6 +2393,7 @@ static inline sb_vd wide_load_bf16_sse2(const void *p)
 #  define CONV_WIDE_ROWS_f16_f64  1
 #  define CONV_WIDE_ROWS_bf16_f64 1
 #  define CONV_WIDE_ROWS_f32_f64  0
+#  define CONV_WIDE_ROWS_i32_f64  0
 /* Unrolled, so that rows_ stays in registers (GCC 12 kept it on the
  * stack while the steps were a loop). */
 #  define CONV_ROWS_STATE_1 __m512 rows_[L]; _Pragma("GCC unroll 2")
@@ -2430,6 +2447,7 @@ static inline sb_vd wide_load_bf16_sse2(const void *p)
 #  define CONV_WIDE_ROWS_f16_f64  0
 #  define CONV_WIDE_ROWS_bf16_f64 0
 #  define CONV_WIDE_ROWS_f32_f64  0
+#  define CONV_WIDE_ROWS_i32_f64  0
 #endif
 #define CONV_ROWS_STATE(src)                                                \
     SB_CAT(CONV_ROWS_STATE_, CONV_WIDE_ROWS_##src)
@@ -2462,11 +2480,13 @@ static inline sb_vd wide_load_bf16_sse2(const void *p)
 #define CONV_HALF_ROWS_f32      0
 #define CONV_HALF_ROWS_f64      0
 #define CONV_HALF_ROWS_f32_f64  0
+#define CONV_HALF_ROWS_i32_f64  0
 #define CONV_HALF_ROWS_f16_f64  0
 #define CONV_HALF_ROWS_bf16_f64 0
 #define CONV_IS_BF16_f32        0
 #define CONV_IS_BF16_f64        0
 #define CONV_IS_BF16_f32_f64    0
+#define CONV_IS_BF16_i32_f64    0
 #define CONV_IS_BF16_f16_f64    0
 #define CONV_IS_BF16_bf16_f64   1
 
@@ -2649,11 +2669,13 @@ static void NAME##_block_map(const void *xv, const void *yv, sb_map map,    \
     DEFINE_CONV_BLOCK(tag##_half_max, tag,  0.0f, VCOMBINE_F32_MAX, HALF_GROUPS, 0)
 DEFINE_HALF_BLOCKS(f16)
 DEFINE_HALF_BLOCKS(bf16)
-/* f32 and halves into f64: read as they are stored and converted as
+/* f32, halves and i32 into f64: read as they are stored and converted as
  * they load, F64_LANES per load, instead of converted into a buffer by
  * host_prepare.c and folded from there (f32 -> f64 sums on one thread,
  * 2^24, AVX-512, AMD EPYC Zen 5: 14.7 GB/s of input against 43 for the
- * f32 sum; f16 -> f64 7.6). */
+ * f32 sum; f16 -> f64 7.6; i32 -> f64, medians of 3 A/B runs: 1.8x from
+ * memory and 1.6x in cache on AVX-512, 2.2x and 1.9x on AVX2, 2.3x and
+ * 2.0x on SSE2). */
 #define DEFINE_WIDE_BLOCKS(tag)                                             \
     DEFINE_CONV_VFOLD_MAPS(tag##_f64_sum, tag##_f64, VSTEP_ADD, POST_SQUARE, NO_VROUND, WIDE_GROUPS, VCOMBINE_ADD) \
     DEFINE_CONV_VFOLD_MAPS(tag##_f64_prod, tag##_f64, VSTEP_MUL, POST_SQUARE, NO_VROUND, WIDE_GROUPS, VCOMBINE_MUL) \
@@ -2666,6 +2688,7 @@ DEFINE_HALF_BLOCKS(bf16)
 DEFINE_WIDE_BLOCKS(f32)
 DEFINE_WIDE_BLOCKS(f16)
 DEFINE_WIDE_BLOCKS(bf16)
+DEFINE_WIDE_BLOCKS(i32)
 
 #if defined(__SSE2__)
 /* ---- full masked or NaN-skipping blocks, converted as they load ----------
@@ -2830,13 +2853,14 @@ DEFINE_CONV_FOLD_BLOCKS(bf16_half_prod, bf16, VOP_MUL, vround_bf16, 1.0f, 1.0f, 
 #endif
 
 /* The converting block of a plan, or NULL: a half input into f32 or
- * into its own type, f32 or a half input into f64 (NaN skipping takes the
- * masked blocks above). */
+ * into its own type, f32, i32 or a half input into f64 (NaN skipping
+ * takes the masked blocks above). */
 static sb__block_map_fn conv_block_map(const sb__plan *plan)
 {
     if (plan->skip_nan ||
         (!sb__type_is_half(plan->input) &&
-         !(plan->input == SB_F32 && plan->acc == SB_F64)))
+         !((plan->input == SB_F32 || plan->input == SB_I32) &&
+           plan->acc == SB_F64)))
         return NULL;
 #define SB_CONV_PICK_(tag, acc)                                             \
     switch (plan->op) {                                                     \
@@ -2848,6 +2872,7 @@ static sb__block_map_fn conv_block_map(const sb__plan *plan)
     }
     if (plan->acc == SB_F64) {
         if (plan->input == SB_F32) SB_CONV_PICK_(f32, f64)
+        if (plan->input == SB_I32) SB_CONV_PICK_(i32, f64)
         if (plan->input == SB_F16) SB_CONV_PICK_(f16, f64)
         SB_CONV_PICK_(bf16, f64)
     }
