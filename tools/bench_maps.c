@@ -3,8 +3,10 @@
  * the same data.
  *
  * For f32, f64, f16 and bf16 (the half types into an f32 accumulator, then
- * into their own type: rows "f16>f16", "bf16>bf16"; then f32 and f16 into
- * f64: "f32>f64", "f16>f64") at n = 2^S (S: the largest of --sizes): the
+ * into their own type: rows "f16>f16", "bf16>bf16"; then f32, f16 and
+ * bf16 into f64: "f32>f64", "f16>f64", "bf16>f64"; then i32 into i64 and
+ * into f64, whose nansum is refused, reported and not timed) at n = 2^S
+ * (S: the largest of --sizes): the
  * fastest 1-thread read of the buffer, then sum, sum of |x| (SB_MAP_ABS),
  * sum of x*x (SB_MAP_SQUARE), the dot product of x with a second array,
  * the sum with a mask that takes 6 elements in 7 ("masked", GB/s of x
@@ -249,7 +251,8 @@ int bench_maps(int json, int log2_n, unsigned repeat, bench_device *devs,
                "dot product reads two arrays, a masked sum counts x alone "
                "(6 in 7 take part), nansum is SB_SKIP_NAN over data with "
                "no NaN; f16 and bf16 into an f32 accumulator, then as "
-               "t>t into their own; f32>f64 and f16>f64 into f64)\n\n"
+               "t>t into their own; f32>f64, f16>f64 and bf16>f64 into f64; "
+               "i32 into i64 and f64, where nansum is refused: no NaN)\n\n"
                "type       where     read   read2     sum     abs  square"
                "     dot  masked  nansum  abs/sum sq/sum dot/sum mask/sum "
                "nan/sum sum/read dot/read2\n",
@@ -257,7 +260,8 @@ int bench_maps(int json, int log2_n, unsigned repeat, bench_device *devs,
     static const struct { sb_type type, acc; } rows[] = {
         { SB_F32, SB_F32 }, { SB_F64, SB_F64 }, { SB_F16, SB_F32 },
         { SB_BF16, SB_F32 }, { SB_F16, SB_F16 }, { SB_BF16, SB_BF16 },
-        { SB_F32, SB_F64 }, { SB_F16, SB_F64 } };
+        { SB_F32, SB_F64 }, { SB_F16, SB_F64 }, { SB_BF16, SB_F64 },
+        { SB_I32, SB_I64 }, { SB_I32, SB_F64 } };
     for (size_t t = 0; t < sizeof rows / sizeof *rows; t++)
         if (one_type(json, rows[t].type, rows[t].acc, log2_n, repeat, devs,
                      dev_count) != 0)

@@ -82,12 +82,17 @@ bad "--prefetch wants" --prefetch 2000000
       --no-latency --prefetch 0 >"$out/pf.out" 2>"$out/pf.err" \
   && grep -q "; prefetch 0 bytes ahead (SAMEBITS_PREFETCH)$" "$out/pf.out" \
   || { echo "FAIL: --prefetch 0 not in the setup"; cat "$out/pf.out" "$out/pf.err"; fail=1; }
-# --maps: every type (f16 and bf16 into f32 too, f32 and f16 into f64)
-# on 1 and all threads, with masked and NaN-skipping sums.
+# --maps: every type (f16 and bf16 into f32 too, f32, f16 and bf16 into
+# f64) on 1 and all threads, with masked and NaN-skipping sums; i32 into
+# i64 and f64 without NaN skipping (refused for integers).
 "$sb" bench --device host --sizes 12 --types f32 --ops sum --repeat 1 \
       --no-latency --maps --json >"$out/maps.json" 2>"$out/maps.err"
-for t in f32 f64 f16 bf16 'f32>f64' 'f16>f64'; do
+for t in f32 f64 f16 bf16 'f32>f64' 'f16>f64' 'bf16>f64'; do
   got=$(grep -c "\"part\":\"maps\",\"type\":\"$t\",.*\"sum_gbs\".*\"dot_gbs\".*\"masked_gbs\".*\"nansum_gbs\"" "$out/maps.json")
+  [ "$got" = 2 ] || { echo "FAIL: --maps: $got $t rows, expected 2"; cat "$out/maps.err"; fail=1; }
+done
+for t in 'i32>i64' 'i32>f64'; do
+  got=$(grep -c "\"part\":\"maps\",\"type\":\"$t\",.*\"sum_gbs\".*\"dot_gbs\".*\"masked_gbs\":[0-9.]*}" "$out/maps.json")
   [ "$got" = 2 ] || { echo "FAIL: --maps: $got $t rows, expected 2"; cat "$out/maps.err"; fail=1; }
 done
 # --maps holds the 1-thread dot product to the read of both arrays.
@@ -97,7 +102,7 @@ grep -q '"where":"host1",.*"read2_gbs":' "$out/maps.json" \
 "$sb" bench --device host --sizes 12 --types f32 --ops sum --repeat 1 \
       --no-latency --maps --isa sse2 --json >"$out/maps_isa.json" 2>/dev/null
 got=$(grep -c '"part":"maps",.*"where":"host[1]*","host_isa":"sse2"' "$out/maps_isa.json")
-[ "$got" = 16 ] || { echo "FAIL: --maps --isa sse2: $got host rows on sse2, expected 16 (8 rows x 1 and all threads)"; fail=1; }
+[ "$got" = 22 ] || { echo "FAIL: --maps --isa sse2: $got host rows on sse2, expected 22 (11 rows x 1 and all threads)"; fail=1; }
 # --batched: rows and columns, and every cut of the segments (mixed
 # lengths too) on 1 and all threads; on POCL rows and columns, and 1000
 # rows (columns) of 16 in one call against one sb_reduce of 16.
