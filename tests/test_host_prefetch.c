@@ -134,9 +134,10 @@ static int folds_decide_apart(void)
  * stays 4096; then another 64 MiB masked call and a smaller one fold at 0
  * (the large one measuring nothing more), as do masked batch rows on one
  * thread, and an unmasked one at 4096; under SAMEBITS_PREFETCH a new kind
- * adds nothing and every call takes the variable; a masked i32 sum,
- * whose masked blocks read no distance, adds nothing either. Exit status
- * 0, else the failed check. */
+ * adds nothing and every call takes the variable; a masked i32 product,
+ * whose masked blocks read no distance, adds nothing either, and a
+ * masked i32 sum, whose full blocks do, adds its own. Exit status 0, else
+ * the failed check. */
 static int fold_keeps_its_distance(void)
 {
     const size_t big = (size_t)1 << 24, small = (size_t)1 << 20;
@@ -152,6 +153,7 @@ static int fold_keeps_its_distance(void)
     const sb_reduction sum = { SB_SUM, SB_F32, 0, 0, 0 };
     const sb_reduction prod = { SB_PROD, SB_F32, 0, 0, 0 };
     const sb_reduction isum = { SB_SUM, SB_I32, 0, 0, 0 };
+    const sb_reduction iprod = { SB_PROD, SB_I32, 0, 0, 0 };
     const sb_host_options one = { .threads = 1 };
     unsigned char result[16];
     if (sb_reduce_host_opts(sum, x, mask, big, result, &one) != SB_OK)
@@ -208,9 +210,12 @@ static int fold_keeps_its_distance(void)
         sb__prefetch_last_call != 512)
         return 7;
     unsetenv("SAMEBITS_PREFETCH");
-    if (sb_reduce_host_opts(isum, ints, mask, big, result, &one) != SB_OK ||
+    if (sb_reduce_host_opts(iprod, ints, mask, big, result, &one) != SB_OK ||
         sb_host_prefetch_folds(NULL, 0) != 1)
         return 8;
+    if (sb_reduce_host_opts(isum, ints, mask, big, result, &one) != SB_OK ||
+        sb_host_prefetch_folds(NULL, 0) != 2)
+        return 12;
     free(x);
     free(ints);
     free(mask);
