@@ -650,8 +650,8 @@ SB_API unsigned sb_host_isa(const sb_host_options *opts);
  *  the rest of the process. Two kinds of measurement:
  *  - the default distance, sb_host_prefetch(): measured by the unmasked
  *    f32 and f64 sums, products, minima and maxima together (dot
- *    products, maps, and f32, f16 and bf16 inputs into f32 or f64
- *    included) in the instruction set a call takes by itself
+ *    products, maps, f32, f16 and bf16 inputs into f32 or f64, and i32
+ *    into f64 included) in the instruction set a call takes by itself
  *    (sb_host_isa(NULL)), and taken by POCL's launches (as an argument
  *    at each launch, not a build option, so that POCL's kernel cache
  *    holds one program whatever a process measured) and by every call
@@ -665,15 +665,19 @@ SB_API unsigned sb_host_isa(const sb_host_options *opts);
  *    product (on x86 with vector shuffles, GCC 12 or Clang; masked f64
  *    min and max from AVX2 up), f16 and bf16 accumulators, wrapping integer sums and
  *    products, checked integer sums of 32 and 64 bits, integer minima and
- *    maxima; each element type, operation, accumulator and instruction
+ *    maxima (masked too where the elements have 32 or 64 bits), and the
+ *    sums, minima and maxima of an integer into a wider integer; each
+ *    element type, operation, accumulator and instruction
  *    set apart, up to SB_PREFETCH_FOLDS kinds a process (any more take the
  *    default). Its calls over 1 MiB or more of contiguous x, batch rows
  *    included, take what it kept; smaller ones, and every call before it
  *    keeps one, the default. Folds that read no distance (checked
- *    products, checked 8- and 16-bit sums, masked integers, integer
- *    widenings, integers converted into floats, masked or NaN-skipping
- *    maps and dot products, integer maps and dot products, argmin and
- *    argmax) measure nothing.
+ *    products, checked 8- and 16-bit sums, masked 8- and 16-bit
+ *    integers, masked integer widenings, products and maps of integer
+ *    widenings, integers converted into floats (but i32 into f64,
+ *    unmasked, which takes the default), masked or NaN-skipping maps and
+ *    dot products, integer maps and dot products, argmin and argmax)
+ *    measure nothing.
  *  The default is 4096 until it is kept. The bits never depend
  *  on the distance: a prefetch is a hint, and the fold is the same code
  *  at every distance (tests/test_host_isa.c, test_host_prefetch.c). For

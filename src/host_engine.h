@@ -139,7 +139,8 @@ bool sb__cpu_has_f16c(void);
 
 /* The sb__block_map_fn of a prepared plan in the copy built for `isa`,
  * or NULL where blocks take sb__prepare() or the masked blocks (integer
- * inputs into floats, NaN skipping, integer maps and dots). */
+ * inputs but i32 into floats, NaN skipping, integer maps and dots,
+ * products of integer widenings). */
 sb__block_map_fn sb__host_block_map(const sb__plan *plan, unsigned isa);
 /* The sb__masked_block_fn of a prepared plan in the copy built for
  * `isa`, or NULL where masked blocks take sb__prepare(). */

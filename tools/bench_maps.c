@@ -33,7 +33,7 @@ static const char *const method_names[M_COUNT] = {
 
 typedef struct {
     sb_type       type;
-    sb_type       acc;         /* f32 for the half types, else the input */
+    sb_type       acc;         /* the row's accumulator */
     const void   *x, *y;
     const unsigned char *mask;  /* 6 in 7 taking part */
     size_t        n;
