@@ -2170,25 +2170,18 @@ static void it##_##ac##_sum_block_map(const void *xv, const void *yv,       \
     out->v.ac = total;                                                      \
     out->has = true;                                                        \
 }                                                                           \
-static void it##_##ac##_min_block_map(const void *xv, const void *yv,       \
-                                      sb_map map, size_t prefetch,          \
-                                      sb__node *out)                        \
+DEFINE_INT_WIDE_PICK(it, ac, min)                                           \
+DEFINE_INT_WIDE_PICK(it, ac, max)
+/* min or max (op) of IT's own order-free fold, its node widened. */
+#define DEFINE_INT_WIDE_PICK(it, ac, op)                                    \
+static void it##_##ac##_##op##_block_map(const void *xv, const void *yv,    \
+                                         sb_map map, size_t prefetch,       \
+                                         sb__node *out)                     \
 {                                                                           \
     sb__ctype_##it m;                                                       \
     (void)yv;                                                               \
     (void)map;                                                              \
-    it##_min_whole(xv, prefetch, &m);                                       \
-    out->v.ac = m;                                                          \
-    out->has = true;                                                        \
-}                                                                           \
-static void it##_##ac##_max_block_map(const void *xv, const void *yv,       \
-                                      sb_map map, size_t prefetch,          \
-                                      sb__node *out)                        \
-{                                                                           \
-    sb__ctype_##it m;                                                       \
-    (void)yv;                                                               \
-    (void)map;                                                              \
-    it##_max_whole(xv, prefetch, &m);                                       \
+    it##_##op##_whole(xv, prefetch, &m);                                    \
     out->v.ac = m;                                                          \
     out->has = true;                                                        \
 }
