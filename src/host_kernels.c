@@ -1876,17 +1876,17 @@ static bool NAME##_whole_masked(const T *x, const unsigned char *mask,      \
     const NAME##_mv fill = (NAME##_mv){ 0 } + (UT)(IDENT);                  \
     NAME##_mv a[OF_ACCS], bits = { 0 };                                     \
     for (int k = 0; k < OF_ACCS; k++) a[k] = fill;                          \
-    MASKED_INT_LANES_T(T) any = MASKED_INT_LANES_NONE(T);                   \
+    MASKED_LANES_T(sb_vi64) any = MASKED_LANES_NONE(sb_vi64);               \
     for (int i = 0; i < SB_BLOCK_SIZE; i += STRIDE) {                       \
         prefetch_ahead(x + i, STRIDE * sizeof *x, prefetch);                \
         prefetch_ahead(mask + i, STRIDE, prefetch / sizeof *x);             \
         for (int k = 0; k < OF_ACCS; k++) {                                 \
             NAME##_mv e = *(const NAME##_mvin *)(x + i + k * LANES);        \
             MASKED_LOADED(e);                                               \
-            const MASKED_INT_LANES_T(T) keep =                              \
+            const MASKED_LANES_T(sb_vi64) keep =                            \
                 MASKED_INT_KEEP(T, mask + i + k * LANES);                   \
             any |= keep;                                                    \
-            e = MASKED_INT_SELECT(T, NAME##_mv, keep, e, fill);             \
+            e = MASKED_SELECT(NAME##_mv, sb_vi64, keep, e, fill);           \
             VSTEP(a[k], e);                                                 \
             if (WINDOW)                                                     \
                 bits |= e + (UT)(OFFSET);                                   \
@@ -1904,28 +1904,13 @@ static bool NAME##_whole_masked(const T *x, const unsigned char *mask,      \
     *has = MASKED_LANES_ANY(any);                                           \
     return true;                                                            \
 }
-/* The keep lanes of the LANES mask bytes at p for elements of T, as
- * MASKED_SELECT takes them (the float folds' mask_keep_f32 and _f64 for
- * 4- and 8-byte lanes). */
+/* The keep lanes of the LANES mask bytes at p for elements of T, as the
+ * float folds' MASKED_SELECT takes them (mask_keep_f32 and _f64 for 4-
+ * and 8-byte lanes): a k mask on AVX-512, else a lane vector, seen as
+ * sb_vi64 whatever its lanes' width, since the select is on the bits. */
 #  define MASKED_INT_KEEP(T, p)                                             \
-    (sizeof(T) == 4 ? MASKED_INT_KEEP4_(p) : MASKED_INT_KEEP8_(p))
-#  if SB_VEC_BYTES == 64
-#    define MASKED_INT_LANES_T(T) unsigned
-#    define MASKED_INT_LANES_NONE(T) 0u
-#    define MASKED_INT_KEEP4_(p) mask_keep_f32(p)
-#    define MASKED_INT_KEEP8_(p) mask_keep_f64(p)
-#    define MASKED_INT_SELECT(T, V, keep, e, fill)                          \
-    MASKED_SELECT(V, V, keep, e, fill)
-#  else
-/* A lane vector of T's width: mask_keep_f32's for 4 bytes, f64's for 8. */
-#    define MASKED_INT_LANES_T(T)                                          \
-    __typeof__(MASKED_INT_KEEP(T, (const unsigned char *)0))
-#    define MASKED_INT_LANES_NONE(T) ((MASKED_INT_LANES_T(T)){ 0 })
-#    define MASKED_INT_KEEP4_(p) ((sb_vi64)mask_keep_f32(p))
-#    define MASKED_INT_KEEP8_(p) mask_keep_f64(p)
-#    define MASKED_INT_SELECT(T, V, keep, e, fill)                          \
-    ((V)(((sb_vi64)(e) & (keep)) | ((sb_vi64)(fill) & ~(keep))))
-#  endif
+    (sizeof(T) == 4 ? (MASKED_LANES_T(sb_vi64))mask_keep_f32(p)             \
+                    : (MASKED_LANES_T(sb_vi64))mask_keep_f64(p))
 #else
 #define DEFINE_MASKED_WHOLE(NAME, T, UT, STEP, VSTEP, IDENT, OFFSET,       \
                             SHIFT, WINDOW)                                  \
@@ -1984,7 +1969,7 @@ DEFINE_INT_KERNELS(u32, uint32_t, uint32_t, u32, 0)
 DEFINE_INT_KERNELS(i64, int64_t,  uint64_t, u64, UINT64_C(1) << 51)
 DEFINE_INT_KERNELS(u64, uint64_t, uint64_t, u64, 0)
 
-/* The identities of min and max (floats have no masked whole blocks). */
+/* The identities of integer min and max (MINMAX_PAIR_0). */
 #define SB_INT_LARGEST_i8   INT8_MAX
 #define SB_INT_LARGEST_u8   UINT8_MAX
 #define SB_INT_LARGEST_i16  INT16_MAX
@@ -2001,10 +1986,6 @@ DEFINE_INT_KERNELS(u64, uint64_t, uint64_t, u64, 0)
 #define SB_INT_SMALLEST_u32 0
 #define SB_INT_SMALLEST_i64 INT64_MIN
 #define SB_INT_SMALLEST_u64 0
-#define SB_INT_LARGEST_f32  0
-#define SB_INT_LARGEST_f64  0
-#define SB_INT_SMALLEST_f32 0
-#define SB_INT_SMALLEST_f64 0
 /* MINMAX_PAIR_<is float>. */
 #define MINMAX_PAIR_0(tag, T)                                               \
     DEFINE_ORDER_FREE_WHOLE(tag##_min, T, PICK_MIN, OF_VMIN)                         \
@@ -2075,6 +2056,15 @@ SB_TYPE_LIST(SB_MINMAX_INSTANCE_)
 #define SB_WIDEN_LOAD(it, ac, p)                                            \
     SB_WIDEN_LOAD_(SB_INT_EXT_##it, SB_INT_BITS_##it, SB_INT_BITS_##ac, p)
 #define SB_WIDEN_LOAD_(e, from, to, p) SB_WIDEN_LOAD__(e, from, to, p)
+#if defined(__SSE2__)
+/* n <= 4 bytes at p into the low bytes of a register, zeros above. */
+static inline __m128i sb_load_bytes(const void *p, size_t n)
+{
+    uint32_t b = 0;
+    memcpy(&b, p, n);
+    return _mm_cvtsi32_si128((int)b);
+}
+#endif
 #if SB_VEC_BYTES == 64 && defined(__AVX512F__)
 #  define SB_WIDEN_LOAD__(e, from, to, p)                                   \
     _mm512_cvtep##e##from##_epi##to(SB_WIDEN_IN_##from##_##to(p))
@@ -2090,13 +2080,7 @@ SB_TYPE_LIST(SB_MINMAX_INSTANCE_)
 #  define SB_WIDEN_IN_16_32(p) _mm_loadu_si128((const __m128i *)(p))
 #  define SB_WIDEN_IN_16_64(p) _mm_loadl_epi64((const __m128i *)(p))
 #  define SB_WIDEN_IN_8_32(p)  _mm_loadl_epi64((const __m128i *)(p))
-#  define SB_WIDEN_IN_8_64(p)  sb_load32_si128(p)
-static inline __m128i sb_load32_si128(const void *p)
-{
-    int32_t four;
-    memcpy(&four, p, sizeof four);
-    return _mm_cvtsi32_si128(four);
-}
+#  define SB_WIDEN_IN_8_64(p)  sb_load_bytes(p, 4)
 #elif SB_VEC_BYTES == 16 && defined(__SSE2__)
 /* SSE2 has no widening loads (GCC compiled the generic conversion to i64
  * one element at a time): each step doubles the width by an unpack with
@@ -2119,12 +2103,6 @@ static inline __m128i sb_ext_32_64(__m128i v, int sign)
 {
     return _mm_unpacklo_epi32(v, sign ? _mm_srai_epi32(v, 31)
                                       : _mm_setzero_si128());
-}
-static inline __m128i sb_load_bytes(const void *p, size_t n)
-{
-    uint32_t b = 0;
-    memcpy(&b, p, n);
-    return _mm_cvtsi32_si128((int)b);
 }
 #  define sb_widen_32_64(p, s)                                              \
     sb_ext_32_64(_mm_loadl_epi64((const __m128i *)(p)), s)
