@@ -58,16 +58,18 @@ typedef struct {
  * f32 / f16 / bf16 / i32 into f64: each element converted, then mapped
  * (`map`) or, with y not NULL, multiplied by y's, as it is folded: the
  * node of sb__prepare() followed by the block kernel, without the pass
- * between. Also the sum, min and max of an integer widening (no map or
- * product). NaN skipping never takes it (sb__masked_block_fn does, mask
- * or not). */
-typedef void (*sb__block_map_fn)(const void *x, const void *y, sb_map map,
+ * between. Also the sum, min and max of an integer widening, and the
+ * maps and dot products of 32- and 64-bit integers and of integer
+ * widenings. false: this block takes sb__prepare() instead (an integer
+ * map or product that could leave the accumulator). NaN skipping never
+ * takes it (sb__masked_block_fn does, mask or not). */
+typedef bool (*sb__block_map_fn)(const void *x, const void *y, sb_map map,
                                  size_t prefetch, sb__node *out);
 /* The node of one full block of x with a mask, or skipping NaNs with a
  * mask or NULL, read as stored: a fold that converts its elements as it
  * loads them (host_kernels.c), asking for the lines `prefetch` bytes
- * ahead. false: this block takes sb__prepare()
- * instead (a NaN taking part in a masked min or max). */
+ * ahead. false: this block takes sb__prepare() instead (a NaN taking
+ * part in a masked min or max, an integer map that could overflow). */
 typedef bool (*sb__masked_block_fn)(const void *x, const unsigned char *mask,
                                     size_t prefetch, sb__node *out);
 
@@ -139,8 +141,9 @@ bool sb__cpu_has_f16c(void);
 
 /* The sb__block_map_fn of a prepared plan in the copy built for `isa`,
  * or NULL where blocks take sb__prepare() or the masked blocks (integer
- * inputs but i32 into floats, NaN skipping, integer maps and dots,
- * products of integer widenings). */
+ * inputs into floats but i32 into f64, NaN skipping, products of
+ * integer widenings, maps and dot products of 8- and 16-bit integers
+ * into their own type and of wrapping plans). */
 sb__block_map_fn sb__host_block_map(const sb__plan *plan, unsigned isa);
 /* The sb__masked_block_fn of a prepared plan in the copy built for
  * `isa`, or NULL where masked blocks take sb__prepare(). */

@@ -105,8 +105,8 @@ static void fold_block(const job *j, const void *x, const void *y,
     _Alignas(64) unsigned char converted[SB_BLOCK_SIZE * sizeof(double)];
     _Alignas(64) unsigned char taking_part[SB_BLOCK_SIZE];
     sb__node node;
-    if (j->block_map != NULL && mask == NULL && count == SB_BLOCK_SIZE) {
-        j->block_map(x, y, j->plan->map, prefetch, &node);
+    if (j->block_map != NULL && mask == NULL && count == SB_BLOCK_SIZE &&
+        j->block_map(x, y, j->plan->map, prefetch, &node)) {
         merge_push(stack, j->kernel, node, overflow);
         return;
     }

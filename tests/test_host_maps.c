@@ -1044,6 +1044,135 @@ static void masked_and_nan_skipping_blocks_match_on_every_isa(void **state)
     assert_int_equal(wrong, 0);
 }
 
+/* Stores v, in range for integer type t, as element i of x. */
+static void store_int(sb_type t, void *x, size_t i, long long v,
+                      unsigned long long u, bool use_u)
+{
+    unsigned char *p = (unsigned char *)x + i * type_size(t);
+    switch (t) {
+    case SB_I8:  { int8_t w = (int8_t)v; memcpy(p, &w, 1); break; }
+    case SB_U8:  { uint8_t w = (uint8_t)u; memcpy(p, &w, 1); break; }
+    case SB_I16: { int16_t w = (int16_t)v; memcpy(p, &w, 2); break; }
+    case SB_U16: { uint16_t w = (uint16_t)u; memcpy(p, &w, 2); break; }
+    case SB_I32: { int32_t w = (int32_t)v; memcpy(p, &w, 4); break; }
+    case SB_U32: { uint32_t w = (uint32_t)u; memcpy(p, &w, 4); break; }
+    case SB_I64: { int64_t w = (int64_t)v; memcpy(p, &w, 8); break; }
+    case SB_U64: { uint64_t w = use_u ? u : (uint64_t)v; memcpy(p, &w, 8);
+                   break; }
+    default: break;
+    }
+}
+
+/* Integer sums, min and max, plain, of |x| and of x^2, and dot products
+ * (y of its own values), over one full block whose elements are 2^k
+ * (every fifth element half of it), or all 2^k - 1, or all -2^k and all
+ * -(2^k - 1) (signed) or all 2^k (unsigned), every k the input type
+ * holds up to its largest value, with no mask, a random one and one that
+ * takes nothing, on each instruction set; checked, and plain and x^2 sums
+ * wrapping. host_kernels.c folds such blocks in any order where no step
+ * can leave the accumulator, a window it checks in powers of two (giving
+ * the block to the ordered, checked fold outside it): so each window's
+ * edge and one past it are here (a block of one value reaches them: a
+ * sum of 4096 times -2^k, a min of the type's largest alone), and a
+ * checked overflow must be reported as the oracle reports it. */
+static void integer_blocks_at_powers_of_two_match_on_every_isa(void **state)
+{
+    (void)state;
+    enum { N = 4096, KINDS = 12 };
+    /* kind: sum, min, max x no map, |x|, x^2; then dot, wrapping sums */
+    static const sb_op ops[] = { SB_SUM, SB_MIN, SB_MAX };
+    static const sb_map maps[] = { SB_MAP_NONE, SB_MAP_ABS, SB_MAP_SQUARE };
+    static const mask_kind masks[] = { MASK_NONE, MASK_RANDOM,
+                                       MASK_ALL_ZERO };
+    unsigned long cases = 0, wrong = 0;
+    void *x = checked_malloc(N * 8), *y = checked_malloc(N * 8);
+    for (int in_ = SB_I8; in_ <= SB_U64; in_++)
+        for (int acc_ = SB_I8; acc_ <= SB_U64; acc_++) {
+            /* every integer input into itself and each wider integer */
+            const sb_type in = (sb_type)in_, acc = (sb_type)acc_;
+            const sb_reduction probe = { SB_SUM, in, acc, 0, SB_MAP_NONE };
+            if (!oracle_reduction_is_valid(probe))
+                continue;
+            const unsigned bits = (unsigned)type_size(in) * 8;
+            const bool is_signed = type_is_signed(in);
+            for (unsigned k = 0; k <= bits; k++)
+                for (int variant = 0; variant < 4; variant++) {
+                    /* 2^k (0 standing for 2^64), then the magnitude */
+                    const unsigned long long p2 = k < 64 ? 1ULL << k : 0;
+                    const unsigned long long mag = variant & 1 ? p2 - 1 : p2;
+                    const bool negative = is_signed && variant >= 2;
+                    if ((k == 64 && !(variant & 1)) ||
+                        (!is_signed && variant == 3) ||
+                        (negative && mag == 0))
+                        continue;
+                    if (is_signed
+                        ? mag > (1ULL << (bits - 1)) - (negative ? 0 : 1)
+                        : bits < 64 && mag > (1ULL << bits) - 1)
+                        continue;   /* out of the type's range */
+                    const long long v = negative ? -(long long)(mag - 1) - 1
+                                                 : (long long)mag;
+                    for (size_t i = 0; i < N; i++) {
+                        const bool half = i % 5 == 1 && variant == 0;
+                        store_int(in, x, i, half ? v / 2 : v,
+                                  half ? mag / 2 : mag, !is_signed);
+                        const bool other = i % 3 != 0;
+                        store_int(in, y, i, other ? v / 2 : v,
+                                  other ? mag / 2 : mag, !is_signed);
+                    }
+                    for (int kind = 0; kind < KINDS; kind++) {
+                        const bool dot = kind == 9;
+                        const sb_reduction r = {
+                            kind < 9 ? ops[kind % 3] : SB_SUM, in, acc,
+                            kind > 9 ? SB_WRAP : 0,
+                            kind < 9 ? maps[kind / 3]
+                                     : kind == 11 ? SB_MAP_SQUARE
+                                                  : SB_MAP_NONE };
+                        for (size_t m = 0; m < COUNT(masks); m++) {
+                            unsigned char *mask =
+                                make_mask(masks[m], N, mix_seed(seed, cases));
+                            unsigned char want[RESULT_BUFFER];
+                            memset(want, RESULT_SENTINEL, sizeof want);
+                            const sb_status ws =
+                                dot ? oracle_dot(r, x, y, mask, N, want)
+                                    : oracle_reduce(r, x, mask, N, want);
+                            for (size_t i = 0; i < isa_count; i++) {
+                                const sb_host_options opts = { 1, isas[i] };
+                                unsigned char got[RESULT_BUFFER];
+                                memset(got, RESULT_SENTINEL, sizeof got);
+                                const sb_status gs =
+                                    dot ? sb_dot_host_opts(r, x, y, mask, N,
+                                                           got, &opts)
+                                        : sb_reduce_host_opts(r, x, mask, N,
+                                                              got, &opts);
+                                if (gs != ws ||
+                                    !bits_equal(got, want, sizeof got)) {
+                                    fprintf(stderr, "MISMATCH %s>%s %s map "
+                                            "%d dot %d flags %u value %lld "
+                                            "(%llu) mask %s isa %s\n",
+                                            type_name(in), type_name(acc),
+                                            op_name(r.op), (int)r.map,
+                                            (int)dot, r.flags, v, mag,
+                                            mask_name(masks[m]),
+                                            sb_isa_name(isas[i]));
+                                    print_run("oracle", r, ws, want);
+                                    print_run("host", r, gs, got);
+                                    wrong++;
+                                }
+                            }
+                            free(mask);
+                            cases++;
+                        }
+                    }
+                }
+        }
+    free(x);
+    free(y);
+    printf("integer blocks at powers of two: %lu cases on %zu instruction "
+           "sets, %lu wrong\n", cases, isa_count, wrong);
+    assert_true(cases > 0);
+    assert_int_equal(wrong, 0);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -1055,6 +1184,7 @@ int main(void)
         cmocka_unit_test(dot_matches_the_oracle),
         cmocka_unit_test(full_blocks_take_the_tree_on_every_isa),
         cmocka_unit_test(masked_and_nan_skipping_blocks_match_on_every_isa),
+        cmocka_unit_test(integer_blocks_at_powers_of_two_match_on_every_isa),
         cmocka_unit_test(partials_with_maps_and_dots_match_the_oracle),
         cmocka_unit_test(partials_refuse_to_mix_elements_and_dot_terms),
     };
