@@ -663,20 +663,25 @@ SB_API unsigned sb_host_isa(const sb_host_options *opts);
  *    kind per instruction set for all of them), masked and NaN-skipping
  *    float sums, products, minima and maxima without a map or a dot
  *    product (on x86 with vector shuffles, GCC 12 or Clang; masked f64
- *    min and max from AVX2 up), f16 and bf16 accumulators, wrapping integer sums and
- *    products, checked integer sums of 32 and 64 bits, integer minima and
- *    maxima (masked too where the elements have 32 or 64 bits), and the
- *    sums, minima and maxima of an integer into a wider integer; each
- *    element type, operation, accumulator and instruction
- *    set apart, up to SB_PREFETCH_FOLDS kinds a process (any more take the
- *    default). Its calls over 1 MiB or more of contiguous x, batch rows
- *    included, take what it kept; smaller ones, and every call before it
- *    keeps one, the default. Folds that read no distance (checked
- *    products, checked 8- and 16-bit sums, masked 8- and 16-bit
- *    integers, masked integer widenings, products and maps of integer
- *    widenings, integers converted into floats (but i32 into f64,
- *    unmasked, which takes the default), masked or NaN-skipping maps and
- *    dot products, integer maps and dot products, argmin and argmax)
+ *    min and max from AVX2 up), f16 and bf16 accumulators, wrapping
+ *    integer sums and products (masked too, but 8- and 16-bit
+ *    products), checked integer sums of 32 and 64 bits, integer minima
+ *    and maxima (masked too), the sums, minima and maxima of an
+ *    integer into a wider integer (masked too), and the checked maps
+ *    (masked too; min and max into 64 bits from AVX2 up) and dot
+ *    products of 32- and 64-bit integers and of integer widenings; each
+ *    element type,
+ *    operation, accumulator and instruction set apart, up to
+ *    SB_PREFETCH_FOLDS kinds a process (any more take the default). Its
+ *    calls over 1 MiB or more of contiguous x, batch rows included, take
+ *    what it kept; smaller ones, and every call before it keeps one, the
+ *    default. Folds that read no distance (checked products, checked 8-
+ *    and 16-bit sums, masked 8- and 16-bit wrapping products, products
+ *    of integer widenings, maps and dot products of 8- and 16-bit
+ *    integers into their own type, wrapping integer maps and dot
+ *    products, integers converted into floats (but i32 into f64,
+ *    unmasked, which takes the default), masked or NaN-skipping dot
+ *    products, masked or NaN-skipping float maps, argmin and argmax)
  *    measure nothing.
  *  The default is 4096 until it is kept. The bits never depend
  *  on the distance: a prefetch is a hint, and the fold is the same code
