@@ -274,15 +274,29 @@ typedef double sb_vd_in __attribute__((vector_size(SB_VEC_BYTES), aligned(8), ma
 
 #define VLOAD(dst, src) memcpy(&(dst), (src), sizeof(dst))
 
-/* SB_IN_REGISTER(v): v is a register from here on, loaded once. A value
- * used twice (a checked sum's add and its range test) was otherwise
- * loaded twice, each use's load folded into its instruction (GCC 12). */
+/* SB_LOAD_IN_ORDER(v): v, just loaded, is a register of its own, loaded
+ * once and after every load before it marked alike (volatile asm
+ * statements keep their order, and each needs its load done). Loaded
+ * once: a value used twice (a checked sum's add and its range test) was
+ * otherwise loaded twice, each use's load folded into its instruction
+ * (GCC 12). In order: GCC 12 scheduled an i32 sum's eight loads of a
+ * 512-byte step as 0x100, 0, 0x180, 0x80, ..., and AMD Zen 5's hardware
+ * prefetcher lost the stream (a loop of those eight loads alone: 0.53 of
+ * a plain read from memory in that order, 1.0 in address order). So the
+ * integer folds order theirs: one thread at 2^27, new / old, AVX-512 /
+ * AVX2 / SSE2, i32 sums 1.24 / 1.08 / 1.09 (`samebits bench`: 0.78-0.86
+ * of the read before, 0.94 after), i32 into i64 1.09 / 1.11 / 1.04, i32
+ * dots into i64 1.17 / 1.09 / 1.00, masked i32 sums 1.18 / 1.00 / 1.00;
+ * 0.99-1.00 in cache (2^20). Not min and max,
+ * whose loads GCC keeps in order (forced, 0.93-0.97x), nor the float
+ * transposes: in address order without a software prefetch an f32 sum
+ * ran at 0.80-0.82 of the read, behind 0.95 with one. */
 #if defined(__x86_64__) || defined(__i386__)
-#  define SB_IN_REGISTER(v) __asm__("" : "+v"(v))
+#  define SB_LOAD_IN_ORDER(v) __asm__ volatile("" : "+v"(v))
 #elif defined(__aarch64__)
-#  define SB_IN_REGISTER(v) __asm__("" : "+w"(v))
+#  define SB_LOAD_IN_ORDER(v) __asm__ volatile("" : "+w"(v))
 #else
-#  define SB_IN_REGISTER(v) ((void)0)
+#  define SB_LOAD_IN_ORDER(v) ((void)0)
 #endif
 
 /* A half accumulator's step is an operation and a rounding (about ten
@@ -1797,7 +1811,7 @@ static bool NAME##_whole(const T *x, size_t prefetch, T *node)              \
         prefetch_ahead(x + i, sizeof sum, prefetch);                        \
         for (int k = 0; k < OF_ACCS; k++) {                                 \
             NAME##_vu u = *(const NAME##_vuin *)(x + i + k * LANES);        \
-            SB_IN_REGISTER(u);                                              \
+            SB_LOAD_IN_ORDER(u);                                            \
             sum[k] += u;                                                    \
             bits[k & 1] |= u + (UT)(OFFSET);                                \
         }                                                                   \
@@ -1883,7 +1897,7 @@ static bool NAME##_whole_masked(const T *x, const unsigned char *mask,      \
         prefetch_ahead(mask + i, STRIDE, prefetch / sizeof *x);             \
         for (int k = 0; k < OF_ACCS; k++) {                                 \
             NAME##_mv e = *(const NAME##_mvin *)(x + i + k * LANES);        \
-            MASKED_LOADED(e);                                               \
+            SB_LOAD_IN_ORDER(e);                                            \
             const MASKED_LANES_T(sb_vi64) keep =                            \
                 MASKED_INT_KEEP(T, mask + i + k * LANES);                   \
             any |= keep;                                                    \
@@ -2077,8 +2091,8 @@ wide_fold_##it##_##op(const sb__ctype_##it *x, const unsigned char *mask,   \
             prefetch_ahead(mask + i, STRIDE, prefetch / sizeof *x);         \
         for (int k = 0; k < OF_ACCS; k++) {                                 \
             V e = (V)SB_WIDEN_LOAD(it, mt, x + i + k * LANES);              \
+            SB_LOAD_IN_ORDER(e);                                            \
             if (mask != NULL) {                                             \
-                MASKED_LOADED(e);                                           \
                 const MASKED_LANES_T(sb_vi64) keep =                        \
                     MASKED_INT_KEEP(MT, mask + i + k * LANES);              \
                 any |= keep;                                                \
@@ -2453,10 +2467,14 @@ it##_##ac##_##NAME##_fold(const sb__ctype_##it *x,                          \
             prefetch_ahead(mask + i, STRIDE, prefetch / sizeof *x);         \
         for (int k = 0; k < OF_ACCS; k++) {                                 \
             VU e = (VU)LOAD(it, ac, x + i + k * LANES);                     \
-            VU f = y != NULL ? (VU)LOAD(it, ac, y + i + k * LANES) : e;     \
+            SB_LOAD_IN_ORDER(e);                                            \
+            VU f = e;                                                       \
+            if (y != NULL) {                                                \
+                f = (VU)LOAD(it, ac, y + i + k * LANES);                    \
+                SB_LOAD_IN_ORDER(f);                                        \
+            }                                                               \
             MASKED_LANES_T(sb_vi64) keep = MASKED_LANES_NONE(sb_vi64);      \
             if (mask != NULL) {                                             \
-                MASKED_LOADED(e);                                           \
                 keep = MASKED_INT_KEEP(AT, mask + i + k * LANES);           \
                 any |= keep;                                                \
                 e = MASKED_SELECT(VU, sb_vi64, keep, e, (VU){ 0 });         \
