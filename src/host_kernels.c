@@ -3509,8 +3509,9 @@ sb__block_map_fn SB_BLOCK_MAP_LOOKUP(const sb__plan *plan)
     if (conv != NULL)
         return conv;
 #ifdef SB_HAVE_INT_WIDE_BLOCKS
-    if (int_block_map(plan) != NULL)
-        return int_block_map(plan);
+    const sb__block_map_fn integer = int_block_map(plan);
+    if (integer != NULL)
+        return integer;
 #endif
     /* Floats read as they are stored, every element taking part: NaN
      * skipping takes the masked blocks (SB_MASKED_BLOCK_LOOKUP), other
@@ -3545,8 +3546,9 @@ sb__block_map_fn SB_BLOCK_MAP_LOOKUP(const sb__plan *plan)
 sb__masked_block_fn SB_MASKED_BLOCK_LOOKUP(const sb__plan *plan)
 {
 #ifdef SB_HAVE_INT_WIDE_BLOCKS
-    if (int_masked_block(plan) != NULL)
-        return int_masked_block(plan);
+    const sb__masked_block_fn integer = int_masked_block(plan);
+    if (integer != NULL)
+        return integer;
 #endif
 #if defined(SB_HAVE_SHUFFLE) && defined(SB_HAVE_CONV_MASKED_BLOCKS)
     if (plan->dot || plan->map != SB_MAP_NONE || plan->arg ||

@@ -1148,12 +1148,14 @@ static void integer_blocks_at_powers_of_two_match_on_every_isa(void **state)
                                     !bits_equal(got, want, sizeof got)) {
                                     fprintf(stderr, "MISMATCH %s>%s %s map "
                                             "%d dot %d flags %u value %lld "
-                                            "(%llu) mask %s isa %s\n",
+                                            "(%llu) mask %s isa %s (seed "
+                                            "%llu)\n",
                                             type_name(in), type_name(acc),
                                             op_name(r.op), (int)r.map,
                                             (int)dot, r.flags, v, mag,
                                             mask_name(masks[m]),
-                                            sb_isa_name(isas[i]));
+                                            sb_isa_name(isas[i]),
+                                            (unsigned long long)seed);
                                     print_run("oracle", r, ws, want);
                                     print_run("host", r, gs, got);
                                     wrong++;
