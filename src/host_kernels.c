@@ -1792,24 +1792,19 @@ typedef uint64_t of_vu64 __attribute__((vector_size(SB_VEC_BYTES)));
  * instruction set's integer vector). */
 #define OF_MM_(V, P, OP, X, R, a, e)                                        \
     V: (V)P##_##OP##_ep##X((R)(a), (R)(e))
+/* The lanes of 32 bits or less, in instruction set P (AVX2 and AVX-512). */
+#define OF_MINMAX_UP_TO_32_(M, P, R, OP, a, e)                              \
+    M(of_vi8, P, OP, i8, R, a, e), M(of_vu8, P, OP, u8, R, a, e),           \
+    M(of_vi16, P, OP, i16, R, a, e), M(of_vu16, P, OP, u16, R, a, e),       \
+    M(of_vi32, P, OP, i32, R, a, e), M(of_vu32, P, OP, u32, R, a, e)
 #if SB_VEC_BYTES == 64 && defined(__AVX512BW__)
 #  define OF_MINMAX_TYPES_(M, OP, a, e)                                     \
-    M(of_vi8, _mm512, OP, i8, __m512i, a, e),                               \
-    M(of_vu8, _mm512, OP, u8, __m512i, a, e),                               \
-    M(of_vi16, _mm512, OP, i16, __m512i, a, e),                             \
-    M(of_vu16, _mm512, OP, u16, __m512i, a, e),                             \
-    M(of_vi32, _mm512, OP, i32, __m512i, a, e),                             \
-    M(of_vu32, _mm512, OP, u32, __m512i, a, e),                             \
+    OF_MINMAX_UP_TO_32_(M, _mm512, __m512i, OP, a, e),                      \
     M(of_vi64, _mm512, OP, i64, __m512i, a, e),                             \
     M(of_vu64, _mm512, OP, u64, __m512i, a, e)
 #elif SB_VEC_BYTES == 32 && defined(__AVX2__)
 #  define OF_MINMAX_TYPES_(M, OP, a, e)                                     \
-    M(of_vi8, _mm256, OP, i8, __m256i, a, e),                               \
-    M(of_vu8, _mm256, OP, u8, __m256i, a, e),                               \
-    M(of_vi16, _mm256, OP, i16, __m256i, a, e),                             \
-    M(of_vu16, _mm256, OP, u16, __m256i, a, e),                             \
-    M(of_vi32, _mm256, OP, i32, __m256i, a, e),                             \
-    M(of_vu32, _mm256, OP, u32, __m256i, a, e)
+    OF_MINMAX_UP_TO_32_(M, _mm256, __m256i, OP, a, e)
 #elif SB_VEC_BYTES == 16 && defined(__SSE2__)
 #  define OF_MINMAX_TYPES_(M, OP, a, e)                                     \
     M(of_vu8, _mm, OP, u8, __m128i, a, e),                                  \
