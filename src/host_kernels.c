@@ -275,22 +275,22 @@ typedef double sb_vd_in __attribute__((vector_size(SB_VEC_BYTES), aligned(8), ma
 #define VLOAD(dst, src) memcpy(&(dst), (src), sizeof(dst))
 
 /* SB_LOAD_IN_ORDER(v): v, just loaded, is a register of its own, loaded
- * once and after every load before it marked alike (volatile asm
- * statements keep their order, and each needs its load done). Loaded
- * once: a value used twice (a checked sum's add and its range test) was
- * otherwise loaded twice, each use's load folded into its instruction
- * (GCC 12). In order: GCC 12 scheduled an i32 sum's eight loads of a
- * 512-byte step as 0x100, 0, 0x180, 0x80, ..., and AMD Zen 5's hardware
- * prefetcher lost the stream (a loop of those eight loads alone: 0.53 of
- * a plain read from memory in that order, 1.0 in address order). So the
- * integer folds order theirs: one thread at 2^27, new / old, AVX-512 /
- * AVX2 / SSE2, i32 sums 1.24 / 1.08 / 1.09 (`samebits bench`: 0.78-0.86
- * of the read before, 0.94 after), i32 into i64 1.09 / 1.11 / 1.04, i32
- * dots into i64 1.17 / 1.09 / 1.00, masked i32 sums 1.18 / 1.00 / 1.00;
- * 0.99-1.00 in cache (2^20). Not min and max,
- * whose loads GCC keeps in order (forced, 0.93-0.97x), nor the float
- * transposes: in address order without a software prefetch an f32 sum
- * ran at 0.80-0.82 of the read, behind 0.95 with one. */
+ * once, and (as GCC 12 compiles it: its manual promises only that each
+ * volatile asm follows its own load) after every load before it marked
+ * alike. Loaded once: a value used twice (a checked sum's add and its
+ * range test) was otherwise loaded twice, each use's load folded into
+ * its instruction. In order: GCC 12 scheduled an i32 sum's eight loads
+ * of a 512-byte step as 0x100, 0, 0x180, 0x80, ..., and AMD Zen 5's
+ * hardware prefetcher lost the stream (a loop of those eight loads
+ * alone: 0.53 of a plain read from memory in that order, 1.0 in address
+ * order). So the integer folds order theirs: one thread at 2^27, new /
+ * old, AVX-512 / AVX2 / SSE2, i32 sums 1.24 / 1.08 / 1.09, i32 into i64
+ * 1.09 / 1.11 / 1.04, i32 dots into i64 1.17 / 1.09 / 1.00, masked i32
+ * sums 1.18 / 1.00 / 1.00; 0.99-1.00 in cache (2^20). Not the unmasked
+ * order-free folds (min, max, wrapping sums and products: in address
+ * order 0.93-1.01x), nor the float transposes: in address order without
+ * a software prefetch an f32 sum ran at 0.80-0.82 of the read, behind
+ * 0.95 with one. */
 #if defined(__x86_64__) || defined(__i386__)
 #  define SB_LOAD_IN_ORDER(v) __asm__ volatile("" : "+v"(v))
 #elif defined(__aarch64__)
@@ -1777,7 +1777,7 @@ static bool NAME##_whole(const T *x, size_t prefetch, T *node)              \
  * does not see the pattern in vector code. Two builds in one process, one
  * thread, AMD EPYC Zen 5, new / old: AVX-512 i32 min and max 1.09-1.13 in
  * cache (2^20-2^24), 0.98 from memory (2^27), i64 max 1.04; AVX2 and
- * SSE2 (MIN for 8- and 16-bit lanes only) 0.98-1.04. OF_HAS_MINMAX_(a):
+ * SSE2 (MIN for u8 and i16 lanes only) 0.98-1.04. OF_HAS_MINMAX_(a):
  * whether OF_MINMAX_(OP, a, e) is the instruction for a's lanes (else it
  * is a, and never taken): lanes of a type not listed take the select. */
 typedef int8_t   of_vi8  __attribute__((vector_size(SB_VEC_BYTES)));
