@@ -38,7 +38,7 @@ static uint64_t xor_words(const unsigned char *data, size_t begin, size_t end)
  * fault). Slices are whole 64-byte lines (tools/bench_throughput.c), so
  * only the last slice has a tail. */
 /* Each register loaded in address order (an empty volatile asm after each
- * load: those keep their order), as the library's integer folds do
+ * load, which GCC 12 keeps in order), as the library's integer folds do
  * (src/host_kernels.c: SB_LOAD_IN_ORDER). In 4 KiB pages a read in GCC's
  * order ran at 0.91 of one in address order (one thread, 2^29 bytes, AMD
  * EPYC Zen 5); in 2 MiB pages, as the bench allocates, the same. */
