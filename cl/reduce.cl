@@ -603,32 +603,37 @@ inline int sb_order_free_item(const global in_t *x, const global in_t *y,
 /* A half accumulator (its nodes are floats that are exactly half values)
  * rounds each sum, square and product to its type, as sb_step() and
  * sb_term() do one lane at a time (arith_half.cl), here on 16 lanes with
- * no branch, as the host's vround_f16() (src/host_half_vec.h) does without
- * F16C: the same bits as sb_round_f16() / sb_round_bf16() on every binary32
- * pattern (tests/test_half_rounding_sweep.c checks the host's form on all
- * of them; test_device_half and the corpus compare the kernels with the
- * oracle on every device). f16: from 2^-14 up, the bits rounded to 11
- * significant bits (a carry moves into the exponent), 2^16 or more an
- * overflow to inf; below, a multiple of 2^-24: adding 0.5 puts |v| where
- * binary32's spacing is 2^-24, rounding it there (nearest even: 0.5 is an
- * even multiple), and subtracting 0.5 is exact. Neither side is a binary32
- * subnormal (a half value, or a product of two, is 0 or at least 2^-48):
- * no subnormal is read or made. This replaced a
- * shift of the significand by a per-lane count, rounding on the bits and
- * an int-to-float conversion (POCL's f16 sums into f16 went from 3.5 GB/s
- * to the figure in the README). */
+ * no branch: the same bits as sb_round_f16() / sb_round_bf16() (the
+ * formula below was compared with the host's scalar rounding on every
+ * binary32 pattern; test_device_half and the corpus compare the kernels
+ * with the oracle on every device). f16 by adding and subtracting c, 2^13
+ * times the binade of v (2^-1 at least) with v's sign: v + c lies in c's
+ * binade, where binary32's spacing is f16's spacing in v's binade (2^-24
+ * in f16's subnormal range), so the add rounds v to f16's precision,
+ * nearest even (c is an even multiple of that spacing; a carry into the
+ * next binade is exact), and subtracting c is exact. |v| >= 65520 (the
+ * tie of max and 2^16 goes to the even 2^16) is an overflow to inf; the
+ * sign bit put back keeps -0. No binary32 subnormal is made, and one read
+ * rounds to 0 all the same: a flushing device gives the same bits. A NaN
+ * stays a NaN (sb_vround_acc_kept(): some NaN; sb_vround_acc(): the
+ * canonical one). Ten operations for the bit rounding's sixteen, three
+ * of them selects (POCL f16 sums into f16 1.1x with the sets below). */
 #if SB_ACC_HALF == SB_KIND_F16
-inline float16 sb_vround_acc(float16 v)
+inline float16 sb_vround_acc_kept(float16 v)
 {
     const uint16 b = as_uint16(v);
-    const uint16 a = b & (uint16)0x7FFFFFFFu;
-    const uint16 normal = (a + (uint16)0xFFFu + ((a >> 13) & (uint16)1u))
-                        & (uint16)0xFFFFE000u;
-    const uint16 small = as_uint16((as_float16(a) + 0.5f) - 0.5f);
-    uint16 r = select(normal, small, a < (uint16)0x38800000u);
-    r = select(r, (uint16)0x7F800000u, r >= (uint16)0x47800000u);
-    r |= b & (uint16)0x80000000u;
-    return as_float16(select(r, (uint16)0x7FC00000u, a > (uint16)0x7F800000u));
+    const uint16 sign = b & (uint16)0x80000000u;
+    const int16 c_field = max(as_int16(b & (uint16)0x7F800000u)
+                              + (int16)(13 << 23), (int16)0x3F000000);
+    const float16 c = as_float16(as_uint16(c_field) | sign);
+    const float16 r = (v + c) - c;
+    return as_float16(select(as_uint16(r), (uint16)0x7F800000u,
+                             fabs(v) >= (float16)65520.0f) | sign);
+}
+inline float16 sb_vround_acc(float16 v)
+{
+    return as_float16(select(as_uint16(sb_vround_acc_kept(v)),
+                             (uint16)0x7FC00000u, isnan(v)));
 }
 #elif SB_ACC_HALF == SB_KIND_BF16
 /* bf16: a carry into bit 16 (up to inf); any NaN the canonical one. */
@@ -640,6 +645,9 @@ inline float16 sb_vround_acc(float16 v)
     return as_float16(select(r, (uint16)0x7FC00000u,
                              (b & (uint16)0x7FFFFFFFu) > (uint16)0x7F800000u));
 }
+/* With the NaN test at every step: without it, POCL's bf16 sums into
+ * bf16 ran at 0.83-0.85 of this (the sets below). */
+#define sb_vround_acc_kept(v) sb_vround_acc(v)
 #else
 #define sb_vround_acc(v) (v)
 #endif
@@ -846,6 +854,42 @@ SB_FN_INLINE vecw_t sb_lane_fold(const global in_t *x, const global in_t *y,
     return a;
 }
 
+/* A half accumulator's sum: SB_HALF_SETS (the host's choice: 8 on a CPU,
+ * src/device_programs.c) runs of SB_LANES leaves folded side by side,
+ * their steps taken in turn, each run's lanes as sb_lane_fold() folds
+ * them. Each step is an add and a rounding, about 15 cycles of latency,
+ * and one run was one dependent chain of them (sb_lane_leaves2()'s two
+ * runs each a chain of their own, one after the other): POCL's f16 sums
+ * into f16 read 7.5 GB/s on two threads, bf16 15 (Zen 5 VM, 2^24),
+ * against 45 for f16 into f32. With eight chains in flight: 17.8 and
+ * 24.4. The steps keep NaNs as some NaN (sb_vround_acc_kept): the lanes'
+ * tree (sb_lane_tree()) takes every lane through sb_vround_acc() first,
+ * which makes it the canonical one. */
+#if SB_ACC_HALF && SB_OP == SB_OP_SUM && SB_HALF_SETS_LOG2 > 0
+#define SB_HALF_SETS (1 << SB_HALF_SETS_LOG2)
+#define SB_VSTEP_KEPT(a, b) sb_vround_acc_kept((a) + (b))
+/* `sets` (2 .. SB_HALF_SETS) runs of SB_LANES full, unmasked leaves from
+ * element `first`, folded into a[0 .. sets - 1]. */
+SB_FN_INLINE void sb_lane_fold_sets(const global in_t *x, const global in_t *y,
+                                    ulong first, vecw_t *a, const int sets)
+{
+    SB_UNROLL for (int p = 0; p < SB_LEAF_SIZE / SB_LANES; p++) {
+        vecw_t r[SB_HALF_SETS][SB_LANES];
+        SB_UNROLL for (int s = 0; s < sets; s++) {
+            SB_UNROLL for (int l = 0; l < SB_LANES; l++)
+                r[s][l] = SB_VTERMW(first
+                                    + ((ulong)s * SB_LANES + l) * SB_LEAF_SIZE
+                                    + p * SB_LANES);
+            sb_transpose_lanes(r[s]);
+            a[s] = p == 0 ? SB_VFIRST(r[s][0]) : SB_VSTEP_KEPT(a[s], r[s][0]);
+        }
+        SB_UNROLL for (int j = 1; j < SB_LANES; j++)
+            SB_UNROLL for (int s = 0; s < sets; s++)
+                a[s] = SB_VSTEP_KEPT(a[s], r[s][j]);
+    }
+}
+#endif
+
 /* SB_LANES full, unmasked leaves from element `first`: their aligned
  * subtree, a node of level SB_LANES_LOG2. */
 SB_FN_INLINE acc_t sb_lane_leaves(const global in_t *x, const global in_t *y,
@@ -909,9 +953,44 @@ SB_FN_INLINE acc_t sb_lane_leaves2(const global in_t *x, const global in_t *y,
     if (SB_DOT)
         SB_PREFETCH_AHEAD(y + first,
                           2 * SB_LANES * SB_LEAF_SIZE * sizeof(in_t), ahead);
+#if SB_ACC_HALF && SB_OP == SB_OP_SUM && SB_HALF_SETS_LOG2 > 0
+    vecw_t a[2];
+    sb_lane_fold_sets(x, y, first, a, 2);
+    return sb_lane_tree2(a[0], a[1]);
+#else
     return sb_lane_tree2(sb_lane_fold(x, y, first),
                          sb_lane_fold(x, y, first + SB_LANES * SB_LEAF_SIZE));
+#endif
 }
+
+#if SB_ACC_HALF && SB_OP == SB_OP_SUM && SB_HALF_SETS_LOG2 > 0
+/* SB_HALF_SETS * SB_LANES full, unmasked leaves of a half accumulator's
+ * sum: their aligned subtree, a node of level SB_LANES_LOG2 +
+ * SB_HALF_SETS_LOG2 (the runs' pairs as sb_lane_tree2() combines them,
+ * then pairs of those, level by level). */
+SB_FN_INLINE acc_t sb_lane_leaves_sets(const global in_t *x,
+                                       const global in_t *y, ulong first,
+                                       uint ahead)
+{
+    SB_PREFETCH_AHEAD(x + first,
+                      SB_HALF_SETS * SB_LANES * SB_LEAF_SIZE * sizeof(in_t),
+                      ahead);
+    if (SB_DOT)
+        SB_PREFETCH_AHEAD(y + first,
+                          SB_HALF_SETS * SB_LANES * SB_LEAF_SIZE
+                          * sizeof(in_t), ahead);
+    vecw_t a[SB_HALF_SETS];
+    sb_lane_fold_sets(x, y, first, a, SB_HALF_SETS);
+    acc_t t[SB_HALF_SETS / 2];
+    SB_UNROLL for (int s = 0; s < SB_HALF_SETS / 2; s++)
+        t[s] = sb_lane_tree2(a[2 * s], a[2 * s + 1]);
+    uint f = 0;
+    SB_UNROLL for (int w = SB_HALF_SETS / 2; w > 1; w /= 2)
+        SB_UNROLL for (int s = 0; s < w / 2; s++)
+            t[s] = sb_step(t[2 * s], t[2 * s + 1], &f);
+    return t[0];
+}
+#endif
 
 /* The same for SB_LANES full leaves with a mask, or skipping NaNs (mask
  * or none): each row piece's elements that do not take part replaced by
@@ -1142,6 +1221,17 @@ inline void sb_item_node(const global in_t *x, const global in_t *y,
         acc_t v;
         uint f;
 #if SB_LANE_LEAVES
+#if SB_ACC_HALF && SB_OP == SB_OP_SUM && SB_HALF_SETS_LOG2 > 0
+        if (whole && l % (SB_HALF_SETS * SB_LANES) == 0 &&
+            lpi - l >= SB_HALF_SETS * SB_LANES &&
+            first + SB_HALF_SETS * SB_LANES * SB_LEAF_SIZE <= n) {
+            sb_push(sv, sf, si, sl, &top,
+                    sb_lane_leaves_sets(x, y, first, ahead), SB_HAS, 0,
+                    SB_LANES_LOG2 + SB_HALF_SETS_LOG2);
+            l += SB_HALF_SETS * SB_LANES;
+            continue;
+        }
+#endif
         if (whole && l % (2 * SB_LANES) == 0 && lpi - l >= 2 * SB_LANES &&
             first + 2 * SB_LANES * SB_LEAF_SIZE <= n) {
             sb_push(sv, sf, si, sl, &top, sb_lane_leaves2(x, y, first, ahead),

@@ -207,6 +207,18 @@ cl_uint sb__device_prefetch_bytes(const sb_context *ctx)
     return can_prefetch(&ctx->caps) ? (cl_uint)sb__host_prefetch_bytes() : 0;
 }
 
+/* How many runs of lane leaves a half accumulator's sum folds side by
+ * side (cl/reduce.cl, SB_HALF_SETS_LOG2): each of its steps is an add
+ * and a rounding, one long dependent chain per run, so on a CPU (items
+ * of 128 leaves) eight runs, 128 leaves, step in turn (POCL f16 sums
+ * into f16: 2.35x, bf16: 1.6x; README). A GPU's items of four leaves
+ * never fold in lanes, and it would hold their rows in registers: none
+ * there. */
+static int half_sets_log2(const sb_device_caps *c)
+{
+    return c->is_gpu ? 0 : 3;
+}
+
 /* Whether the lane folds read f16 elements with vload_half16 (cl/reduce.cl,
  * SB_HALF_LOADS): on POCL's CPU devices (CL_DEVICE_TYPE_CPU: the host's
  * own cores, whose F16C this process sees) on an x86 CPU with F16C,
@@ -285,7 +297,7 @@ static void build_options(const sb_context *ctx, const sb__plan *plan,
              "-DSB_CAN_PREFETCH=%d -DSB_COUNT=%d -DSB_ARG=%d "
              "-DSB_RESULT_INDEX_OFFSET=%d -DSB_ROWS_MAX_LPI_LOG2=%d "
              "-DSB_CHAIN_FOLDS=%d -DSB_ROWS_IN_LANES=%d -DSB_HALF_LOADS=%d "
-             "-DSB_LANE_LEAVES=%d",
+             "-DSB_LANE_LEAVES=%d -DSB_HALF_SETS_LOG2=%d",
              opt, std, (ctx->opts.flags & SB_OPT_FLUSH_SUBNORMALS)
                   ? "-cl-denorms-are-zero " : "",
              storage_name(c, plan->input),
@@ -307,7 +319,8 @@ static void build_options(const sb_context *ctx, const sb__plan *plan,
              KIND_BF16, acc_half ? kind_of(plan->acc) : 0, (int)can_prefetch(c),
              count, (int)plan->arg, (int)offsetof(sb_device_arg_result, index),
              SB_ROWS_MAX_LEAVES_LOG2, chain_folds_ok(c), rows_in_lanes_ok(c),
-             half_loads_ok(ctx), lane_leaves(ctx, plan) > 0);
+             half_loads_ok(ctx), lane_leaves(ctx, plan) > 0,
+             half_sets_log2(c));
 }
 
 /* ---- programs shared between contexts ---------------------------------------
