@@ -810,7 +810,7 @@ const char *half_family_name(half_family f)
     static const char *const names[] = {
         "random-bits", "moderate", "cancellation", "subnormal", "huge",
         "specials", "signed-zeros", "prod-edge", "nan-leaves", "near-one",
-        "nan-led" };
+        "nan-led", "overflow-edge" };
     return names[f];
 }
 
@@ -842,6 +842,10 @@ void fill_half(half_family family, sb_type t, uint16_t *x, size_t n,
     const half_format *f = half_format_of(t);
     uint64_t s = case_seed;
     const unsigned nan_q = 1u << (f->fraction_bits - 1);
+    /* HALF_OVERFLOW_EDGE: the leaf that may overflow; per leaf, where its
+     * max is, its sign, its step */
+    size_t edge_leaf = SIZE_MAX;
+    unsigned edge_at = 0, edge_sign = 0, edge_step = 0;
     for (size_t i = 0; i < n; i++) {
         uint16_t v = 0;
         switch (family) {
@@ -935,6 +939,36 @@ void fill_half(half_family family, sb_type t, uint16_t *x, size_t n,
                              f->bias - 8 + (unsigned)random_below(&s, 16),
                              (unsigned)splitmix64(&s));
             break;
+        case HALF_OVERFLOW_EDGE: {
+            /* Half the ulp of max is 2^(field_max - 2 - fraction_bits -
+             * bias) (f16: 16; max + 16 = 65520 is the tie, which rounds
+             * to the even 2^16: inf). Every leaf steps just under the tie
+             * (back to max, then 0), but for at most one per array, which
+             * steps on the tie or just over it (inf): so the root is +-inf
+             * or 0, and a step that kept 2^16 as a finite node (32 at
+             * -max) or made max + 15.99 inf shows there. */
+            if (i == 0)
+                edge_leaf = random_below(&s, 2) == 0
+                          ? random_below(&s, (n + 15) / 16) : SIZE_MAX;
+            if (i % 16 == 0) {
+                edge_at = (unsigned)random_below(&s, 14);
+                edge_sign = (unsigned)random_below(&s, 2);
+                edge_step = i / 16 == edge_leaf
+                          ? 1 + (unsigned)random_below(&s, 2) : 0;
+            }
+            const unsigned at = (unsigned)(i % 16);
+            const unsigned half_ulp = f->field_max - 2 - f->fraction_bits;
+            v = at == edge_at
+              ? half_pattern(f, edge_sign, f->field_max - 1, 0xFFFF)
+              : at == edge_at + 1
+              ? (edge_step == 0   /* just under the tie */
+                 ? half_pattern(f, edge_sign, half_ulp - 1, 0xFFFF)
+                 : half_pattern(f, edge_sign, half_ulp, edge_step - 1))
+              : at == edge_at + 2
+              ? half_pattern(f, !edge_sign, f->field_max - 1, 0xFFFF)
+              : half_pattern(f, (unsigned)random_below(&s, 2), 0, 0);
+            break;
+        }
         case HALF_FAMILY_COUNT:
             break;
         }

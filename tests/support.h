@@ -148,6 +148,11 @@ typedef enum {
                            leaf in 4: a NaN node survives a min or max
                            combine only as its left side, so the root
                            shows the tree */
+    HALF_OVERFLOW_EDGE, /* in each leaf +-max, about half its ulp of the
+                           same sign, then -+max: just under the tie (the
+                           leaf is 0), or in at most one leaf the tie or
+                           over it (65520 rounds to inf in f16); the rest
+                           +-0 */
     HALF_FAMILY_COUNT
 } half_family;
 

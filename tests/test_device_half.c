@@ -103,7 +103,8 @@ static half_family family_for(sb_op op, size_t at)
 {
     static const half_family sum[] = {
         HALF_RANDOM_BITS, HALF_MODERATE, HALF_CANCELLATION, HALF_SUBNORMAL,
-        HALF_HUGE, HALF_SPECIALS, HALF_SIGNED_ZEROS, HALF_NAN_LEAVES };
+        HALF_HUGE, HALF_SPECIALS, HALF_SIGNED_ZEROS, HALF_NAN_LEAVES,
+        HALF_OVERFLOW_EDGE };
     static const half_family prod[] = {
         HALF_MODERATE, HALF_PROD_EDGE, HALF_SUBNORMAL, HALF_HUGE,
         HALF_SPECIALS, HALF_NEAR_ONE };

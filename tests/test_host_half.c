@@ -225,7 +225,8 @@ static void hand_examples_hold_on_oracle_and_library(void **state)
 /* The half families of support.h worth running per operation. */
 static const half_family sum_families[] = {
     HALF_RANDOM_BITS, HALF_MODERATE, HALF_CANCELLATION, HALF_SUBNORMAL,
-    HALF_HUGE, HALF_SPECIALS, HALF_SIGNED_ZEROS, HALF_NAN_LEAVES };
+    HALF_HUGE, HALF_SPECIALS, HALF_SIGNED_ZEROS, HALF_NAN_LEAVES,
+    HALF_OVERFLOW_EDGE };
 static const half_family prod_families[] = {
     HALF_MODERATE, HALF_PROD_EDGE, HALF_SUBNORMAL, HALF_HUGE, HALF_SPECIALS,
     HALF_NEAR_ONE };
