@@ -648,10 +648,10 @@ SB_API unsigned sb_host_isa(const sb_host_options *opts);
  *  mask and a dot product's y counted) in at least 24 spans (one call of
  *  2^25 f32, two of 2^24) the one with the faster median span is kept for
  *  the rest of the process. Two kinds of measurement:
- *  - the default distance, sb_host_prefetch(): measured by the unmasked
- *    f32 and f64 sums, products, minima and maxima together (dot
- *    products, maps, f32, f16 and bf16 inputs into f32 or f64, and i32
- *    into f64 included) in the instruction set a call takes by itself
+ *  - the default distance, sb_host_prefetch(): measured by the plain
+ *    unmasked f32 sums, products, minima and maxima together with the f64
+ *    ones (input and accumulator of one type, no map, no dot product) in
+ *    the instruction set a call takes by itself
  *    (sb_host_isa(NULL)), and taken by POCL's launches (as an argument
  *    at each launch, not a build option, so that POCL's kernel cache
  *    holds one program whatever a process measured) and by every call
@@ -660,10 +660,15 @@ SB_API unsigned sb_host_isa(const sb_host_options *opts);
  *    own (sb_host_prefetch_folds()): the same plain float folds forced
  *    onto another instruction set by sb_host_options.isa ("plain float
  *    folds, sse2": the best distance differs by instruction set; one
- *    kind per instruction set for all of them), masked and NaN-skipping
- *    float sums, products, minima and maxima without a map or a dot
- *    product (on x86 with vector shuffles, GCC 12 or Clang; masked f64
- *    min and max from AVX2 up), f16 and bf16 accumulators, wrapping
+ *    kind per instruction set for all of them), the unmasked float
+ *    folds with a map (|x| and x² apart) or a dot product, and those of
+ *    f32, f16, bf16 and i32 inputs converted into f32 or f64 (on AMD Zen
+ *    5 f16 |x| into f32 read 13.5 GB/s without a prefetch, 28 with one,
+ *    where the plain sums measured best without), masked and
+ *    NaN-skipping float sums, products, minima and maxima without a map
+ *    or a dot product (on x86 with vector shuffles, GCC 12 or Clang;
+ *    masked f64 min and max from AVX2 up), f16 and bf16 accumulators
+ *    (each map and the dot product apart), wrapping
  *    integer sums and products (masked too, but 8- and 16-bit
  *    products), checked integer sums of 32 and 64 bits, integer minima
  *    and maxima (masked too), the sums, minima and maxima of an
@@ -680,7 +685,7 @@ SB_API unsigned sb_host_isa(const sb_host_options *opts);
  *    of integer widenings, maps and dot products of 8- and 16-bit
  *    integers into their own type, wrapping integer maps and dot
  *    products, integers converted into floats (but i32 into f64,
- *    unmasked, which takes the default), masked or NaN-skipping dot
+ *    unmasked, which measures its own), masked or NaN-skipping dot
  *    products, masked or NaN-skipping float maps, argmin and argmax)
  *    measure nothing.
  *  The default is 4096 until it is kept. The bits never depend
@@ -727,7 +732,7 @@ SB_API void sb_host_prefetch_report(sb_prefetch_report *report);
 
 /*! sb_prefetch_fold : a kind of host fold that measures its own distance
  *  (SAMEBITS_PREFETCH), and where that stands. */
-#define SB_PREFETCH_FOLDS 32
+#define SB_PREFETCH_FOLDS 64
 #define SB_PREFETCH_FOLD_NAME 64
 typedef struct {
     char fold[SB_PREFETCH_FOLD_NAME];  /* e.g. "f32 sum, NaN-skipping,

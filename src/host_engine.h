@@ -93,12 +93,15 @@ extern void *(*sb__host_malloc)(size_t size);
 #define SB_PREFETCH_DEFAULT 4096
 size_t sb__host_prefetch_bytes(void);
 size_t sb__prefetch_distance(int fold);
-/* The measurement of the fold whose full blocks `code` folds, reading a
- * mask beside them or not, added under `name` (sb_prefetch_fold) the
+/* The measurement of the fold whose full blocks `code` folds, told apart
+ * by `variant` (SB_PREFETCH_VARIANT: whether a mask is read beside them,
+ * the map, a second array), added under `name` (sb_prefetch_fold) the
  * first time (name NULL: only looked up); -1 for none: not added, every
  * one of SB_PREFETCH_FOLDS taken, the lock busy, or SAMEBITS_PREFETCH
  * set. */
-int sb__prefetch_fold(const void *code, bool masked, const char *name);
+#define SB_PREFETCH_VARIANT(masked, map, dot)                               \
+    ((unsigned)(masked) | (unsigned)(map) << 1 | (unsigned)(dot) << 3)
+int sb__prefetch_fold(const void *code, unsigned variant, const char *name);
 /* While measuring (no SAMEBITS_PREFETCH, nothing kept yet for `fold`),
  * a large fold takes turns: span `span` (SB_PREFETCH_SPAN_BLOCKS blocks)
  * folds at sb__prefetch_span_distance(fold, span) and reports its time

@@ -48,8 +48,9 @@ static const size_t candidates[SB_PREFETCH_CANDIDATES] = {
  * 4096 bytes ahead took a plain f32 sum from 21 to 32 GB/s and a bf16
  * sum from 11 to 23, but NaN-skipping f32 sums from 27 to 20 (README:
  * Performance). A fold is known by the code that folds its full blocks
- * and whether a mask is read beside them (`code`, `masked`), which the
- * caller names (`name`, for the reports).
+ * and what else tells its calls apart (`code`, `variant`: a mask read
+ * beside the blocks, and the map or second array of a block map's),
+ * which the caller names (`name`, for the reports).
  * What the spans measured is under one lock (a span's record is one lock
  * per 0.05 ms or more), frozen once a candidate is kept, so a report
  * shows what decided. Each span's rate is kept, and the candidates
@@ -58,7 +59,7 @@ static const size_t candidates[SB_PREFETCH_CANDIDATES] = {
  * reads as slow, and a mean would let a few of those decide. */
 typedef struct {
     const void *code;
-    bool masked;
+    unsigned variant;
     char name[SB_PREFETCH_FOLD_NAME];
     double span_rate[SB_PREFETCH_CANDIDATES][MAX_SPANS];   /* bytes/ns */
     unsigned span_count[SB_PREFETCH_CANDIDATES];
@@ -169,14 +170,15 @@ size_t sb__prefetch_distance(int fold)
     return k != 0 ? candidates[k - 1] : default_distance();
 }
 
-int sb__prefetch_fold(const void *code, bool masked, const char *name)
+int sb__prefetch_fold(const void *code, unsigned variant, const char *name)
 {
     size_t bytes;
     if (distance_from_environment(&bytes))
         return -1;                         /* nothing to measure */
     unsigned n = atomic_load_explicit(&used, memory_order_acquire);
     for (unsigned i = 1; i < n; i++)
-        if (measurements[i].code == code && measurements[i].masked == masked)
+        if (measurements[i].code == code &&
+            measurements[i].variant == variant)
             return (int)i;
     if (name == NULL)
         return -1;                         /* looked up, not added */
@@ -190,12 +192,13 @@ int sb__prefetch_fold(const void *code, bool masked, const char *name)
     n = atomic_load_explicit(&used, memory_order_relaxed);
     int found = -1;
     for (unsigned i = 1; i < n && found < 0; i++)
-        if (measurements[i].code == code && measurements[i].masked == masked)
+        if (measurements[i].code == code &&
+            measurements[i].variant == variant)
             found = (int)i;
     if (found < 0 && n < 1 + SB_PREFETCH_FOLDS) {
         measurement *m = &measurements[n];
         m->code = code;
-        m->masked = masked;
+        m->variant = variant;
         snprintf(m->name, sizeof m->name, "%s", name);
         atomic_store_explicit(&used, n + 1, memory_order_release);
         found = (int)n;

@@ -317,17 +317,21 @@ _Thread_local size_t sb__prefetch_last_call;
  * decide while nothing is kept (host_prefetch.c), -1 for none (the
  * default distance, nothing measured): one over enough contiguous input
  * to come from memory, argmin and argmax aside (whose scalar fold reads
- * no distance). The unmasked float sums, products, minima and maxima
- * (what the prefetching vector folds take, maps, dot products and half
- * inputs converted in registers included) measure the default together,
- * 0, in the instruction set a call takes by itself (in another: one kind
- * per instruction set, below); every other fold whose full blocks read
- * the distance measures its own, known by the code that folds them: a
+ * no distance). The plain unmasked f32 and f64 sums, products, minima
+ * and maxima (no map, no dot product, no conversion) measure the default
+ * together, 0, in the instruction set a call takes by itself (in
+ * another: one kind per instruction set, below); every other fold whose
+ * full blocks read the distance measures its own, known by the code that
+ * folds them and its variant (a mask, the map, a dot product): a
  * converting fold (block map, masked or NaN-skipping block), or a
  * kernel's block where its `prefetches` say it reads it; added to the
  * measurements when `add` and the call is large enough, else only looked
- * up. Not a prepared plan folded from a converted copy on the stack, nor
- * a kernel that ignores the distance: both distances would time the same
+ * up. Maps and conversions took the default until 2026-12-07, and f16
+ * |x| and x² into f32 read 16 and 11 GB/s from memory where it measured
+ * 0, 28-29 at 4096 (one thread, 2^27, AMD EPYC Zen 5: their loads come
+ * in another order than the plain sum's, which reads 27-30 at either).
+ * Not a prepared plan folded from a converted copy on the stack, nor a
+ * kernel that ignores the distance: both distances would time the same
  * work, and the noise would decide. */
 static int prefetch_measurement(const sb__plan *plan, const sb__kernel *kernel,
                                 sb__block_map_fn block_map,
@@ -351,9 +355,13 @@ static int prefetch_measurement(const sb__plan *plan, const sb__kernel *kernel,
     else
         return -1;
     const bool float_fold = (plan->acc == SB_F32 || plan->acc == SB_F64) &&
+                            plan->input == plan->acc &&
+                            plan->map == SB_MAP_NONE && !plan->dot &&
                             !plan->skip_nan && !masked &&
                             (plan->op == SB_SUM || plan->op == SB_PROD ||
                              plan->op == SB_MIN || plan->op == SB_MAX);
+    const unsigned variant = SB_PREFETCH_VARIANT(masked, plan->map,
+                                                 plan->dot);
     char name[SB_PREFETCH_FOLD_NAME];
     if (float_fold) {
         /* The default is the plain float folds' of the instruction set
@@ -374,8 +382,8 @@ static int prefetch_measurement(const sb__plan *plan, const sb__kernel *kernel,
         fold_name(name, sizeof name, plan, masked, isa);
     }
     if (!add || n < SB_PREFETCH_MEASURED_BYTES / plan->input_size)
-        return sb__prefetch_fold(code, masked, NULL);
-    return sb__prefetch_fold(code, masked, name);
+        return sb__prefetch_fold(code, variant, NULL);
+    return sb__prefetch_fold(code, variant, name);
 }
 
 static sb__node reduce_tree(const sb__plan *plan, const unsigned char *x,

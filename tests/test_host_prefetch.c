@@ -32,7 +32,7 @@ static uint64_t seed;
 
 /* src/host_engine.h */
 extern _Thread_local size_t sb__prefetch_last_call;
-int sb__prefetch_fold(const void *code, bool masked, const char *name);
+int sb__prefetch_fold(const void *code, unsigned variant, const char *name);
 bool sb__prefetch_measuring(int fold);
 size_t sb__prefetch_distance(int fold);
 void sb__prefetch_span_record(int fold, size_t span, uint_least64_t bytes,
@@ -414,11 +414,12 @@ static void the_prefetch_distance_is_measured(void **state)
     const sb_reduction i32_sum = { SB_SUM, SB_I32, 0, 0, 0 };
     const sb_reduction f32_argmin = { SB_ARGMIN, SB_F32, 0, 0, 0 };
     const sb_reduction f32_nansum = { SB_SUM, SB_F32, 0, SB_SKIP_NAN, 0 };
+    const sb_reduction f32_abs = { SB_SUM, SB_F32, 0, 0, SB_MAP_ABS };
     /* None of these measures the default distance: one element short,
-     * masked, integers, NaN skipping, argmin, and a call while
-     * SAMEBITS_PREFETCH is set. The masked, integer and NaN-skipping
-     * ones measure their own, each apart, and their case's two calls
-     * decide it (two of 32 spans a distance); argmin and the others
+     * masked, integers, NaN skipping, argmin, a map, and a call while
+     * SAMEBITS_PREFETCH is set. The masked, integer, NaN-skipping and
+     * mapped ones measure their own, each apart, and their case's two
+     * calls decide it (two of 32 spans a distance); argmin and the others
      * measure nothing. */
     test_case quiet[] = {
         make_case(seed, f32_sum, big - 1, MASK_NONE, FAMILY_UNIFORM),
@@ -426,6 +427,7 @@ static void the_prefetch_distance_is_measured(void **state)
         make_case(seed, i32_sum, big, MASK_NONE, FAMILY_UNIFORM),
         make_case(seed, f32_argmin, big, MASK_NONE, FAMILY_SPECIALS),
         make_case(seed, f32_nansum, big, MASK_NONE, FAMILY_SPECIALS),
+        make_case(seed, f32_abs, big, MASK_NONE, FAMILY_CANCELLATION),
         make_case(seed, f32_sum, big, MASK_NONE, FAMILY_CANCELLATION),
     };
     unsigned long wrong = 0;
@@ -441,13 +443,14 @@ static void the_prefetch_distance_is_measured(void **state)
     unsetenv("SAMEBITS_PREFETCH");
 
     const char *isa = sb_isa_name(sb_host_isa(NULL));
-    char names[3][SB_PREFETCH_FOLD_NAME];
+    char names[4][SB_PREFETCH_FOLD_NAME];
     snprintf(names[0], sizeof names[0], "f32 sum, masked, %s", isa);
     snprintf(names[1], sizeof names[1], "i32 sum, %s", isa);
     snprintf(names[2], sizeof names[2], "f32 sum, NaN-skipping, %s", isa);
-    sb_prefetch_fold folds[4];
-    assert_int_equal(sb_host_prefetch_folds(folds, 4), 3);
-    for (int i = 0; i < 3; i++) {
+    snprintf(names[3], sizeof names[3], "f32 sum, abs, %s", isa);
+    sb_prefetch_fold folds[5];
+    assert_int_equal(sb_host_prefetch_folds(folds, 5), 4);
+    for (int i = 0; i < 4; i++) {
         const sb_prefetch_report *f = &folds[i].report;
         printf("%s: prefetch %zu bytes kept: 0 -> %.1f GB/s, 4096 -> "
                "%.1f GB/s\n", folds[i].fold, f->bytes, f->gb_per_s[0],
