@@ -603,10 +603,11 @@ inline int sb_order_free_item(const global in_t *x, const global in_t *y,
 /* A half accumulator (its nodes are floats that are exactly half values)
  * rounds each sum, square and product to its type, as sb_step() and
  * sb_term() do one lane at a time (arith_half.cl), here on 16 lanes with
- * no branch: the same bits as sb_round_f16() / sb_round_bf16() (the
- * formula below was compared with the host's scalar rounding on every
- * binary32 pattern; test_device_half and the corpus compare the kernels
- * with the oracle on every device). f16 by adding and subtracting c, 2^13
+ * no branch: the same bits as sb_round_f16() / sb_round_bf16() (the f16
+ * formula below, modelled in C, equals the host's scalar rounding on every
+ * binary32 pattern, flushed or not: tests/test_half_rounding_sweep.c;
+ * test_device_half and the corpus compare the kernels with the oracle on
+ * every device). f16 by adding and subtracting c, 2^13
  * times the binade of v (2^-1 at least) with v's sign: v + c lies in c's
  * binade, where binary32's spacing is f16's spacing in v's binade (2^-24
  * in f16's subnormal range), so the add rounds v to f16's precision,
@@ -616,16 +617,19 @@ inline int sb_order_free_item(const global in_t *x, const global in_t *y,
  * sign bit put back keeps -0. No binary32 subnormal is made, and one read
  * rounds to 0 all the same: a flushing device gives the same bits. A NaN
  * stays a NaN (sb_vround_acc_kept(): some NaN; sb_vround_acc(): the
- * canonical one). Ten operations for the bit rounding's sixteen, three
- * of them selects (POCL f16 sums into f16 1.1x with the sets below). */
+ * canonical one). c's field is added unsigned: from binary32's field 243
+ * up (|v| >= 2^116, inf, NaN) it runs into the sign bit, a defined wrap,
+ * and the overflow select (inf) or the NaN itself decides those lanes.
+ * Eleven operations, one of them a select, where the bit rounding took
+ * sixteen with three (POCL f16 sums into f16 1.1x, with the sets below). */
 #if SB_ACC_HALF == SB_KIND_F16
 inline float16 sb_vround_acc_kept(float16 v)
 {
     const uint16 b = as_uint16(v);
     const uint16 sign = b & (uint16)0x80000000u;
-    const int16 c_field = max(as_int16(b & (uint16)0x7F800000u)
-                              + (int16)(13 << 23), (int16)0x3F000000);
-    const float16 c = as_float16(as_uint16(c_field) | sign);
+    const uint16 c_field = max(b & (uint16)0x7F800000u, (uint16)0x38800000u)
+                           + (uint16)(13u << 23);
+    const float16 c = as_float16(c_field | sign);
     const float16 r = (v + c) - c;
     return as_float16(select(as_uint16(r), (uint16)0x7F800000u,
                              fabs(v) >= (float16)65520.0f) | sign);
@@ -862,9 +866,9 @@ SB_FN_INLINE vecw_t sb_lane_fold(const global in_t *x, const global in_t *y,
  * runs each a chain of their own, one after the other): POCL's f16 sums
  * into f16 read 7.5 GB/s on two threads, bf16 15 (Zen 5 VM, 2^24),
  * against 45 for f16 into f32. With eight chains in flight: 17.8 and
- * 24.4. The steps keep NaNs as some NaN (sb_vround_acc_kept): the lanes'
- * tree (sb_lane_tree()) takes every lane through sb_vround_acc() first,
- * which makes it the canonical one. */
+ * 24.4. The steps keep NaNs as some NaN (sb_vround_acc_kept): the first
+ * level of the runs' tree (SB_LANE_PAIRS) takes every lane through
+ * SB_VSTEP, whose sb_vround_acc() makes it the canonical one. */
 #if SB_ACC_HALF && SB_OP == SB_OP_SUM && SB_HALF_SETS_LOG2 > 0
 #define SB_HALF_SETS (1 << SB_HALF_SETS_LOG2)
 #define SB_VSTEP_KEPT(a, b) sb_vround_acc_kept((a) + (b))
@@ -973,8 +977,9 @@ SB_FN_INLINE acc_t sb_lane_leaves2(const global in_t *x, const global in_t *y,
  * SB_HALF_SETS_LOG2. The runs' first levels pairwise as sb_lane_tree2()
  * takes them, then the same of those pairs' vectors, level by level,
  * until one vector holds the 16 nodes of the level SB_HALF_SETS_LOG2
- * (two per run, in the runs' order), which sb_lane_tree() finishes: 11
- * vector steps instead of 24 and 15 of one lane, each a rounding. */
+ * (16 / SB_HALF_SETS per run, in the runs' order), which sb_lane_tree()
+ * finishes: for eight runs 10 vector steps and one of a lane, where
+ * there were 24 and 15, each a rounding. */
 SB_FN_INLINE acc_t sb_lane_leaves_sets(const global in_t *x,
                                        const global in_t *y, ulong first,
                                        uint ahead)

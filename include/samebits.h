@@ -743,7 +743,9 @@ typedef struct {
                                           float folds, ISA"), of the first
                                           call that measured it (two
                                           reductions that run the same
-                                          code share one) */
+                                          code, with a mask or not, the
+                                          same map and dot product or
+                                          not, share one) */
     sb_prefetch_report report;         /* as sb_host_prefetch_report(); its
                                           bytes: what this fold's calls of
                                           1 MiB or more of contiguous x

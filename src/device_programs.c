@@ -214,9 +214,10 @@ cl_uint sb__device_prefetch_bytes(const sb_context *ctx)
  * into f16: 2.35x, bf16: 1.6x; README). A GPU's items of four leaves
  * never fold in lanes, and it would hold their rows in registers: none
  * there. */
-static int half_sets_log2(const sb_device_caps *c)
+static int half_sets_log2(const sb_device_caps *c, const sb__plan *plan)
 {
-    return c->is_gpu ? 0 : 3;
+    return !c->is_gpu && plan->op == SB_SUM && !plan->arg
+           && sb__type_is_half(plan->acc) ? 3 : 0;
 }
 
 /* Whether the lane folds read f16 elements with vload_half16 (cl/reduce.cl,
@@ -320,7 +321,7 @@ static void build_options(const sb_context *ctx, const sb__plan *plan,
              count, (int)plan->arg, (int)offsetof(sb_device_arg_result, index),
              SB_ROWS_MAX_LEAVES_LOG2, chain_folds_ok(c), rows_in_lanes_ok(c),
              half_loads_ok(ctx), lane_leaves(ctx, plan) > 0,
-             half_sets_log2(c));
+             half_sets_log2(c, plan));
 }
 
 /* ---- programs shared between contexts ---------------------------------------

@@ -944,9 +944,10 @@ void fill_half(half_family family, sb_type t, uint16_t *x, size_t n,
              * bias) (f16: 16; max + 16 = 65520 is the tie, which rounds
              * to the even 2^16: inf). Every leaf steps just under the tie
              * (back to max, then 0), but for at most one per array, which
-             * steps on the tie or just over it (inf): so the root is +-inf
-             * or 0, and a step that kept 2^16 as a finite node (32 at
-             * -max) or made max + 15.99 inf shows there. */
+             * steps on the tie or just over it (inf): so the root of a
+             * whole array is +-inf or 0 (a short last leaf or a mask can
+             * leave a max in), and a step that kept 2^16 as a finite node
+             * (32 at -max) or made max + 15.99 inf shows there. */
             if (i == 0)
                 edge_leaf = random_below(&s, 2) == 0
                           ? random_below(&s, (n + 15) / 16) : SIZE_MAX;
