@@ -864,11 +864,12 @@ SB_FN_INLINE vecw_t sb_lane_fold(const global in_t *x, const global in_t *y,
  * them. Each step is an add and a rounding, about 15 cycles of latency,
  * and one run was one dependent chain of them (sb_lane_leaves2()'s two
  * runs each a chain of their own, one after the other): POCL's f16 sums
- * into f16 read 7.5 GB/s on two threads, bf16 15 (Zen 5 VM, 2^24),
+ * into f16 read 7.5 GB/s on two threads, bf16 15 (Zen 5 VM, 2^27),
  * against 45 for f16 into f32. With eight chains in flight: 17.8 and
- * 24.4. The steps keep NaNs as some NaN (sb_vround_acc_kept): the first
- * level of the runs' tree (SB_LANE_PAIRS) takes every lane through
- * SB_VSTEP, whose sb_vround_acc() makes it the canonical one. */
+ * 24.4; with the trees below too, 22.4 and 27.9. The steps keep NaNs
+ * as some NaN (sb_vround_acc_kept): the first level of the runs' tree
+ * (SB_LANE_PAIRS) takes every lane through SB_VSTEP, whose
+ * sb_vround_acc() makes it the canonical one. */
 #if SB_ACC_HALF && SB_OP == SB_OP_SUM && SB_HALF_SETS_LOG2 > 0
 #define SB_HALF_SETS (1 << SB_HALF_SETS_LOG2)
 #define SB_VSTEP_KEPT(a, b) sb_vround_acc_kept((a) + (b))
