@@ -41,6 +41,13 @@ static int cpu_runs_this_copy(void)
 #endif
 }
 
+/* SAMEBITS_SWEEP=full: every one of the 2^32 patterns. */
+static int sweep_is_full(void)
+{
+    const char *mode = getenv("SAMEBITS_SWEEP");
+    return mode != NULL && strcmp(mode, "full") == 0;
+}
+
 static void vector_roundings_equal_the_scalar_ones(void **state)
 {
     (void)state;
@@ -49,8 +56,7 @@ static void vector_roundings_equal_the_scalar_ones(void **state)
                "compare here\n", SB_TEST_VEC_BYTES);
         return;
     }
-    const char *mode = getenv("SAMEBITS_SWEEP");
-    const int full = mode != NULL && strcmp(mode, "full") == 0;
+    const int full = sweep_is_full();
     unsigned long patterns = 0;
     const unsigned long wrong = sweep_vector_roundings(full, seed, &patterns);
     printf("%d-byte vectors: %lu patterns (%s), %lu wrong\n",
@@ -87,15 +93,15 @@ static uint32_t kernel_round_f16(float v, int flush)
 }
 
 /* That rounding equals the scalar one (sb__round_f16, NaNs the canonical
- * one) on the patterns of the sweep above (every pattern with
- * SAMEBITS_SWEEP=full), flushing or not; the kernels' own bits are the
- * device suites' (test_device_half, check_pocl_half). Scalar: in the
- * baseline copy only. */
+ * one), flushing or not, on every sign and exponent, each with all 2^14
+ * low fraction patterns (where f16's rounding decides) under random high
+ * ones (every pattern with SAMEBITS_SWEEP=full); the kernels' own bits
+ * are the device suites' (test_device_half, check_pocl_half). Scalar: in
+ * the baseline copy only. */
 static void kernel_f16_rounding_equals_the_scalar_one(void **state)
 {
     (void)state;
-    const char *mode = getenv("SAMEBITS_SWEEP");
-    const int full = mode != NULL && strcmp(mode, "full") == 0;
+    const int full = sweep_is_full();
     uint64_t s = seed ^ 0xF16u;
     unsigned long patterns = 0, wrong = 0;
     for (uint64_t top = 0; top < (full ? 1u << 18 : 1u << 9); top++)
