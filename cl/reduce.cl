@@ -1087,6 +1087,62 @@ SB_FN_INLINE int sb_lane_leaves_masked(const global in_t *x,
     *node = sb_lane_tree(a);
     return 1;
 }
+#if SB_ACC_HALF && SB_OP == SB_OP_SUM && SB_HALF_SETS_LOG2 > 0
+/* The same for a half accumulator's sum over SB_HALF_SETS runs of
+ * SB_LANES leaves, stepped in turn and their tree taken as
+ * sb_lane_leaves_sets() does, for the reason it gives: one run was one
+ * chain of rounded steps (POCL's masked f16 sums into f16 read 0.4-0.5
+ * of the unmasked ones). A run whose leaves have no element taking part
+ * is a vector of +0 (each lane a leaf's), which as an operand of the
+ * runs' tree changes no node, as for a leaf above; only where none of
+ * the runs has one is the subtree a none: 0, and the caller takes the
+ * runs one by one. */
+SB_FN_INLINE int sb_lane_leaves_masked_sets(const global in_t *x,
+                                            const global in_t *y,
+                                            const global uchar *mask,
+                                            ulong first, uint ahead,
+                                            acc_t *node)
+{
+    const size_t span = SB_HALF_SETS * SB_LANES * SB_LEAF_SIZE;
+    vecw_t a[SB_HALF_SETS];
+    keepw_t kept = (keepw_t)0;   /* the elements taking part, OR-ed */
+    SB_PREFETCH_AHEAD(x + first, span * sizeof(in_t), ahead);
+    if (mask)
+        SB_PREFETCH_AHEAD(mask + first, span, ahead);
+    if (SB_DOT)
+        SB_PREFETCH_AHEAD(y + first, span * sizeof(in_t), ahead);
+    SB_UNROLL for (int p = 0; p < SB_LEAF_SIZE / SB_LANES; p++) {
+        vecw_t r[SB_HALF_SETS][SB_LANES];
+        SB_UNROLL for (int s = 0; s < SB_HALF_SETS; s++) {
+            SB_UNROLL for (int l = 0; l < SB_LANES; l++) {
+                const ulong at = first
+                                 + ((ulong)s * SB_LANES + l) * SB_LEAF_SIZE
+                                 + p * SB_LANES;
+                const vecw_t e = SB_VTERMW(at);
+                keepw_t keep = mask ? SB_KEEP_OF_MASK(mask + at)
+                                    : (keepw_t)-1;
+                if (SB_SKIP_NAN)
+                    keep &= e == e;
+                kept |= keep;
+                r[s][l] = select(SB_VSKIP, e, keep);
+            }
+            sb_transpose_lanes(r[s]);
+            a[s] = p == 0 ? SB_VFIRST(r[s][0])
+                          : SB_VSTEP_KEPT(a[s], r[s][0]);
+        }
+        SB_UNROLL for (int j = 1; j < SB_LANES; j++)
+            SB_UNROLL for (int s = 0; s < SB_HALF_SETS; s++)
+                a[s] = SB_VSTEP_KEPT(a[s], r[s][j]);
+    }
+    if (!any(kept))
+        return 0;
+    SB_UNROLL for (int w = SB_HALF_SETS; w > 1; w /= 2)
+        SB_UNROLL for (int s = 0; s < w / 2; s++)
+            a[s] = SB_LANE_PAIRS(a[2 * s], a[2 * s + 1]);
+    *node = sb_lane_tree(a[0]);
+    return 1;
+}
+#endif
 #else
 #define SB_LANE_MASKED 0
 #endif
@@ -1254,6 +1310,21 @@ inline void sb_item_node(const global in_t *x, const global in_t *y,
                     SB_HAS, 0, SB_LANES_LOG2);
             l += SB_LANES;
             continue;
+        }
+#endif
+#if SB_LANE_MASKED && SB_ACC_HALF && SB_OP == SB_OP_SUM && \
+    SB_HALF_SETS_LOG2 > 0
+        if (!whole && l % (SB_HALF_SETS * SB_LANES) == 0 &&
+            lpi - l >= SB_HALF_SETS * SB_LANES &&
+            first + SB_HALF_SETS * SB_LANES * SB_LEAF_SIZE <= n) {
+            acc_t node;
+            if (sb_lane_leaves_masked_sets(x, y, mask, first, ahead,
+                                           &node)) {
+                sb_push(sv, sf, si, sl, &top, node, SB_HAS, 0,
+                        SB_LANES_LOG2 + SB_HALF_SETS_LOG2);
+                l += SB_HALF_SETS * SB_LANES;
+                continue;
+            }
         }
 #endif
 #if SB_LANE_MASKED

@@ -515,9 +515,15 @@ unsigned char *make_mask(mask_kind k, size_t n, uint64_t seed)
     unsigned char *mask = checked_malloc(n);
     static const unsigned densities[] = { 1, 8, 15 };    /* out of 16 */
     const unsigned density = densities[random_below(&state, 3)];
-    bool leaf_empty = false;
+    bool leaf_empty = false, run_empty = false, set_empty = false;
     for (size_t i = 0; i < n; i++) {
         const size_t leaf = i / 16;
+        /* (drawn for this kind only: the others' masks stay those of
+         * their seeds before it came) */
+        if (k == MASK_EMPTY_RUNS && i % 2048 == 0)
+            set_empty = random_below(&state, 4) == 0;
+        if (k == MASK_EMPTY_RUNS && i % 256 == 0)
+            run_empty = random_below(&state, 4) == 0;
         if (i % 16 == 0)
             leaf_empty = random_below(&state, 2) == 0;
         switch (k) {
@@ -532,6 +538,11 @@ unsigned char *make_mask(mask_kind k, size_t n, uint64_t seed)
         case MASK_ALTERNATE_LEAVES:
             mask[i] = leaf % 2 == 0 ? taking_part_byte(&state) : 0;
             break;
+        case MASK_EMPTY_RUNS:
+            mask[i] = !set_empty && !run_empty && !leaf_empty &&
+                      random_below(&state, 4) != 0
+                      ? taking_part_byte(&state) : 0;
+            break;
         default:
             mask[i] = 0;
             break;
@@ -543,7 +554,8 @@ unsigned char *make_mask(mask_kind k, size_t n, uint64_t seed)
 const char *mask_name(mask_kind k)
 {
     static const char *const names[] = { "none", "random", "empty_leaves",
-                                         "alternate_leaves", "all_zero" };
+                                         "alternate_leaves", "all_zero",
+                                         "empty_runs" };
     return (int)k >= 0 && k < MASK_COUNT ? names[k] : "?";
 }
 

@@ -208,6 +208,13 @@ typedef enum {
                              element; the others are random */
     MASK_ALTERNATE_LEAVES,/* odd leaves empty, even leaves all take part */
     MASK_ALL_ZERO,        /* nothing takes part */
+    MASK_EMPTY_RUNS,      /* as MASK_EMPTY_LEAVES, and whole aligned runs
+                             with no taking-part element: about a quarter
+                             of the runs of 16 leaves and of 128 (the
+                             devices fold 16 leaves in vector lanes, and a
+                             half accumulator's sum 8 such runs at once;
+                             a run or set of them with no element is
+                             folded another way) */
     MASK_COUNT
 } mask_kind;
 
