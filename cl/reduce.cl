@@ -1091,12 +1091,13 @@ SB_FN_INLINE int sb_lane_leaves_masked(const global in_t *x,
 /* The same for a half accumulator's sum over SB_HALF_SETS runs of
  * SB_LANES leaves, stepped in turn and their tree taken as
  * sb_lane_leaves_sets() does, for the reason it gives: one run was one
- * chain of rounded steps (POCL's masked f16 sums into f16 read 0.4-0.5
- * of the unmasked ones). A run whose leaves have no element taking part
- * is a vector of +0 (each lane a leaf's), which as an operand of the
- * runs' tree changes no node, as for a leaf above; only where none of
- * the runs has one is the subtree a none: 0, and the caller takes the
- * runs one by one. */
+ * chain of rounded steps (POCL's masked f16 sums into f16 read 0.3 of
+ * the unmasked ones). A run whose leaves have no element taking part is
+ * a vector of +0 (each lane a leaf's), which as an operand of the runs'
+ * tree changes no node, as for a leaf above. Where none of the runs has
+ * one, the subtree is a none: 0 (and *node is +0), which the caller
+ * pushes as one, instead of reading its 128 leaves twice more to find
+ * that each is. */
 SB_FN_INLINE int sb_lane_leaves_masked_sets(const global in_t *x,
                                             const global in_t *y,
                                             const global uchar *mask,
@@ -1134,6 +1135,7 @@ SB_FN_INLINE int sb_lane_leaves_masked_sets(const global in_t *x,
             SB_UNROLL for (int s = 0; s < SB_HALF_SETS; s++)
                 a[s] = SB_VSTEP_KEPT(a[s], r[s][j]);
     }
+    *node = SB_ACC_ZERO;
     if (!any(kept))
         return 0;
     SB_UNROLL for (int w = SB_HALF_SETS; w > 1; w /= 2)
@@ -1318,13 +1320,12 @@ inline void sb_item_node(const global in_t *x, const global in_t *y,
             lpi - l >= SB_HALF_SETS * SB_LANES &&
             first + SB_HALF_SETS * SB_LANES * SB_LEAF_SIZE <= n) {
             acc_t node;
-            if (sb_lane_leaves_masked_sets(x, y, mask, first, ahead,
-                                           &node)) {
-                sb_push(sv, sf, si, sl, &top, node, SB_HAS, 0,
-                        SB_LANES_LOG2 + SB_HALF_SETS_LOG2);
-                l += SB_HALF_SETS * SB_LANES;
-                continue;
-            }
+            const int some = sb_lane_leaves_masked_sets(x, y, mask, first,
+                                                        ahead, &node);
+            sb_push(sv, sf, si, sl, &top, node, some ? SB_HAS : 0u, 0,
+                    SB_LANES_LOG2 + SB_HALF_SETS_LOG2);
+            l += SB_HALF_SETS * SB_LANES;
+            continue;
         }
 #endif
 #if SB_LANE_MASKED

@@ -254,7 +254,8 @@ static int abs_by_select(const sb_device_caps *c)
  * arithmetic: never -cl-fast-relaxed-math, -cl-mad-enable,
  * -cl-unsafe-math-optimizations or -cl-finite-math-only; and
  * -cl-denorms-are-zero only for the test device that must really flush
- * (SB_OPT_FLUSH_SUBNORMALS), whose context is guarded accordingly.
+ * (SB_OPT_FLUSH_SUBNORMALS), whose context is guarded accordingly, and
+ * there only in programs where a float takes part (below).
  * -w (OpenCL's own option): the kernels test build constants in ordinary
  * conditions, which clang warns of (-Wconstant-logical-operand), and
  * POCL, Oclgrind and rusticl print a build's warnings on the caller's
