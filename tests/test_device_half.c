@@ -213,6 +213,12 @@ static void half_reductions_match_host_and_oracle(void **state)
     assert_int_equal(failures, 0);
 }
 
+/* The widest work-items the options allow (samebits.h, sb_options), on
+ * the device alone. */
+static const sb_options widest_items = { .flags = SB_OPT_NO_HOST,
+                                         .leaves_per_item = 128,
+                                         .nodes_per_item = 128 };
+
 /* The widest work-items the options allow (128 leaves and nodes per
  * item: samebits.h, sb_options), on sizes that fill one or two of them:
  * the folds' longest unrolled loops. rusticl's compiler got the f16
@@ -226,11 +232,9 @@ static void widest_items_match_host_and_oracle(void **state)
     int failures = 0;
     for (size_t d = 0; d < list->count; d++) {
         const test_device *dev = &list->devices[d];
-        const sb_options o = { .flags = SB_OPT_NO_HOST,
-                               .leaves_per_item = 128,
-                               .nodes_per_item = 128 };
         device_context dc;
-        assert_int_equal(device_context_open(&dc, dev, &o), SB_OK);
+        assert_int_equal(device_context_open(&dc, dev, &widest_items),
+                         SB_OK);
         tally t = { 0 };
         if (dev->oclgrind)
             keep_buffers();
@@ -274,11 +278,9 @@ static void masks_emptying_runs_match_host_and_oracle(void **state)
         const test_device *dev = &list->devices[d];
         if (dev->oclgrind || slow_device(dev))
             continue;
-        const sb_options o = { .flags = SB_OPT_NO_HOST,
-                               .leaves_per_item = 128,
-                               .nodes_per_item = 128 };
         device_context dc;
-        assert_int_equal(device_context_open(&dc, dev, &o), SB_OK);
+        assert_int_equal(device_context_open(&dc, dev, &widest_items),
+                         SB_OK);
         tally t = { 0 };
         for (size_t k = 0; k < COUNT(runs_jobs); k++)
             for (size_t s = 0; s < COUNT(sizes); s++) {
