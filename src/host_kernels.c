@@ -3329,6 +3329,53 @@ DEFINE_WIDE_BLOCKS(i32)
 /* The fold of src with a mask (NAME_m), skipping NaNs (NAME_n) or both
  * (NAME_mn). */
 #define DEFINE_CONV_MASKED_FOLDS(NAME, src, OP, ROUND, G)                   \
+    SB_CAT(DEFINE_CONV_MASKED_FOLDS_, CONV_HALF_ROWS_##src)(NAME, src, OP, ROUND, G)
+#define DEFINE_CONV_MASKED_FOLDS_2 DEFINE_CONV_MASKED_FOLDS_0
+#if defined(SB_HAVE_X86_HALF_ROWS)
+/* Halves on AVX-512: the rows of the unmasked folds (LOAD_HALF_ROWS),
+ * each element that does not take part made the skip value as 16-bit
+ * bits before their transpose (sb_half_rows_transposed_masked()). The
+ * skip values are -0 and 1 (DEFINE_CONV_OPS, DEFINE_CONV_FOLD_BLOCKS),
+ * which a half holds exactly, so they convert back to themselves. */
+#  define DEFINE_CONV_MASKED_FOLDS_1(NAME, src, OP, ROUND, G)               \
+    DEFINE_VFOLD_MASKED_ROWS(NAME##_m, src, OP, ROUND, G, 1, 0)             \
+    DEFINE_VFOLD_MASKED_ROWS(NAME##_n, src, OP, ROUND, G, 0, 1)             \
+    DEFINE_VFOLD_MASKED_ROWS(NAME##_mn, src, OP, ROUND, G, 1, 1)
+#  define DEFINE_VFOLD_MASKED_ROWS(NAME, src, OP, ROUND, G, MASKED, SKIP_NAN) \
+static inline bool NAME(const CONV_XT_##src *x, const unsigned char *mask,  \
+                        CONV_T_##src start, CONV_T_##src skip,              \
+                        size_t prefetch, CONV_T_##src *v)                   \
+{                                                                           \
+    _Static_assert(CONV_(W, src) == L, "one leaf per lane");                \
+    const __m512i fill_ = _mm512_set1_epi16((short)(CONV_IS_BF16_##src     \
+        ? sb__float_to_bf16(skip) : sb__float_to_f16(skip)));               \
+    int seen = 0;                                                           \
+    (void)mask;   /* the NaN-skipping fold without a mask reads none */     \
+    for (int g = 0; g < NL / L; g += (G)) {                                 \
+        CONV_(V, src) acc[G], r[G][L];                                      \
+        MASKED_PREFETCH(x, (MASKED) ? mask : NULL, g, L, G, prefetch);      \
+        for (int h = 0; h < (G); h++) {                                     \
+            const size_t at = (size_t)(g + h) * L * L;                      \
+            __m512 f_[L];                                                   \
+            seen |= sb_half_rows_transposed_masked(                         \
+                (const uint16_t *)x + at, (MASKED) ? mask + at : NULL,      \
+                (SKIP_NAN), CONV_IS_BF16_##src, fill_, f_);                 \
+            for (int k = 0; k < L; k++) r[h][k] = (CONV_(V, src))f_[k];     \
+            for (int k = 0; k < L; k++) acc[h][k] = start;                  \
+        }                                                                   \
+        for (int k = 0; k < L; k++)                                         \
+            for (int h = 0; h < (G); h++)                                   \
+                acc[h] = ROUND##_STEP(acc[h] OP r[h][k]);                   \
+        for (int h = 0; h < (G); h++) {                                     \
+            acc[h] = (CONV_(V, src))sb_half_lanes_in_order(                 \
+                (__m512)ROUND##_END(acc[h]), CONV_IS_BF16_##src);           \
+            memcpy(v + (size_t)(g + h) * L, &acc[h], sizeof acc[h]);        \
+        }                                                                   \
+    }                                                                       \
+    return seen != 0;                                                       \
+}
+#endif
+#define DEFINE_CONV_MASKED_FOLDS_0(NAME, src, OP, ROUND, G)                 \
     DEFINE_VFOLD_MASKED_G(NAME##_m, CONV_XT_##src, CONV_T_##src, CONV_(V, src), \
                           CONV_LOAD_##src, CONV_(VI, src), CONV_(W, src), OP, \
                           CONV_KEEP_(MASK, src), ROUND, G)                  \
