@@ -3329,7 +3329,8 @@ DEFINE_WIDE_BLOCKS(i32)
 /* The fold of src with a mask (NAME_m), skipping NaNs (NAME_n) or both
  * (NAME_mn). */
 #define DEFINE_CONV_MASKED_FOLDS(NAME, src, OP, ROUND, G)                   \
-    SB_CAT(DEFINE_CONV_MASKED_FOLDS_, CONV_HALF_ROWS_##src)(NAME, src, OP, ROUND, G)
+    SB_CAT(DEFINE_CONV_MASKED_FOLDS_, CONV_HALF_ROWS_##src)(NAME, src, OP,  \
+                                                            ROUND, G)
 #define DEFINE_CONV_MASKED_FOLDS_2 DEFINE_CONV_MASKED_FOLDS_0
 #if defined(SB_HAVE_X86_HALF_ROWS)
 /* Halves on AVX-512: the rows of the unmasked folds (LOAD_HALF_ROWS),
