@@ -46,6 +46,11 @@
  * clear). ledger_reset() empties the ledger below; remove_wrappers() puts
  * the real tables back.
  *
+ * Calls not watched: while inj.unwatched is set, every call passes through
+ * as if no wrapper were there: nothing counts, fails, is traced or enters
+ * the ledger. For a context that outlives the runs (test_cl_faults.c's
+ * program holder), whose references no run's ledger may see.
+ *
  * The ledger of the references the library holds: an object it creates
  * (or an event an enqueue gives it) or retains counts +1, one it releases
  * -1, the `done` events it hands to the test -1 when the test releases
@@ -99,6 +104,7 @@ typedef struct {
     bool          fail_every[FN_COUNT];   /* every call of these kinds */
     bool          build_anyway;     /* a failing clBuildProgram builds first */
     bool          tracing;          /* fill trace[] and trace_param[] */
+    bool          unwatched;        /* pass every call through, unseen */
     fn_id         trace[MAX_CALLS];
     cl_uint       trace_param[MAX_CALLS];
 } fault_injection;

@@ -10,6 +10,8 @@
  *
  * Each scenario runs once to count its calls, then once per k: a fresh
  * context (sb_context_create), one reduction, the context released. The
+ * calls after a scenario's program builds fail in runs that find the
+ * programs built, held by another context (sweep() says why and how). The
  * call that fails decides what must happen (see policy()):
  *   - a call whose failure the library must report: the status is the one
  *     the error maps to (SB_OUT_OF_MEMORY for CL_OUT_OF_HOST_MEMORY and
@@ -710,6 +712,75 @@ static unsigned long one_run(const fixture *f, scenario s, unsigned long k,
     return inj.calls;
 }
 
+/* The calls of a run that a run whose programs are already built does not
+ * make: they build a program and release it. */
+static bool builds_or_frees_a_program(fn_id fn)
+{
+    return fn == FN_clCreateProgramWithSource || fn == FN_clBuildProgram
+        || fn == FN_clReleaseProgram;
+}
+
+/* The errors each call is made to fail with in turn: the call's typical
+ * one (0), then CL_OUT_OF_HOST_MEMORY. */
+static const cl_int sweep_errors[] = { 0, CL_OUT_OF_HOST_MEMORY };
+
+/* Fails every call of a run in turn, with each of sweep_errors: the k-th
+ * call of the run must be trace[k - 1]. Only the k for which
+ * chosen(trace, total, k) holds, if chosen is not NULL.
+ * @return the runs made. */
+
+static unsigned long fail_each_call(const fixture *f, scenario s,
+                                    const unsigned char *want,
+                                    const fn_id *trace, unsigned long total,
+                                    bool (*chosen)(const fn_id *,
+                                                   unsigned long,
+                                                   unsigned long),
+                                    sweep_stats *stats)
+{
+    unsigned long runs = 0;
+    for (size_t e = 0; e < COUNT(sweep_errors); e++)
+        for (unsigned long k = 1; k <= total; k++) {
+            if (chosen != NULL && !chosen(trace, total, k))
+                continue;
+            one_run(f, s, k, sweep_errors[e], want, stats, NULL, NULL);
+            runs++;
+            if (!inj.fired || inj.fired_fn != trace[k - 1])
+                fail_msg("call %lu: expected %s to fail, %s", k,
+                         fn_names[trace[k - 1]],
+                         inj.fired ? fn_names[inj.fired_fn] : "none did");
+        }
+    return runs;
+}
+
+/* The calls of a run that builds its programs that a warm run (below)
+ * cannot stand for: everything up to the last clBuildProgram (a failure
+ * there leaves the program to build when the context recovers), and from
+ * the first clReleaseProgram on (the release of a program no other context
+ * holds). */
+static bool cold_only(const fn_id *trace, unsigned long total,
+                      unsigned long k)
+{
+    unsigned long last_build = 0, first_release = total + 1;
+    for (unsigned long i = 1; i <= total; i++) {
+        if (trace[i - 1] == FN_clBuildProgram)
+            last_build = i;
+        if (trace[i - 1] == FN_clReleaseProgram && first_release > total)
+            first_release = i;
+    }
+    return k <= last_build || k >= first_release;
+}
+
+/* Counts the calls of scenario s, then makes each fail in turn.
+ *
+ * A run builds its programs from source, and POCL preprocesses the source
+ * for every build, cache or not: 30 ms a build, which made this test's 1500
+ * runs take a minute (four under ASan: 2-vCPU Zen 5 VM). So the calls after
+ * the builds fail in warm runs: a holder, another context on the same
+ * cl_context, keeps the scenario's programs in the library's registry
+ * (src/device_programs.c), and every run takes them from there. A warm run
+ * makes the calls of a cold one but those that build or release a
+ * program, in the same order (checked); the calls no warm run makes the
+ * same way (cold_only()) fail in cold runs. */
 static void sweep(const fixture *f, scenario s)
 {
     unsigned char want[WANT_BYTES];
@@ -739,16 +810,51 @@ static void sweep(const fixture *f, scenario s)
             maps += trace[k] == FN_clEnqueueMapBuffer;
         assert_int_equal(maps, s == SCENARIO_SEGMENT_RUNS ? 4 : 3);
     }
+    unsigned long builds = 0;
+    for (unsigned long k = 0; k < total; k++)
+        builds += trace[k] == FN_clBuildProgram;
+    if (builds == 0) {
+        fail_each_call(f, s, want, trace, total, NULL, &stats);
+    } else {
+        const unsigned long cold = fail_each_call(f, s, want, trace, total,
+                                                  cold_only, &stats);
+        /* The holder: its calls are no run's (inj.unwatched). */
+        inj.unwatched = true;
+        disarm();
+        sb_context *holder = NULL;
+        assert_int_equal(sb_context_create(f->cl_ctx, f->device,
+                                           options_of(s), &holder), SB_OK);
+        assert_int_equal(reduce_once(f, s, holder, want, 0), SB_OK);
+        inj.unwatched = false;
 
-    const cl_int forced[] = { 0, CL_OUT_OF_HOST_MEMORY };
-    for (size_t e = 0; e < COUNT(forced); e++) {
-        for (unsigned long k = 1; k <= total; k++) {
-            one_run(f, s, k, forced[e], want, &stats, NULL, NULL);
-            if (!inj.fired || inj.fired_fn != trace[k - 1])
-                fail_msg("call %lu: expected %s to fail, %s", k,
-                         fn_names[trace[k - 1]],
-                         inj.fired ? fn_names[inj.fired_fn] : "none did");
+        inj.tracing = true;
+        const unsigned long warm_total = one_run(f, s, 0, 0, want, &stats,
+                                                 NULL, NULL);
+        inj.tracing = false;
+        fn_id warm[MAX_CALLS];
+        memcpy(warm, inj.trace, sizeof warm[0] * warm_total);
+        unsigned long j = 0;
+        for (unsigned long k = 0; k < total; k++) {
+            if (builds_or_frees_a_program(trace[k]))
+                continue;
+            if (j >= warm_total || warm[j] != trace[k])
+                fail_msg("warm run, call %lu: %s, where the cold run "
+                         "made %s", j + 1,
+                         j < warm_total ? fn_names[warm[j]] : "none",
+                         fn_names[trace[k]]);
+            j++;
         }
+        assert_int_equal(j, warm_total);
+        const unsigned long warm_runs = fail_each_call(f, s, want, warm,
+                                                       warm_total, NULL,
+                                                       &stats);
+        printf("  runs: %lu cold (they build), %lu warm (%lu calls each: "
+               "the programs held by another context)\n", cold, warm_runs,
+               warm_total);
+
+        inj.unwatched = true;
+        sb_context_release(holder);
+        inj.unwatched = false;
     }
     printf("  %-26s %8s %9s %9s\n", "injected into", "failed", "reported",
            "survived");
