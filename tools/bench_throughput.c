@@ -61,8 +61,10 @@ typedef struct {
 
 /* A ratio column: the best GB/s of method `num` over that of `den`. */
 typedef struct {
-    char   name[40];          /* JSON "name" */
-    char   title[24];         /* column title */
+    /* Room for two device labels (bench.h: 15 characters at most) and
+     * the words around them: "%s_over_%s_read", "%s/%s". */
+    char   name[48];          /* JSON "name" */
+    char   title[32];         /* column title */
     size_t num, den;          /* method indices */
 } bench_ratio;
 
