@@ -25,7 +25,8 @@
  * A mismatch prints the device, the options, the case (seed, case seed and
  * every parameter) and the layout, enough to replay it; each test stops
  * after MAX_MISMATCHES. SAMEBITS_TEST_PART=1 runs only the sums and
- * products, =2 the rest (ctest runs the halves side by side); unset: all. */
+ * products, =2 the rest (ctest runs the halves side by side); unset: all.
+ * SAMEBITS_TEST_FILTER=<glob> runs only the tests it names. */
 #include <stdarg.h>              /* cmocka's four required headers */
 #include <stddef.h>
 #include <setjmp.h>
@@ -35,6 +36,7 @@
 #include <string.h>
 #include <cmocka.h>
 
+#include <fnmatch.h>
 #include <math.h>
 
 #include "device_support.h"
@@ -654,6 +656,28 @@ static void the_host_shortcut_gives_the_same_bits(void **state)
     assert_int_equal(wrong, 0);
 }
 
+/* SAMEBITS_TEST_FILTER: a glob ('*', '?') of the tests to run, handed to
+ * cmocka (cmocka_set_test_filter()); the sanitizer build's simulator run
+ * takes the sums alone (tests/device_tests.cmake). @return false, having
+ * said why, if it names none of the tests of the parts that run, so that
+ * a renamed test cannot make that run pass by running nothing. */
+static bool filter_names_a_test(const struct CMUnitTest *a, size_t a_count,
+                                const struct CMUnitTest *b, size_t b_count)
+{
+    const char *glob = getenv("SAMEBITS_TEST_FILTER");
+    if (glob == NULL || glob[0] == '\0')
+        return true;
+    cmocka_set_test_filter(glob);
+    for (size_t i = 0; i < a_count; i++)
+        if (test_part_runs(1) && fnmatch(glob, a[i].name, 0) == 0)
+            return true;
+    for (size_t i = 0; i < b_count; i++)
+        if (test_part_runs(2) && fnmatch(glob, b[i].name, 0) == 0)
+            return true;
+    fprintf(stderr, "SAMEBITS_TEST_FILTER=%s names no test that runs\n", glob);
+    return false;
+}
+
 int main(void)
 {
     const struct CMUnitTest arithmetic[] = {
@@ -674,6 +698,9 @@ int main(void)
         cmocka_unit_test(the_host_shortcut_gives_the_same_bits),
     };
     seed = test_seed(20240611u);
+    if (!filter_names_a_test(arithmetic, COUNT(arithmetic), the_rest,
+                             COUNT(the_rest)))
+        return 1;
     int failed = 0;
     if (test_part_runs(1))
         failed += cmocka_run_group_tests_name("device_reduce_sum_prod",
