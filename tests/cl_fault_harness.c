@@ -521,6 +521,7 @@ void remove_wrappers(void)
  * m-th allocation (0: none). */
 void arm(unsigned long k, cl_int forced, unsigned long m)
 {
+    inj.unwatched = false;          /* a run is watched, whatever came before */
     inj.calls = 0;
     harness.fail_at = k;
     harness.forced_error = forced;

@@ -49,7 +49,8 @@
  * Calls not watched: while inj.unwatched is set, every call passes through
  * as if no wrapper were there: nothing counts, fails, is traced or enters
  * the ledger. For a context that outlives the runs (test_cl_faults.c's
- * program holder), whose references no run's ledger may see.
+ * program holder), whose references no run's ledger may see. arm() clears
+ * it: a run is always watched.
  *
  * The ledger of the references the library holds: an object it creates
  * (or an event an enqueue gives it) or retains counts +1, one it releases

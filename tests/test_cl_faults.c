@@ -794,7 +794,7 @@ static void sweep(const fixture *f, scenario s)
     const unsigned long total = one_run(f, s, 0, 0, want, &stats,
                                         &create_calls, &reduce_calls);
     inj.tracing = false;
-    assert_true(total <= MAX_CALLS);
+    assert_true(total > 0 && total <= MAX_CALLS);
     fn_id trace[MAX_CALLS];
     memcpy(trace, inj.trace, sizeof trace[0] * total);
     printf("%s: %lu OpenCL calls (create %lu, reduce %lu, release %lu)\n",
@@ -855,6 +855,23 @@ static void sweep(const fixture *f, scenario s)
         inj.unwatched = true;
         sb_context_release(holder);
         inj.unwatched = false;
+
+        /* The holder gone, the registry holds nothing: a run builds its
+         * programs again. (A warm run cannot see a program reference the
+         * library loses, since it takes the program without an OpenCL
+         * call; the holder's release then leaves it in the registry, and
+         * here it would be found instead of built.) */
+        inj.tracing = true;
+        const unsigned long again = one_run(f, s, 0, 0, want, &stats, NULL,
+                                            NULL);
+        inj.tracing = false;
+        unsigned long rebuilt = 0;
+        for (unsigned long k = 0; k < again && k < MAX_CALLS; k++)
+            rebuilt += inj.trace[k] == FN_clBuildProgram;
+        if (rebuilt != builds)
+            fail_msg("after the holder's release a run built %lu "
+                     "program(s), not %lu: the registry kept some",
+                     rebuilt, builds);
     }
     printf("  %-26s %8s %9s %9s\n", "injected into", "failed", "reported",
            "survived");

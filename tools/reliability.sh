@@ -82,8 +82,9 @@ cmake --build build-asan -j"$jobs"
 # check_pocl_* generate here too). They were 390 of the stage's 1840
 # test-seconds (two tests at a time) on a 2-vCPU Zen 5 VM.
 # The simulator itself runs in one test (test_device_reduce_on_oclgrind,
-# the sums and products; tests/device_tests.cmake says why), and no other
-# test that lists every device takes it (SAMEBITS_TEST_NO_SIMULATOR).
+# the sums alone, SAMEBITS_TEST_FILTER; tests/device_tests.cmake says
+# why), and no other test that lists every device takes it
+# (SAMEBITS_TEST_NO_SIMULATOR).
 # Where the host folds have a copy per instruction set, each runs as
 # test_host_reduce_<set>, and test_host_reduce (the set the CPU picks)
 # repeats one of them: it is left out (34 s under ASan; 2-vCPU Zen 5 VM).

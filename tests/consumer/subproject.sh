@@ -29,7 +29,10 @@ cmake "$work" -DSAMEBITS_HOST_ISA_VARIANTS=OFF >/dev/null
 build() {
   cmake --build "$work" -j2 >"$work/build.log" 2>&1 \
     || { cat "$work/build.log"; echo "subproject: the build failed"; exit 1; }
-  if grep -q 'warning:' "$work/build.log"; then
+  # (make's own "make[1]: warning: ..." under `make test` is not the
+  # compiler's)
+  if awk '/warning:/ && !/^g?make/ { found = 1 } END { exit !found }' \
+         "$work/build.log"; then
     cat "$work/build.log"; echo "subproject: the build warns"; exit 1
   fi
 }
