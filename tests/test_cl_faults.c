@@ -724,23 +724,31 @@ static bool builds_or_frees_a_program(fn_id fn)
  * one (0), then CL_OUT_OF_HOST_MEMORY. */
 static const cl_int sweep_errors[] = { 0, CL_OUT_OF_HOST_MEMORY };
 
-/* Fails every call of a run in turn, with each of sweep_errors: the k-th
- * call of the run must be trace[k - 1]. Only the k for which
- * chosen(trace, total, k) holds, if chosen is not NULL.
- * @return the runs made. */
+/* How many of the first `total` calls of `trace` are of kind fn. */
+static unsigned long calls_of(const fn_id *trace, unsigned long total,
+                              fn_id fn)
+{
+    unsigned long n = 0;
+    for (unsigned long k = 0; k < total && k < MAX_CALLS; k++)
+        n += trace[k] == fn;
+    return n;
+}
 
+/* Fails every call of a run in turn, with each of sweep_errors: the k-th
+ * call of the run must be trace[k - 1]. The k with skip_after < k <
+ * skip_before are left out (skip_before <= skip_after + 1: none).
+ * @return the runs made. */
 static unsigned long fail_each_call(const fixture *f, scenario s,
                                     const unsigned char *want,
                                     const fn_id *trace, unsigned long total,
-                                    bool (*chosen)(const fn_id *,
-                                                   unsigned long,
-                                                   unsigned long),
+                                    unsigned long skip_after,
+                                    unsigned long skip_before,
                                     sweep_stats *stats)
 {
     unsigned long runs = 0;
     for (size_t e = 0; e < COUNT(sweep_errors); e++)
         for (unsigned long k = 1; k <= total; k++) {
-            if (chosen != NULL && !chosen(trace, total, k))
+            if (k > skip_after && k < skip_before)
                 continue;
             one_run(f, s, k, sweep_errors[e], want, stats, NULL, NULL);
             runs++;
@@ -752,24 +760,6 @@ static unsigned long fail_each_call(const fixture *f, scenario s,
     return runs;
 }
 
-/* The calls of a run that builds its programs that a warm run (below)
- * cannot stand for: everything up to the last clBuildProgram (a failure
- * there leaves the program to build when the context recovers), and from
- * the first clReleaseProgram on (the release of a program no other context
- * holds). */
-static bool cold_only(const fn_id *trace, unsigned long total,
-                      unsigned long k)
-{
-    unsigned long last_build = 0, first_release = total + 1;
-    for (unsigned long i = 1; i <= total; i++) {
-        if (trace[i - 1] == FN_clBuildProgram)
-            last_build = i;
-        if (trace[i - 1] == FN_clReleaseProgram && first_release > total)
-            first_release = i;
-    }
-    return k <= last_build || k >= first_release;
-}
-
 /* Counts the calls of scenario s, then makes each fail in turn.
  *
  * A run builds its programs from source, and POCL preprocesses the source
@@ -779,8 +769,11 @@ static bool cold_only(const fn_id *trace, unsigned long total,
  * cl_context, keeps the scenario's programs in the library's registry
  * (src/device_programs.c), and every run takes them from there. A warm run
  * makes the calls of a cold one but those that build or release a
- * program, in the same order (checked); the calls no warm run makes the
- * same way (cold_only()) fail in cold runs. */
+ * program, in the same order (checked). The calls a warm run cannot stand
+ * for fail in cold runs: everything up to the last clBuildProgram (a
+ * failure there leaves the program to build when the context recovers),
+ * and from the first clReleaseProgram on (the release of a program no
+ * other context holds). */
 static void sweep(const fixture *f, scenario s)
 {
     unsigned char want[WANT_BYTES];
@@ -805,19 +798,23 @@ static void sweep(const fixture *f, scenario s)
         /* Runs (maps that may copy): two, each mapping the elements and
          * the mask, the offsets read back. One run (maps in place): the
          * offsets, the elements and the mask mapped. */
-        unsigned long maps = 0;
-        for (unsigned long k = 0; k < total; k++)
-            maps += trace[k] == FN_clEnqueueMapBuffer;
-        assert_int_equal(maps, s == SCENARIO_SEGMENT_RUNS ? 4 : 3);
+        assert_int_equal(calls_of(trace, total, FN_clEnqueueMapBuffer),
+                         s == SCENARIO_SEGMENT_RUNS ? 4 : 3);
     }
-    unsigned long builds = 0;
-    for (unsigned long k = 0; k < total; k++)
-        builds += trace[k] == FN_clBuildProgram;
+    const unsigned long builds = calls_of(trace, total, FN_clBuildProgram);
     if (builds == 0) {
-        fail_each_call(f, s, want, trace, total, NULL, &stats);
+        fail_each_call(f, s, want, trace, total, 0, 0, &stats);
     } else {
+        unsigned long last_build = 0, first_release = total + 1;
+        for (unsigned long k = 1; k <= total; k++) {
+            if (trace[k - 1] == FN_clBuildProgram)
+                last_build = k;
+            if (trace[k - 1] == FN_clReleaseProgram && first_release > total)
+                first_release = k;
+        }
         const unsigned long cold = fail_each_call(f, s, want, trace, total,
-                                                  cold_only, &stats);
+                                                  last_build, first_release,
+                                                  &stats);
         /* The holder: its calls are no run's (inj.unwatched). */
         inj.unwatched = true;
         disarm();
@@ -846,7 +843,7 @@ static void sweep(const fixture *f, scenario s)
         }
         assert_int_equal(j, warm_total);
         const unsigned long warm_runs = fail_each_call(f, s, want, warm,
-                                                       warm_total, NULL,
+                                                       warm_total, 0, 0,
                                                        &stats);
         printf("  runs: %lu cold (they build), %lu warm (%lu calls each: "
                "the programs held by another context)\n", cold, warm_runs,
@@ -865,9 +862,8 @@ static void sweep(const fixture *f, scenario s)
         const unsigned long again = one_run(f, s, 0, 0, want, &stats, NULL,
                                             NULL);
         inj.tracing = false;
-        unsigned long rebuilt = 0;
-        for (unsigned long k = 0; k < again && k < MAX_CALLS; k++)
-            rebuilt += inj.trace[k] == FN_clBuildProgram;
+        const unsigned long rebuilt = calls_of(inj.trace, again,
+                                               FN_clBuildProgram);
         if (rebuilt != builds)
             fail_msg("after the holder's release a run built %lu "
                      "program(s), not %lu: the registry kept some",
