@@ -685,7 +685,7 @@ SB_API unsigned sb_host_isa(const sb_host_options *opts);
  *    of integer widenings, maps and dot products of 8- and 16-bit
  *    integers into their own type, wrapping integer maps and dot
  *    products, integers converted into floats (but i32 into f64,
- *    unmasked, which measures its own), masked or NaN-skipping dot
+ *    masked or not, which measures its own), masked or NaN-skipping dot
  *    products, masked or NaN-skipping float maps, argmin and argmax)
  *    measure nothing.
  *  The default is 4096 until it is kept. The bits never depend
