@@ -3358,6 +3358,9 @@ DEFINE_WIDE_BLOCKS(i32)
 /* The fold of src with a mask (NAME_m), skipping NaNs (NAME_n) or both
  * (NAME_mn). */
 #define DEFINE_CONV_MASKED_FOLDS(NAME, src, OP, ROUND, G)                   \
+    SB_CAT(DEFINE_CONV_MASKED_FOLDS_W, CONV_WIDE_ROWS_##src)(NAME, src, OP, \
+                                                             ROUND, G)
+#define DEFINE_CONV_MASKED_FOLDS_W0(NAME, src, OP, ROUND, G)                \
     SB_CAT(DEFINE_CONV_MASKED_FOLDS_, CONV_HALF_ROWS_##src)(NAME, src, OP,  \
                                                             ROUND, G)
 #define DEFINE_CONV_MASKED_FOLDS_2 DEFINE_CONV_MASKED_FOLDS_0
@@ -3400,6 +3403,48 @@ static inline bool NAME(const CONV_XT_##src *x, const unsigned char *mask,  \
             acc[h] = (CONV_(V, src))sb_half_lanes_in_order(                 \
                 (__m512)ROUND##_END(acc[h]), CONV_IS_BF16_##src);           \
             memcpy(v + (size_t)(g + h) * L, &acc[h], sizeof acc[h]);        \
+        }                                                                   \
+    }                                                                       \
+    return seen != 0;                                                       \
+}
+/* Halves into f64 on AVX-512 the same way, each float row then widened
+ * as two registers of 8 leaves (CONV_WIDE_ROW), as the unmasked folds'
+ * CONV_LOAD_GROUPS_1, whose lane order CONV_WIDE_LANES_IN_ORDER undoes.
+ * Each row of 8 had been converted as it loaded (WIDE_LOAD_f16, ...) and
+ * transposed as doubles, 24 shuffles per 64 elements. */
+#  define DEFINE_CONV_MASKED_FOLDS_W1(NAME, src, OP, ROUND, G)              \
+    DEFINE_VFOLD_MASKED_WIDE_ROWS(NAME##_m, src, OP, G, 1, 0)               \
+    DEFINE_VFOLD_MASKED_WIDE_ROWS(NAME##_n, src, OP, G, 0, 1)               \
+    DEFINE_VFOLD_MASKED_WIDE_ROWS(NAME##_mn, src, OP, G, 1, 1)
+#  define DEFINE_VFOLD_MASKED_WIDE_ROWS(NAME, src, OP, G, MASKED, SKIP_NAN) \
+static inline bool NAME(const CONV_XT_##src *x, const unsigned char *mask,  \
+                        CONV_T_##src start, CONV_T_##src skip,              \
+                        size_t prefetch, CONV_T_##src *v)                   \
+{                                                                           \
+    _Static_assert(CONV_(W, src) * 2 == L, "two registers per row");        \
+    const __m512i fill_ = _mm512_set1_epi16((short)(CONV_IS_BF16_##src     \
+        ? sb__float_to_bf16((float)skip) : sb__float_to_f16((float)skip))); \
+    int seen = 0;                                                           \
+    (void)mask;   /* the NaN-skipping fold without a mask reads none */     \
+    for (int g = 0; g < NL / L; g += (G)) {                                 \
+        CONV_(V, src) acc[G][2];                                            \
+        __m512 f_[G][L];                                                    \
+        MASKED_PREFETCH(x, (MASKED) ? mask : NULL, g, L, G, prefetch);      \
+        for (int h = 0; h < (G); h++) {                                     \
+            const size_t at = (size_t)(g + h) * L * L;                      \
+            seen |= sb_half_rows_transposed_masked(                         \
+                (const uint16_t *)x + at, (MASKED) ? mask + at : NULL,      \
+                (SKIP_NAN), CONV_IS_BF16_##src, fill_, f_[h]);              \
+            acc[h][0] = acc[h][1] = VSPLAT(CONV_(V, src), start);           \
+        }                                                                   \
+        for (int k = 0; k < L; k++)                                         \
+            for (int h = 0; h < (G); h++) {                                 \
+                acc[h][0] = acc[h][0] OP CONV_WIDE_ROW(f_[h], 0, k);        \
+                acc[h][1] = acc[h][1] OP CONV_WIDE_ROW(f_[h], 1, k);        \
+            }                                                               \
+        for (int h = 0; h < (G); h++) {                                     \
+            CONV_WIDE_LANES_IN_ORDER(src, 0, acc[h])                        \
+            memcpy(v + (size_t)(g + h) * L, acc[h], sizeof acc[h]);         \
         }                                                                   \
     }                                                                       \
     return seen != 0;                                                       \
