@@ -973,14 +973,22 @@ SB_FN_INLINE acc_t sb_lane_leaves2(const global in_t *x, const global in_t *y,
 }
 
 #if SB_ACC_HALF && SB_OP == SB_OP_SUM && SB_HALF_SETS_LOG2 > 0
-/* SB_HALF_SETS * SB_LANES full, unmasked leaves of a half accumulator's
- * sum: their aligned subtree, a node of level SB_LANES_LOG2 +
- * SB_HALF_SETS_LOG2. The runs' first levels pairwise as sb_lane_tree2()
- * takes them, then the same of those pairs' vectors, level by level,
- * until one vector holds the 16 nodes of the level SB_HALF_SETS_LOG2
- * (16 / SB_HALF_SETS per run, in the runs' order), which sb_lane_tree()
- * finishes: for eight runs 10 vector steps and one of a lane, where
- * there were 24 and 15, each a rounding. */
+/* The aligned subtree of SB_HALF_SETS runs of SB_LANES leaves of a half
+ * accumulator's sum, from the runs' folds a[] (each lane a leaf's): a
+ * node of level SB_LANES_LOG2 + SB_HALF_SETS_LOG2. The runs' first
+ * levels pairwise as sb_lane_tree2() takes them, then the same of those
+ * pairs' vectors, level by level, until one vector holds the 16 nodes of
+ * the level SB_HALF_SETS_LOG2 (16 / SB_HALF_SETS per run, in the runs'
+ * order), which sb_lane_tree() finishes: for eight runs 10 vector steps
+ * and one of a lane, where there were 24 and 15, each a rounding. */
+SB_FN_INLINE acc_t sb_sets_tree(vecw_t *a)
+{
+    SB_UNROLL for (int w = SB_HALF_SETS; w > 1; w /= 2)
+        SB_UNROLL for (int s = 0; s < w / 2; s++)
+            a[s] = SB_LANE_PAIRS(a[2 * s], a[2 * s + 1]);
+    return sb_lane_tree(a[0]);
+}
+/* SB_HALF_SETS * SB_LANES full, unmasked leaves: their subtree. */
 SB_FN_INLINE acc_t sb_lane_leaves_sets(const global in_t *x,
                                        const global in_t *y, ulong first,
                                        uint ahead)
@@ -994,10 +1002,7 @@ SB_FN_INLINE acc_t sb_lane_leaves_sets(const global in_t *x,
                           * sizeof(in_t), ahead);
     vecw_t a[SB_HALF_SETS];
     sb_lane_fold_sets(x, y, first, a, SB_HALF_SETS);
-    SB_UNROLL for (int w = SB_HALF_SETS; w > 1; w /= 2)
-        SB_UNROLL for (int s = 0; s < w / 2; s++)
-            a[s] = SB_LANE_PAIRS(a[2 * s], a[2 * s + 1]);
-    return sb_lane_tree(a[0]);
+    return sb_sets_tree(a);
 }
 #endif
 
@@ -1041,6 +1046,32 @@ typedef long8 keepw_t;
 #else
 #define SB_VSKIP (-(vecw_t)INFINITY)
 #endif
+/* Row piece p (elements p * SB_LANES .. of each leaf) of the SB_LANES
+ * leaves from element `first`, each element that does not take part
+ * made SB_VSKIP, transposed into r[]; `kept` ORs the elements taking
+ * part, `nan_in` (min and max) the NaNs among them. */
+SB_FN_INLINE void sb_masked_row_piece(const global in_t *x,
+                                      const global in_t *y,
+                                      const global uchar *mask, ulong first,
+                                      int p, vecw_t *r, keepw_t *kept,
+                                      keepw_t *nan_in)
+{
+    SB_UNROLL for (int l = 0; l < SB_LANES; l++) {
+        const ulong at = first + (ulong)l * SB_LEAF_SIZE + p * SB_LANES;
+        const vecw_t e = SB_VTERMW(at);
+        keepw_t keep = mask ? SB_KEEP_OF_MASK(mask + at) : (keepw_t)-1;
+        if (SB_SKIP_NAN)
+            keep &= e == e;
+#if SB_OP != SB_OP_SUM
+        else
+            *nan_in |= (e != e) & keep;
+#endif
+        *kept |= keep;
+        r[l] = select(SB_VSKIP, e, keep);
+    }
+    (void)nan_in;
+    sb_transpose_lanes(r);
+}
 SB_FN_INLINE int sb_lane_leaves_masked(const global in_t *x,
                                        const global in_t *y,
                                        const global uchar *mask, ulong first,
@@ -1048,9 +1079,7 @@ SB_FN_INLINE int sb_lane_leaves_masked(const global in_t *x,
 {
     vecw_t a = (vecw_t)SB_ACC_ZERO;
     keepw_t kept = (keepw_t)0;   /* the elements taking part, OR-ed */
-#if SB_OP != SB_OP_SUM
     keepw_t nan_in = (keepw_t)0;
-#endif
     SB_PREFETCH_AHEAD(x + first, SB_LANES * SB_LEAF_SIZE * sizeof(in_t),
                       ahead);
     if (mask)
@@ -1060,20 +1089,7 @@ SB_FN_INLINE int sb_lane_leaves_masked(const global in_t *x,
                           ahead);
     SB_UNROLL for (int p = 0; p < SB_LEAF_SIZE / SB_LANES; p++) {
         vecw_t r[SB_LANES];
-        SB_UNROLL for (int l = 0; l < SB_LANES; l++) {
-            const ulong at = first + (ulong)l * SB_LEAF_SIZE + p * SB_LANES;
-            const vecw_t e = SB_VTERMW(at);
-            keepw_t keep = mask ? SB_KEEP_OF_MASK(mask + at) : (keepw_t)-1;
-            if (SB_SKIP_NAN)
-                keep &= e == e;
-#if SB_OP != SB_OP_SUM
-            else
-                nan_in |= (e != e) & keep;
-#endif
-            kept |= keep;
-            r[l] = select(SB_VSKIP, e, keep);
-        }
-        sb_transpose_lanes(r);
+        sb_masked_row_piece(x, y, mask, first, p, r, &kept, &nan_in);
         a = p == 0 ? SB_VFIRST(r[0]) : SB_VSTEP(a, r[0]);
         SB_UNROLL for (int j = 1; j < SB_LANES; j++)
             a = SB_VSTEP(a, r[j]);
@@ -1107,6 +1123,7 @@ SB_FN_INLINE int sb_lane_leaves_masked_sets(const global in_t *x,
     const size_t span = SB_HALF_SETS * SB_LANES * SB_LEAF_SIZE;
     vecw_t a[SB_HALF_SETS];
     keepw_t kept = (keepw_t)0;   /* the elements taking part, OR-ed */
+    keepw_t nan_in = (keepw_t)0; /* a sum's: not read */
     SB_PREFETCH_AHEAD(x + first, span * sizeof(in_t), ahead);
     if (mask)
         SB_PREFETCH_AHEAD(mask + first, span, ahead);
@@ -1115,19 +1132,9 @@ SB_FN_INLINE int sb_lane_leaves_masked_sets(const global in_t *x,
     SB_UNROLL for (int p = 0; p < SB_LEAF_SIZE / SB_LANES; p++) {
         vecw_t r[SB_HALF_SETS][SB_LANES];
         SB_UNROLL for (int s = 0; s < SB_HALF_SETS; s++) {
-            SB_UNROLL for (int l = 0; l < SB_LANES; l++) {
-                const ulong at = first
-                                 + ((ulong)s * SB_LANES + l) * SB_LEAF_SIZE
-                                 + p * SB_LANES;
-                const vecw_t e = SB_VTERMW(at);
-                keepw_t keep = mask ? SB_KEEP_OF_MASK(mask + at)
-                                    : (keepw_t)-1;
-                if (SB_SKIP_NAN)
-                    keep &= e == e;
-                kept |= keep;
-                r[s][l] = select(SB_VSKIP, e, keep);
-            }
-            sb_transpose_lanes(r[s]);
+            sb_masked_row_piece(x, y, mask,
+                                first + (ulong)s * SB_LANES * SB_LEAF_SIZE,
+                                p, r[s], &kept, &nan_in);
             a[s] = p == 0 ? SB_VFIRST(r[s][0])
                           : SB_VSTEP_KEPT(a[s], r[s][0]);
         }
@@ -1138,10 +1145,7 @@ SB_FN_INLINE int sb_lane_leaves_masked_sets(const global in_t *x,
     *node = SB_ACC_ZERO;
     if (!any(kept))
         return 0;
-    SB_UNROLL for (int w = SB_HALF_SETS; w > 1; w /= 2)
-        SB_UNROLL for (int s = 0; s < w / 2; s++)
-            a[s] = SB_LANE_PAIRS(a[2 * s], a[2 * s + 1]);
-    *node = sb_lane_tree(a[0]);
+    *node = sb_sets_tree(a);
     return 1;
 }
 #endif
