@@ -666,8 +666,9 @@ SB_API unsigned sb_host_isa(const sb_host_options *opts);
  *    5 f16 |x| into f32 read 13.5 GB/s without a prefetch, 28 with one,
  *    where the plain sums measured best without), masked and
  *    NaN-skipping float sums, products, minima and maxima without a map
- *    or a dot product (on x86 with vector shuffles, GCC 12 or Clang;
- *    masked f64 min and max from AVX2 up), f16 and bf16 accumulators
+ *    or a dot product, and masked ones of i32 into f64 (on x86 with
+ *    vector shuffles, GCC 12 or Clang; masked f64 min and max from AVX2
+ *    up), f16 and bf16 accumulators
  *    (each map and the dot product apart), wrapping
  *    integer sums and products (masked too, but 8- and 16-bit
  *    products), checked integer sums of 32 and 64 bits, integer minima
@@ -685,7 +686,8 @@ SB_API unsigned sb_host_isa(const sb_host_options *opts);
  *    of integer widenings, maps and dot products of 8- and 16-bit
  *    integers into their own type, wrapping integer maps and dot
  *    products, integers converted into floats (but i32 into f64,
- *    masked or not, which measures its own), masked or NaN-skipping dot
+ *    unmasked, and masked on x86 as above, which measure their own),
+ *    masked or NaN-skipping dot
  *    products, masked or NaN-skipping float maps, argmin and argmax)
  *    measure nothing.
  *  The default is 4096 until it is kept. The bits never depend

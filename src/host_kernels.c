@@ -502,7 +502,12 @@ static inline V NAME(const T *x, const T *y, T start)                       \
  * prefetch distance, the same in a loop of loads and multiplications
  * alone, with no transpose), f64 1.00x; in L2 (2^16 f32, 2^15 f64)
  * 1.3x / 1.56x; in L3 (2^20) 0.94x / 0.91x. On AVX2 from memory 1.01x
- * (f32) and in L2 0.84x, so AVX2 and SSE2 keep x first. */
+ * (f32) and in L2 0.84x, so AVX2 and SSE2 keep x first. Unlike the
+ * element-by-element variant above (2 MiB pages, no load order kept),
+ * this one multiplies before one transpose and keeps each load in its
+ * place, in 4 KiB pages; the gain is at no prefetch (the fold's measured
+ * distance, when it keeps 0): 4096 bytes ahead it reads about 25 GB/s
+ * in either order. */
 #if SB_VEC_BYTES == 64
 #  define DOT_LEAVES_IN_TURN 1
 #else
@@ -3331,8 +3336,10 @@ DEFINE_WIDE_BLOCKS(i32)
 /* ---- full masked or NaN-skipping blocks, converted as they load ----------
  *
  * A full block with a mask or SB_SKIP_NAN (or both) whose elements need a
- * conversion (halves into f32, f64 or their own type; f32 into f64) or a
- * NaN test (any float): each row converted as it loads, its lanes that
+ * conversion (halves into f32, f64 or their own type; f32 into f64; i32
+ * into f64, masked only) or a NaN test (any float): each row converted
+ * as it loads (halves on AVX-512: transposed as 16-bit words first, then
+ * converted, DEFINE_VFOLD_MASKED_ROWS and _WIDE_ROWS), its lanes that
  * do not take part (masked out; a NaN, where NaNs are skipped) replaced
  * by the exact identity before the transpose, then the masked folds
  * above; each leaf is the same chain, so the same bits. Through
@@ -3576,8 +3583,8 @@ DEFINE_CONV_OPS(bf16, f64, bf16_f64, double, __builtin_inf(), VCOMBINE_F64_MIN, 
 /* i32 into f64 with a mask (SB_SKIP_NAN is refused for integers: its
  * NaN-skipping blocks are never looked up). Through host_prepare.c (the
  * conversion and the mask into buffers, then the fold) masked sums ran
- * at 0.26 of the unmasked (7 GB/s of input, one thread, 2^27, AMD EPYC
- * Zen 5). */
+ * at 0.26 of the unmasked (7 GB/s of input in `bench --maps`, 9 in an
+ * A/B run; one thread, 2^27, AMD EPYC Zen 5). */
 DEFINE_CONV_OPS(i32, f64, i32_f64, double, __builtin_inf(), VCOMBINE_F64_MIN, VCOMBINE_F64_MAX)
 /* Into the half type: sums and products round each step (min and max
  * are the f32 ones: the same values). */
@@ -3661,8 +3668,8 @@ sb__block_map_fn SB_BLOCK_MAP_LOOKUP(const sb__plan *plan)
  * skipping NaNs (DEFINE_CONV_FOLD_BLOCKS): float sums, products, min and
  * max, each input into f32, f64 or its own type as the plan converts it,
  * and i32 into f64 with a mask, with no map or product of two arrays
- * (those take sb__prepare()); the
- * sums, min and max of integer widenings, plain or mapped, and the maps
+ * (those take sb__prepare()); the sums, min and max of integer
+ * widenings, plain or mapped, and the maps
  * of 32- and 64-bit integers (int_map_masked_block), masked 8- and
  * 16-bit integers being the kernels' (DEFINE_SMALL_MASKED_WHOLE); NULL
  * elsewhere. A float plan that skips NaNs gets the NaN-skipping block
