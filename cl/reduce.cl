@@ -562,10 +562,11 @@ inline int sb_order_free_item(const global in_t *x, const global in_t *y,
 #if SB_LANE_LEAVES
 #if !SB_ACC_NATIVE_FLOAT || \
     !(SB_OP == SB_OP_SUM || SB_OP == SB_OP_MIN || SB_OP == SB_OP_MAX) || \
-    (SB_IN_KIND != SB_ACC_KIND && SB_F32_MODE != SB_MODE_NATIVE) || \
-    !(SB_IN_KIND == SB_ACC_KIND || SB_IN_HALF || \
+    (SB_IN_KIND != SB_ACC_KIND && SB_IN_KIND != SB_KIND_INT && \
+     SB_F32_MODE != SB_MODE_NATIVE) || \
+    !(SB_IN_KIND == SB_ACC_KIND || SB_IN_HALF || SB_IN_KIND == SB_KIND_INT || \
       (SB_IN_KIND == SB_KIND_F32 && SB_ACC_KIND == SB_KIND_F64))
-#error "SB_LANE_LEAVES: the lanes need a native float accumulator of a sum, min or max, an input they load exactly and, to convert it, native f32"
+#error "SB_LANE_LEAVES: the lanes need a native float accumulator of a sum, min or max, an input they load exactly and, to convert a float, native f32"
 #endif
 /* Every loop here unrolled, so that the W vectors stay in registers. */
 #define SB_UNROLL _Pragma("unroll")
@@ -737,6 +738,10 @@ inline float16 sb_f16x16_to_float16(ushort16 h16)
 #elif SB_IN_KIND == SB_KIND_BF16
 /* 16 bf16 patterns as floats: the upper halves of the binary32s. */
 #define SB_VLOADW(p) as_float16(convert_uint16(vload16(0, (p))) << 16)
+#elif SB_IN_KIND == SB_KIND_INT
+/* An integer the accumulator holds exactly (the only ones a plan lets
+ * into a float): its conversion, no float arithmetic. */
+#define SB_VLOADW(p) convert_float16(vload16(0, (p)))
 #else
 #define SB_VLOADW(p) vload16(0, (p))
 #endif
@@ -765,6 +770,8 @@ inline float16 sb_f16x16_to_float16(ushort16 h16)
 #elif SB_IN_KIND == SB_KIND_BF16
 #define SB_VLOADW(p) \
     convert_double8(as_float8(convert_uint8(vload8(0, (p))) << 16))
+#elif SB_IN_KIND == SB_KIND_INT
+#define SB_VLOADW(p) convert_double8(vload8(0, (p)))
 #else
 #define SB_VLOADW(p) vload8(0, (p))
 #endif
@@ -1447,6 +1454,10 @@ inline vecw_t sb_row_piece(const global in_t *x, ulong at)
 #endif
 #if SB_IN_KIND == SB_KIND_F32 && SB_ACC_KIND == SB_KIND_F64
 #define SB_ROW_LOAD(x, at) convert_double4(vload4(0, (x) + (at)))
+#elif SB_IN_KIND == SB_KIND_INT
+#define SB_ROW_LOAD(x, at)                                             \
+    SB_CAT(convert_, SB_CAT(SB_ACC_T, SB_ROWS_LANES))(                 \
+        SB_CAT(vload, SB_ROWS_LANES)(0, (x) + (at)))
 #else
 #define SB_ROW_LOAD(x, at) SB_CAT(vload, SB_ROWS_LANES)(0, (x) + (at))
 #endif

@@ -131,10 +131,12 @@ static int chain_folds_ok(const sb_device_caps *c)
  * sb__row_lanes(), cannot disagree): 16 leaves side by side for a
  * binary32 accumulator, 8 for binary64, or 0. Where:
  *   - the accumulator is a native float (a half one is held in binary32);
- *   - the input is of its kind, a half (converted as it loads), or f32
- *     into f64;
- *   - a conversion runs on a native f32 too: a guarded f32 is stored as
- *     bits, and a flushing one would lose bf16 subnormals;
+ *   - the input is of its kind, a half (converted as it loads), an
+ *     integer (converted as it loads: a plan lets one only into a float
+ *     that holds it exactly), or f32 into f64;
+ *   - a float's conversion runs on a native f32 too: a guarded f32 is
+ *     stored as bits, and a flushing one would lose bf16 subnormals (an
+ *     integer's conversion is exact in every mode);
  *   - the operation is a sum, min or max (argmin and argmax have the
  *     lanes compiled, as before, but never fold in them: their leaves
  *     keep positions, cl/reduce.cl's `whole`, and sb_columns and
@@ -152,9 +154,11 @@ static unsigned lane_leaves(const sb_context *ctx, const sb__plan *plan)
     const bool native = (store == SB_F32 || store == SB_F64)
                         && c->type_mode[store] == SB_MODE_NATIVE;
     const bool same_kind = kind_of(plan->input) == kind_of(store);
-    const bool loads_as = same_kind || sb__type_is_half(plan->input)
+    const bool integer = kind_of(plan->input) == KIND_INT;
+    const bool loads_as = same_kind || integer
+                          || sb__type_is_half(plan->input)
                           || (plan->input == SB_F32 && store == SB_F64);
-    const bool converts_native = same_kind
+    const bool converts_native = same_kind || integer
                                  || c->type_mode[SB_F32] == SB_MODE_NATIVE;
     const bool op = plan->op == SB_SUM || plan->op == SB_MIN
                     || plan->op == SB_MAX || plan->op == SB_ARGMIN
