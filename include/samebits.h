@@ -1166,7 +1166,8 @@ SB_API SB_NODISCARD sb_status sb_partial_add_dot(sb_context *ctx,
  *  the end; the rest (rows sb_reduce() would reduce on the host, far
  *  apart) one sb_reduce() each; columns side by side (batch_stride 1,
  *  elem_stride != 1, n from 2 to 2^18, no mask) of a native float sum,
- *  min or max (a half input into f32 or its own type included; no NaN
+ *  min or max (a half input into f32 or its own type, f32 into f64 and
+ *  an integer into f32 or f64 included; no NaN
  *  skipping), 16 of them at least (8 for f64), are one launch of a
  *  columns kernel, a block of 16 (8) columns per work-item in vector
  *  lanes, the work-group's items reading each row's block together (in

@@ -287,6 +287,9 @@ static const reduction_case reductions[] = {
     { { SB_SUM, SB_F32, SB_F64, 0, SB_MAP_NONE }, FAMILY_CANCELLATION },
     { { SB_MAX, SB_F16, SB_F64, 0, SB_MAP_NONE },
       (data_family)HALF_SPECIALS },
+    /* Integers into floats, converted as they load in lanes too. */
+    { { SB_SUM, SB_I16, SB_F32, 0, SB_MAP_SQUARE }, FAMILY_LIMITS },
+    { { SB_MAX, SB_I32, SB_F64, 0, SB_MAP_ABS }, FAMILY_LIMITS },
 };
 
 static void batches_match_the_host_and_the_oracle(void **state)
@@ -367,6 +370,9 @@ static const column_case column_cases[] = {
     { { SB_MAX, SB_F16, SB_F64, 0, SB_MAP_ABS }, HALF_SPECIALS },
     { { SB_SUM, SB_F16, SB_F64, 0, SB_MAP_NONE }, HALF_RANDOM_BITS },
     { { SB_SUM, SB_BF16, SB_F64, 0, SB_MAP_SQUARE }, HALF_RANDOM_BITS },
+    { { SB_SUM, SB_I16, SB_F32, 0, SB_MAP_SQUARE }, FAMILY_UNIFORM },
+    { { SB_MAX, SB_I32, SB_F64, 0, SB_MAP_ABS }, FAMILY_LIMITS },
+    { { SB_SUM, SB_U8, SB_F32, 0, SB_MAP_NONE }, FAMILY_UNIFORM },
 };
 
 static void many_columns_match(void **state)

@@ -114,14 +114,18 @@ static const struct {
  * leaves in vector lanes on Oclgrind (cl/reduce.cl: SB_LANE_LEAVES and
  * SB_LANE_MASKED; src/device_programs.c, sb__column_lanes()): a sum, min
  * or max with no position of a float type into its own type, of f32 or a
- * half into f64, or of a half into f32; 8 leaves into f64, else 16. */
+ * half into f64, of a half into f32, or of an integer into f32 or f64
+ * (the ones a plan allows); 8 leaves into f64, else 16. */
 static bool folds_in_lanes(sb_reduction r, size_t lpi)
 {
     const bool half = r.input == SB_F16 || r.input == SB_BF16;
     const sb_type acc = r.accumulator != 0 ? r.accumulator : r.input;
-    const bool floats = r.input == SB_F32 || r.input == SB_F64 || half;
+    const bool float_acc = acc == SB_F32 || acc == SB_F64;
+    const bool integer = r.input != SB_F32 && r.input != SB_F64 && !half;
+    const bool floats = r.input == SB_F32 || r.input == SB_F64 || half
+                        || (integer && float_acc);
     const bool into = acc == r.input || (acc == SB_F64 && r.input == SB_F32)
-                      || (half && (acc == SB_F32 || acc == SB_F64));
+                      || (half && float_acc) || (integer && float_acc);
     const bool op = r.op == SB_SUM || r.op == SB_MIN || r.op == SB_MAX;
     return floats && into && op && lpi >= (acc == SB_F64 ? 8u : 16u);
 }
@@ -259,8 +263,9 @@ static void batched_rows_run_clean(void **state)
 }
 
 /* The columns kernel (batch stride 1; sb_columns: a vector of columns
- * per work-item, one leaf at a time with a barrier after each): f32 sums
- * and f64 max of 100 columns (a partial last block, which overlaps the
+ * per work-item, one leaf at a time with a barrier after each): f32 sums,
+ * f64 max and i16 sums of squares into f32 (an integer converted as it
+ * loads) of 100 columns (a partial last block, which overlaps the
  * one before and writes only its own columns), in the default shape (one
  * group of 256 items, most past the last column) and in work-groups of 4
  * (Oclgrind is a GPU to the library, whose columns groups follow
@@ -274,6 +279,7 @@ static void batched_columns_run_clean(void **state)
     enum { N = 50, COLUMNS = 100, PAD = 3 };
     static const sb_reduction rs[] = {
         { SB_SUM, SB_F32, 0, 0, 0 }, { SB_MAX, SB_F64, 0, 0, 0 },
+        { SB_SUM, SB_I16, SB_F32, 0, SB_MAP_SQUARE },
     };
     static const sb_options narrow = { .flags = SB_OPT_NO_HOST,
                                        .work_group_size = 4 };
