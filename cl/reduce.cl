@@ -1452,9 +1452,9 @@ inline vecw_t sb_row_piece(const global in_t *x, ulong at)
 #else
 #define SB_ROWS_LANES 4
 #endif
-#if SB_IN_KIND == SB_KIND_F32 && SB_ACC_KIND == SB_KIND_F64
-#define SB_ROW_LOAD(x, at) convert_double4(vload4(0, (x) + (at)))
-#elif SB_IN_KIND == SB_KIND_INT
+/* f32 into f64 and integers into either: exact conversions, no
+ * float arithmetic. */
+#if SB_IN_KIND != SB_ACC_KIND
 #define SB_ROW_LOAD(x, at)                                             \
     SB_CAT(convert_, SB_CAT(SB_ACC_T, SB_ROWS_LANES))(                 \
         SB_CAT(vload, SB_ROWS_LANES)(0, (x) + (at)))

@@ -3339,7 +3339,7 @@ DEFINE_WIDE_BLOCKS(i32)
  * conversion (halves into f32, f64 or their own type; f32 into f64; i32
  * into f64, masked only) or a NaN test (any float): each row converted
  * as it loads (halves on AVX-512: transposed as 16-bit words first, then
- * converted, DEFINE_VFOLD_MASKED_ROWS and _WIDE_ROWS), its lanes that
+ * converted, DEFINE_VFOLD_MASKED_HALF_ROWS), its lanes that
  * do not take part (masked out; a NaN, where NaNs are skipped) replaced
  * by the exact identity before the transpose, then the masked folds
  * above; each leaf is the same chain, so the same bits. Through
@@ -3378,63 +3378,37 @@ DEFINE_WIDE_BLOCKS(i32)
  * skip values are -0 and 1 (DEFINE_CONV_OPS, DEFINE_CONV_FOLD_BLOCKS),
  * which a half holds exactly, so they convert back to themselves. */
 #  define DEFINE_CONV_MASKED_FOLDS_1(NAME, src, OP, ROUND, G)               \
-    DEFINE_VFOLD_MASKED_ROWS(NAME##_m, src, OP, ROUND, G, 1, 0)             \
-    DEFINE_VFOLD_MASKED_ROWS(NAME##_n, src, OP, ROUND, G, 0, 1)             \
-    DEFINE_VFOLD_MASKED_ROWS(NAME##_mn, src, OP, ROUND, G, 1, 1)
-#  define DEFINE_VFOLD_MASKED_ROWS(NAME, src, OP, ROUND, G, MASKED, SKIP_NAN) \
-static inline bool NAME(const CONV_XT_##src *x, const unsigned char *mask,  \
-                        CONV_T_##src start, CONV_T_##src skip,              \
-                        size_t prefetch, CONV_T_##src *v)                   \
-{                                                                           \
-    _Static_assert(CONV_(W, src) == L, "one leaf per lane");                \
-    const __m512i fill_ = _mm512_set1_epi16((short)(CONV_IS_BF16_##src     \
-        ? sb__float_to_bf16(skip) : sb__float_to_f16(skip)));               \
-    int seen = 0;                                                           \
-    (void)mask;   /* the NaN-skipping fold without a mask reads none */     \
-    for (int g = 0; g < NL / L; g += (G)) {                                 \
-        CONV_(V, src) acc[G], r[G][L];                                      \
-        MASKED_PREFETCH(x, (MASKED) ? mask : NULL, g, L, G, prefetch);      \
-        for (int h = 0; h < (G); h++) {                                     \
-            const size_t at = (size_t)(g + h) * L * L;                      \
-            __m512 f_[L];                                                   \
-            seen |= sb_half_rows_transposed_masked(                         \
-                (const uint16_t *)x + at, (MASKED) ? mask + at : NULL,      \
-                (SKIP_NAN), CONV_IS_BF16_##src, fill_, f_);                 \
-            for (int k = 0; k < L; k++) r[h][k] = (CONV_(V, src))f_[k];     \
-            for (int k = 0; k < L; k++) acc[h][k] = start;                  \
-        }                                                                   \
-        for (int k = 0; k < L; k++)                                         \
-            for (int h = 0; h < (G); h++)                                   \
-                acc[h] = ROUND##_STEP(acc[h] OP r[h][k]);                   \
-        for (int h = 0; h < (G); h++) {                                     \
-            acc[h] = (CONV_(V, src))sb_half_lanes_in_order(                 \
-                (__m512)ROUND##_END(acc[h]), CONV_IS_BF16_##src);           \
-            memcpy(v + (size_t)(g + h) * L, &acc[h], sizeof acc[h]);        \
-        }                                                                   \
-    }                                                                       \
-    return seen != 0;                                                       \
-}
-/* Halves into f64 on AVX-512 the same way, each float row then widened
- * as two registers of 8 leaves (CONV_WIDE_ROW), as the unmasked folds'
+    DEFINE_VFOLD_MASKED_HALF_ROWS(NAME##_m, src, OP, ROUND, G, 1, 0,        \
+                                  HALF_ROWS_FOLD)                           \
+    DEFINE_VFOLD_MASKED_HALF_ROWS(NAME##_n, src, OP, ROUND, G, 0, 1,        \
+                                  HALF_ROWS_FOLD)                           \
+    DEFINE_VFOLD_MASKED_HALF_ROWS(NAME##_mn, src, OP, ROUND, G, 1, 1,       \
+                                  HALF_ROWS_FOLD)
+/* Halves into f64 the same way, each float row then widened as two
+ * registers of 8 leaves (CONV_WIDE_ROW), as the unmasked folds'
  * CONV_LOAD_GROUPS_1, whose lane order CONV_WIDE_LANES_IN_ORDER undoes.
  * Each row of 8 had been converted as it loaded (WIDE_LOAD_f16, ...) and
  * transposed as doubles, 24 shuffles per 64 elements. */
 #  define DEFINE_CONV_MASKED_FOLDS_W1(NAME, src, OP, ROUND, G)              \
-    DEFINE_VFOLD_MASKED_WIDE_ROWS(NAME##_m, src, OP, G, 1, 0)               \
-    DEFINE_VFOLD_MASKED_WIDE_ROWS(NAME##_n, src, OP, G, 0, 1)               \
-    DEFINE_VFOLD_MASKED_WIDE_ROWS(NAME##_mn, src, OP, G, 1, 1)
-#  define DEFINE_VFOLD_MASKED_WIDE_ROWS(NAME, src, OP, G, MASKED, SKIP_NAN) \
+    DEFINE_VFOLD_MASKED_HALF_ROWS(NAME##_m, src, OP, ROUND, G, 1, 0,        \
+                                  HALF_ROWS_FOLD_WIDE)                      \
+    DEFINE_VFOLD_MASKED_HALF_ROWS(NAME##_n, src, OP, ROUND, G, 0, 1,        \
+                                  HALF_ROWS_FOLD_WIDE)                      \
+    DEFINE_VFOLD_MASKED_HALF_ROWS(NAME##_mn, src, OP, ROUND, G, 1, 1,       \
+                                  HALF_ROWS_FOLD_WIDE)
+/* The masked rows of G groups of 16 leaves, then FOLD: their leaves
+ * folded and stored, in the leaves' order, at out. */
+#  define DEFINE_VFOLD_MASKED_HALF_ROWS(NAME, src, OP, ROUND, G, MASKED,    \
+                                        SKIP_NAN, FOLD)                     \
 static inline bool NAME(const CONV_XT_##src *x, const unsigned char *mask,  \
                         CONV_T_##src start, CONV_T_##src skip,              \
                         size_t prefetch, CONV_T_##src *v)                   \
 {                                                                           \
-    _Static_assert(CONV_(W, src) * 2 == L, "two registers per row");        \
     const __m512i fill_ = _mm512_set1_epi16((short)(CONV_IS_BF16_##src     \
         ? sb__float_to_bf16((float)skip) : sb__float_to_f16((float)skip))); \
     int seen = 0;                                                           \
     (void)mask;   /* the NaN-skipping fold without a mask reads none */     \
     for (int g = 0; g < NL / L; g += (G)) {                                 \
-        CONV_(V, src) acc[G][2];                                            \
         __m512 f_[G][L];                                                    \
         MASKED_PREFETCH(x, (MASKED) ? mask : NULL, g, L, G, prefetch);      \
         for (int h = 0; h < (G); h++) {                                     \
@@ -3442,20 +3416,46 @@ static inline bool NAME(const CONV_XT_##src *x, const unsigned char *mask,  \
             seen |= sb_half_rows_transposed_masked(                         \
                 (const uint16_t *)x + at, (MASKED) ? mask + at : NULL,      \
                 (SKIP_NAN), CONV_IS_BF16_##src, fill_, f_[h]);              \
-            acc[h][0] = acc[h][1] = VSPLAT(CONV_(V, src), start);           \
         }                                                                   \
-        for (int k = 0; k < L; k++)                                         \
-            for (int h = 0; h < (G); h++) {                                 \
-                acc[h][0] = acc[h][0] OP CONV_WIDE_ROW(f_[h], 0, k);        \
-                acc[h][1] = acc[h][1] OP CONV_WIDE_ROW(f_[h], 1, k);        \
-            }                                                               \
-        for (int h = 0; h < (G); h++) {                                     \
-            CONV_WIDE_LANES_IN_ORDER(src, 0, acc[h])                        \
-            memcpy(v + (size_t)(g + h) * L, acc[h], sizeof acc[h]);         \
-        }                                                                   \
+        FOLD(src, OP, ROUND, G, f_, start, v + (size_t)g * L);              \
     }                                                                       \
     return seen != 0;                                                       \
 }
+/* Into f32 or a half: one register of 16 leaves per group, each step
+ * rounded (ROUND), then the lanes put back in order. */
+#  define HALF_ROWS_FOLD(src, OP, ROUND, G, f, start, out)                  \
+    do {                                                                    \
+        _Static_assert(CONV_(W, src) == L, "one leaf per lane");            \
+        CONV_(V, src) acc_[G];                                              \
+        for (int h = 0; h < (G); h++)                                       \
+            acc_[h] = VSPLAT(CONV_(V, src), start);                         \
+        for (int k = 0; k < L; k++)                                         \
+            for (int h = 0; h < (G); h++)                                   \
+                acc_[h] = ROUND##_STEP(acc_[h] OP (CONV_(V, src))f[h][k]);  \
+        for (int h = 0; h < (G); h++) {                                     \
+            acc_[h] = (CONV_(V, src))sb_half_lanes_in_order(                \
+                (__m512)ROUND##_END(acc_[h]), CONV_IS_BF16_##src);          \
+            memcpy((out) + (size_t)h * L, &acc_[h], sizeof acc_[h]);        \
+        }                                                                   \
+    } while (0)
+/* Into f64: two registers of 8 leaves per group (exact widenings, so no
+ * rounding step). */
+#  define HALF_ROWS_FOLD_WIDE(src, OP, ROUND, G, f, start, out)             \
+    do {                                                                    \
+        _Static_assert(CONV_(W, src) * 2 == L, "two registers per row");    \
+        CONV_(V, src) acc_[G][2];                                           \
+        for (int h = 0; h < (G); h++)                                       \
+            acc_[h][0] = acc_[h][1] = VSPLAT(CONV_(V, src), start);         \
+        for (int k = 0; k < L; k++)                                         \
+            for (int h = 0; h < (G); h++) {                                 \
+                acc_[h][0] = acc_[h][0] OP CONV_WIDE_ROW(f[h], 0, k);       \
+                acc_[h][1] = acc_[h][1] OP CONV_WIDE_ROW(f[h], 1, k);       \
+            }                                                               \
+        for (int h = 0; h < (G); h++) {                                     \
+            CONV_WIDE_LANES_IN_ORDER(src, 0, acc_[h])                       \
+            memcpy((out) + (size_t)h * L, acc_[h], sizeof acc_[h]);         \
+        }                                                                   \
+    } while (0)
 #endif
 #define DEFINE_CONV_MASKED_FOLDS_0(NAME, src, OP, ROUND, G)                 \
     DEFINE_VFOLD_MASKED_G(NAME##_m, CONV_XT_##src, CONV_T_##src, CONV_(V, src), \
