@@ -647,17 +647,23 @@ SB_API unsigned sb_host_isa(const sb_host_options *opts);
  *  each span, and once each distance has folded at least 48 MiB (x, a
  *  mask and a dot product's y counted) in at least 24 spans (one call of
  *  2^25 f32, two of 2^24) the one with the faster median span is kept for
- *  the rest of the process. Two kinds of measurement:
+ *  the rest of the process. On one thread the spans take turns; on
+ *  several, whole calls do (every thread at one distance at a time), and
+ *  such calls measure apart from one-thread calls, as other conditions
+ *  (on AMD Zen 5 a distance timed on 2 threads, where both read alike,
+ *  left one-thread f32 sums at 0.6 of their speed at the other). Two
+ *  kinds of measurement:
  *  - the default distance, sb_host_prefetch(): measured by the plain
  *    unmasked f32 sums, products, minima and maxima together with the f64
- *    ones (input and accumulator of one type, no map, no dot product) in
- *    the instruction set a call takes by itself
+ *    ones (input and accumulator of one type, no map, no dot product) on
+ *    one thread in the instruction set a call takes by itself
  *    (sb_host_isa(NULL)), and taken by POCL's launches (as an argument
  *    at each launch, not a build option, so that POCL's kernel cache
  *    holds one program whatever a process measured) and by every call
  *    below that does not keep its own;
  *  - every other fold whose full blocks read the distance measures its
- *    own (sb_host_prefetch_folds()): the same plain float folds forced
+ *    own (sb_host_prefetch_folds()): the same plain float folds on
+ *    several threads ("plain float folds, avx512, threaded") or forced
  *    onto another instruction set by sb_host_options.isa ("plain float
  *    folds, sse2": the best distance differs by instruction set; one
  *    kind per instruction set for all of them), the unmasked float
@@ -677,7 +683,8 @@ SB_API unsigned sb_host_isa(const sb_host_options *opts);
  *    (masked too; min and max into 64 bits from AVX2 up) and dot
  *    products of 32- and 64-bit integers and of integer widenings; each
  *    element type,
- *    operation, accumulator and instruction set apart, up to
+ *    operation, accumulator, instruction set and one thread or several
+ *    apart, up to
  *    SB_PREFETCH_FOLDS kinds a process (any more take the default). Its
  *    calls over 1 MiB or more of contiguous x, batch rows included, take
  *    what it kept; smaller ones, and every call before it keeps one, the
@@ -734,14 +741,15 @@ SB_API void sb_host_prefetch_report(sb_prefetch_report *report);
 
 /*! sb_prefetch_fold : a kind of host fold that measures its own distance
  *  (SAMEBITS_PREFETCH), and where that stands. */
-#define SB_PREFETCH_FOLDS 64
+#define SB_PREFETCH_FOLDS 192
 #define SB_PREFETCH_FOLD_NAME 64
 typedef struct {
     char fold[SB_PREFETCH_FOLD_NAME];  /* e.g. "f32 sum, NaN-skipping,
                                           avx512": input (-> accumulator),
                                           operation, wrapping, dot, map,
                                           masked, NaN-skipping,
-                                          instruction set (or "plain
+                                          instruction set, "threaded"
+                                          on several threads (or "plain
                                           float folds, ISA"), of the first
                                           call that measured it (two
                                           reductions that run the same

@@ -95,22 +95,30 @@ size_t sb__host_prefetch_bytes(void);
 size_t sb__prefetch_distance(int fold);
 /* The measurement of the fold whose full blocks `code` folds, told apart
  * by `variant` (SB_PREFETCH_VARIANT: whether a mask is read beside them,
- * the map, a second array), added under `name` (sb_prefetch_fold) the
+ * the map, a second array, more than one thread), added under `name`
+ * (sb_prefetch_fold) the
  * first time (name NULL: only looked up); -1 for none: not added, every
  * one of SB_PREFETCH_FOLDS taken, the lock busy, or SAMEBITS_PREFETCH
  * set. */
-#define SB_PREFETCH_VARIANT(masked, map, dot)                               \
-    ((unsigned)(masked) | (unsigned)(map) << 1 | (unsigned)(dot) << 3)
+#define SB_PREFETCH_VARIANT(masked, map, dot, threaded)                     \
+    ((unsigned)(masked) | (unsigned)(map) << 1 | (unsigned)(dot) << 3 |     \
+     (unsigned)(threaded) << 4)
 int sb__prefetch_fold(const void *code, unsigned variant, const char *name);
 /* While measuring (no SAMEBITS_PREFETCH, nothing kept yet for `fold`),
- * a large fold takes turns: span `span` (SB_PREFETCH_SPAN_BLOCKS blocks)
- * folds at sb__prefetch_span_distance(fold, span) and reports its time
- * with sb__prefetch_span_record(); once one is kept, every span gets it. */
+ * a large fold takes turns: a span (SB_PREFETCH_SPAN_BLOCKS blocks) on
+ * turn `turn` folds at sb__prefetch_span_distance(fold, turn) and reports
+ * its time with sb__prefetch_span_record(); once one is kept, every span
+ * gets it. On one thread each span is a turn of its own (its index); on
+ * several, every span of a call takes the call's turn
+ * (sb__prefetch_call_turn(), one per call), so that all threads fold at
+ * one distance at a time: a span beside another thread's at the other
+ * distance would time the two together. */
 #define SB_PREFETCH_SPAN_BLOCKS 64
 #define SB_PREFETCH_MEASURED_BYTES ((size_t)64 << 20)   /* calls this big */
 bool sb__prefetch_measuring(int fold);
-size_t sb__prefetch_span_distance(int fold, size_t span);
-void sb__prefetch_span_record(int fold, size_t span, uint_least64_t bytes,
+size_t sb__prefetch_call_turn(int fold);
+size_t sb__prefetch_span_distance(int fold, size_t turn);
+void sb__prefetch_span_record(int fold, size_t turn, uint_least64_t bytes,
                               uint_least64_t ns);
 uint_least64_t sb__prefetch_clock_ns(void);
 /* The distance the calling thread's last contiguous host reduction of 1

@@ -10,13 +10,18 @@
  * large reductions of a process fold their spans of 64 blocks with each
  * candidate distance in turn, timing every span, and once each candidate
  * has folded enough the one with the faster median span is kept for the
- * rest of the process: for the plain float folds together in the
- * instruction set calls take by themselves (the default distance, which
- * POCL's launches take too), and for every other kind of fold on its own
- * (the plain float folds of a forced instruction set among them).
+ * rest of the process: for the plain float folds together on one thread
+ * in the instruction set calls take by themselves (the default distance,
+ * which POCL's launches take too), and for every other kind of fold on
+ * its own (the plain float folds of a forced instruction set, or on
+ * several threads, among them). Calls on several threads measure apart
+ * from calls on one: they are other conditions (the memory shared), and
+ * a default timed on 2 threads kept what one thread reads at 0.6 of the
+ * other distance (host_reduce.c, prefetch_measurement()).
  * Taking turns span by span puts both candidates under the same memory
  * and the same neighbours, which on a shared VM move by tens of percent
- * within seconds. The bits never depend on any of it: a prefetch is a
+ * within seconds; on several threads the turns are whole calls, so that
+ * no span shares the memory with another at the other distance. The bits never depend on any of it: a prefetch is a
  * hint, and the fold is the same code at every distance. */
 #include <pthread.h>
 #include <stdatomic.h>
@@ -64,6 +69,7 @@ typedef struct {
     double span_rate[SB_PREFETCH_CANDIDATES][MAX_SPANS];   /* bytes/ns */
     unsigned span_count[SB_PREFETCH_CANDIDATES];
     uint_least64_t folded_bytes[SB_PREFETCH_CANDIDATES];
+    atomic_uint calls;   /* the turns sb__prefetch_call_turn() gave */
     /* The kept candidate's index + 1; 0 while none is kept yet. Read
      * without the lock on every call; written once, under it. */
     atomic_uint chosen;
@@ -216,12 +222,18 @@ bool sb__prefetch_measuring(int fold)
            !distance_from_environment(&bytes);
 }
 
-size_t sb__prefetch_span_distance(int fold, size_t span)
+size_t sb__prefetch_call_turn(int fold)
+{
+    return atomic_fetch_add_explicit(&slot(fold)->calls, 1,
+                                     memory_order_relaxed);
+}
+
+size_t sb__prefetch_span_distance(int fold, size_t turn)
 {
     const unsigned k = atomic_load_explicit(&slot(fold)->chosen,
                                             memory_order_relaxed);
     return k != 0 ? candidates[k - 1]
-                  : candidates[span % SB_PREFETCH_CANDIDATES];
+                  : candidates[turn % SB_PREFETCH_CANDIDATES];
 }
 
 uint_least64_t sb__prefetch_clock_ns(void)
@@ -231,7 +243,7 @@ uint_least64_t sb__prefetch_clock_ns(void)
     return (uint_least64_t)t.tv_sec * 1000000000u + (uint_least64_t)t.tv_nsec;
 }
 
-void sb__prefetch_span_record(int fold, size_t span, uint_least64_t bytes,
+void sb__prefetch_span_record(int fold, size_t turn, uint_least64_t bytes,
                               uint_least64_t ns)
 {
     /* A span is a sample, and samples are optional: one that finds the
@@ -243,7 +255,7 @@ void sb__prefetch_span_record(int fold, size_t span, uint_least64_t bytes,
         pthread_mutex_unlock(&lock);
         return;
     }
-    const size_t k = span % SB_PREFETCH_CANDIDATES;
+    const size_t k = turn % SB_PREFETCH_CANDIDATES;
     if (m->span_count[k] < MAX_SPANS)
         m->span_rate[k][m->span_count[k]++] =
             (double)bytes / (double)(ns ? ns : 1);

@@ -86,6 +86,10 @@ typedef struct {
     bool                 measuring;      /* spans take turns at the
                                             candidate prefetch distances
                                             (host_prefetch.c) */
+    size_t               call_turn;      /* measuring on several threads:
+                                            the call's turn, which every
+                                            span takes; SIZE_MAX: on one,
+                                            each span its own */
     uint_least64_t       span_bytes;     /* input read by a whole span,
                                             its mask included */
     size_t               chunk_blocks;   /* a power of two */
@@ -183,14 +187,16 @@ static sb__node reduce_blocks(const job *j, size_t first_block,
     const size_t end = first_block + block_count;
     for (size_t b = first_block; b < end;) {
         /* Measuring the prefetch distance: one span at a time, each at
-         * its candidate, timed when whole. */
+         * its candidate (its turn: the span's, or the call's), timed
+         * when whole. */
         size_t stop = end, prefetch = j->prefetch;
         const size_t span = b / SB_PREFETCH_SPAN_BLOCKS;
+        const size_t turn = j->call_turn != SIZE_MAX ? j->call_turn : span;
         uint_least64_t began = 0;
         if (j->measuring) {
             const size_t span_end = (span + 1) * SB_PREFETCH_SPAN_BLOCKS;
             stop = span_end < end ? span_end : end;
-            prefetch = sb__prefetch_span_distance(j->fold, span);
+            prefetch = sb__prefetch_span_distance(j->fold, turn);
             began = sb__prefetch_clock_ns();
         }
         const bool whole = stop - b == SB_PREFETCH_SPAN_BLOCKS;
@@ -204,7 +210,7 @@ static sb__node reduce_blocks(const job *j, size_t first_block,
                        prefetch, &stack, overflow);
         }
         if (j->measuring && whole)
-            sb__prefetch_span_record(j->fold, span, j->span_bytes,
+            sb__prefetch_span_record(j->fold, turn, j->span_bytes,
                                      sb__prefetch_clock_ns() - began);
     }
     return merge_finish(&stack, j->kernel, overflow);
@@ -291,18 +297,19 @@ unsigned sb_host_thread_count(const sb_host_options *opts)
 /* The name of a kind of fold, for sb_prefetch_fold: "f16 -> f32 sum,
  * square, masked, avx512". */
 static void fold_name(char *name, size_t size, const sb__plan *plan,
-                      bool masked, unsigned isa)
+                      bool masked, unsigned isa, bool threaded)
 {
     char acc[24] = "";
     if (plan->acc != plan->input)
         snprintf(acc, sizeof acc, " -> %s", sb_type_name(plan->acc));
-    snprintf(name, size, "%s%s %s%s%s%s%s%s%s, %s", sb_type_name(plan->input),
+    snprintf(name, size, "%s%s %s%s%s%s%s%s%s, %s%s",
+             sb_type_name(plan->input),
              acc, sb_op_name(plan->op), plan->wrap ? ", wrapping" : "",
              plan->dot ? ", dot" : "",
              plan->map != SB_MAP_NONE ? ", " : "",
              plan->map != SB_MAP_NONE ? sb_map_name(plan->map) : "",
              masked ? ", masked" : "", plan->skip_nan ? ", NaN-skipping" : "",
-             sb_isa_name(isa));
+             sb_isa_name(isa), threaded ? ", threaded" : "");
 }
 
 _Thread_local size_t sb__prefetch_last_call;
@@ -317,10 +324,17 @@ _Thread_local size_t sb__prefetch_last_call;
  * decide while nothing is kept (host_prefetch.c), -1 for none (the
  * default distance, nothing measured): one over enough contiguous input
  * to come from memory, argmin and argmax aside (whose scalar fold reads
- * no distance). The plain unmasked f32 and f64 sums, products, minima
- * and maxima (no map, no dot product, no conversion) measure the default
+ * no distance). A call on several threads (`threaded`) measures apart
+ * from one on one thread: in the bench's first 2026-12-08 run, the
+ * default, timed on 2 threads where both distances read 15 GB/s a
+ * thread, kept 0, and one-thread f32 sums then read 22 GB/s against 36
+ * at 4096 (AMD EPYC Zen 5, 2^27); a dot product whose calls took turns
+ * on 1 and 2 threads kept 4096 where one thread reads faster at 0. The
+ * plain unmasked f32 and f64 sums, products, minima and maxima (no map,
+ * no dot product, no conversion) on one thread measure the default
  * together, 0, in the instruction set a call takes by itself (in
- * another: one kind per instruction set, below); every other fold whose
+ * another, or threaded: one kind per instruction set, below); every
+ * other fold whose
  * full blocks read the distance measures its own, known by the code that
  * folds them and its variant (a mask, the map, a dot product): a
  * converting fold (block map, masked or NaN-skipping block), or a
@@ -337,7 +351,8 @@ static int prefetch_measurement(const sb__plan *plan, const sb__kernel *kernel,
                                 sb__block_map_fn block_map,
                                 sb__masked_block_fn masked_block,
                                 const unsigned char *mask, size_t n,
-                                ptrdiff_t stride, unsigned isa, bool add)
+                                ptrdiff_t stride, unsigned isa,
+                                bool threaded, bool add)
 {
     if (plan->arg || stride != 1 ||
         n < PREFETCH_LOOKUP_BYTES / plan->input_size)
@@ -361,7 +376,7 @@ static int prefetch_measurement(const sb__plan *plan, const sb__kernel *kernel,
                             (plan->op == SB_SUM || plan->op == SB_PROD ||
                              plan->op == SB_MIN || plan->op == SB_MAX);
     const unsigned variant = SB_PREFETCH_VARIANT(masked, plan->map,
-                                                 plan->dot);
+                                                 plan->dot, threaded);
     char name[SB_PREFETCH_FOLD_NAME];
     if (float_fold) {
         /* The default is the plain float folds' of the instruction set
@@ -372,14 +387,15 @@ static int prefetch_measurement(const sb__plan *plan, const sb__kernel *kernel,
          * and AVX2 33-35 either way), and a default timed on a mix of
          * them kept 0. */
         unsigned own = SB_ISA_AUTO;
-        if (sb__isa_resolve(SB_ISA_AUTO, &own) != SB_OK || own == isa)
+        if (sb__isa_resolve(SB_ISA_AUTO, &own) != SB_OK ||
+            (own == isa && !threaded))
             return 0;
         static const char plain_float_folds[SB_ISA_AVX512 + 1];
         code = &plain_float_folds[isa <= SB_ISA_AVX512 ? isa : 0];
-        snprintf(name, sizeof name, "plain float folds, %s",
-                 sb_isa_name(isa));
+        snprintf(name, sizeof name, "plain float folds, %s%s",
+                 sb_isa_name(isa), threaded ? ", threaded" : "");
     } else {
-        fold_name(name, sizeof name, plan, masked, isa);
+        fold_name(name, sizeof name, plan, masked, isa, threaded);
     }
     if (!add || n < SB_PREFETCH_MEASURED_BYTES / plan->input_size)
         return sb__prefetch_fold(code, variant, NULL);
@@ -405,7 +421,7 @@ static sb__node reduce_tree(const sb__plan *plan, const unsigned char *x,
         plan->prepared ? sb__host_masked_block(plan, isa) : NULL;
     const int fold = prefetch_measurement(plan, kernel, block_map,
                                           masked_block, mask, n, stride, isa,
-                                          true);
+                                          threads > 1, true);
     /* Measuring: a call large enough, while its fold keeps nothing. */
     const bool measuring =
         fold >= 0 && n >= SB_PREFETCH_MEASURED_BYTES / plan->input_size &&
@@ -440,6 +456,8 @@ static sb__node reduce_tree(const sb__plan *plan, const unsigned char *x,
         .prefetch = sb__prefetch_distance(fold),
         .fold = fold,
         .measuring = measuring,
+        .call_turn = measuring && threads > 1 ? sb__prefetch_call_turn(fold)
+                                              : SIZE_MAX,
         .span_bytes = (uint_least64_t)SB_PREFETCH_SPAN_BLOCKS * SB_BLOCK_SIZE
                       * (plan->input_size * (y != NULL ? 2 : 1) +
                          (mask != NULL ? 1 : 0)),
@@ -694,7 +712,7 @@ sb_status sb__reduce_row(const sb__row_engine *e, const void *x,
          * up, not measured: one thread's row times no spans). */
         const int fold = prefetch_measurement(plan, e->kernel, e->block_map,
                                               e->masked_block, mask, n,
-                                              stride, e->isa, false);
+                                              stride, e->isa, false, false);
         if (fold >= 0) {
             j.prefetch = sb__prefetch_distance(fold);
             sb__prefetch_last_call = j.prefetch;

@@ -393,8 +393,9 @@ static void a_child_forked_during_a_report(void **state)
 
 /* Without SAMEBITS_PREFETCH the distance is measured (host_prefetch.c):
  * calls too small, argmin, or under the variable measure nothing; masked,
- * integer and NaN-skipping folds each their own; two float calls of 64
- * MiB decide the default, every later call takes the faster, and the
+ * integer and NaN-skipping folds each their own; float calls of 64 MiB on
+ * several threads their own too, a whole call at one distance; two on one
+ * thread decide the default, every later call takes the faster, and the
  * bits equal the oracle's while measuring and after.
  * A program of its own: it needs a process that has measured nothing. */
 static void the_prefetch_distance_is_measured(void **state)
@@ -432,6 +433,7 @@ static void the_prefetch_distance_is_measured(void **state)
     };
     unsigned long wrong = 0;
     for (size_t i = 0; i < COUNT(quiet); i++) {
+        quiet[i].threads = 1;   /* several would measure apart, below */
         if (i + 1 == COUNT(quiet))
             setenv("SAMEBITS_PREFETCH", "4096", 1);
         wrong += !check_against_oracle(&quiet[i], NULL);
@@ -464,13 +466,51 @@ static void the_prefetch_distance_is_measured(void **state)
     sb_host_prefetch_report(&r);
     assert_int_equal(r.source, SB_PREFETCH_NOT_YET);
 
-    /* Measuring: a huge-range f32 sum on 64 threads (chunks of 16 blocks
-     * but for the measuring, which needs whole spans of 64; every thread
-     * times its own; the case's two calls decide), then an f64 min on one
-     * with the distance kept. */
-    test_case measured = make_case(seed, f32_sum, big, MASK_NONE,
-                                   FAMILY_HUGE_RANGE);
-    measured.threads = 64;
+    /* A huge-range f32 sum on 64 threads (chunks of 16 blocks but for
+     * the measuring, which needs whole spans of 64; every thread times
+     * its own) measures a kind of its own: its first call folds every
+     * span at one distance, the second at the other, and the two decide
+     * it; the default measures nothing. */
+    const sb_host_options many = { .threads = 64 };
+    float *x = malloc(big * sizeof *x);
+    assert_non_null(x);
+    for (size_t i = 0; i < big; i++)
+        x[i] = (float)(i % 1000) * 0.001f;
+    float total;
+    assert_int_equal(sb_reduce_host_opts(f32_sum, x, NULL, big, &total,
+                                         &many), SB_OK);
+    free(x);
+    char threaded[SB_PREFETCH_FOLD_NAME];
+    snprintf(threaded, sizeof threaded, "plain float folds, %s, threaded",
+             isa);
+    assert_int_equal(sb_host_prefetch_folds(folds, 5), 5);
+    assert_string_equal(folds[4].fold, threaded);
+    assert_int_equal(folds[4].report.source, SB_PREFETCH_NOT_YET);
+    if ((folds[4].report.gb_per_s[0] > 0) ==
+        (folds[4].report.gb_per_s[1] > 0))
+        fail_msg("one call on 64 threads timed spans at both distances "
+                 "(%.1f, %.1f GB/s), or at none", folds[4].report.gb_per_s[0],
+                 folds[4].report.gb_per_s[1]);
+    test_case spread = make_case(seed, f32_sum, big, MASK_NONE,
+                                 FAMILY_HUGE_RANGE);
+    spread.threads = 64;
+    wrong += !check_against_oracle(&spread, NULL);
+    assert_int_equal(sb_host_prefetch_folds(folds, 5), 5);
+    const sb_prefetch_report *t = &folds[4].report;
+    printf("%s: prefetch %zu bytes kept: 0 -> %.1f GB/s, 4096 -> "
+           "%.1f GB/s\n", folds[4].fold, t->bytes, t->gb_per_s[0],
+           t->gb_per_s[1]);
+    assert_int_equal(t->source, SB_PREFETCH_MEASURED);
+    assert_true(t->gb_per_s[0] > 0 && t->gb_per_s[1] > 0);
+    assert_int_equal(t->bytes, t->gb_per_s[0] >= t->gb_per_s[1] ? 0 : 4096);
+    sb_host_prefetch_report(&r);
+    assert_int_equal(r.source, SB_PREFETCH_NOT_YET);
+    assert_true(r.gb_per_s[0] == 0 && r.gb_per_s[1] == 0);
+
+    /* The default: the same sums on one thread (the case's two calls
+     * decide), then an f64 min on one with the distance kept. */
+    test_case measured = spread;
+    measured.threads = 1;
     wrong += !check_against_oracle(&measured, NULL);
     sb_host_prefetch_report(&r);
     printf("prefetch %zu bytes kept: 0 -> %.1f GB/s, 4096 -> %.1f GB/s\n",

@@ -266,7 +266,8 @@ static void print_prefetch_folds_json(void)
 
 /* Lets the library measure its prefetch distance before anything is
  * timed (when SAMEBITS_PREFETCH leaves that to it): f32 sums of 2^25
- * elements, a few at most, so that every row, on the host and on POCL
+ * elements on one thread (the default is the one-thread calls'), a few
+ * at most, so that every row, on the host and on POCL
  * (whose launches take the distance in use), runs at the distance the
  * library keeps, as a program's later calls do. */
 static int settle_prefetch(void)
@@ -282,9 +283,11 @@ static int settle_prefetch(void)
     for (size_t i = 0; i < n; i++)
         x[i] = (float)(i % 1000) * 0.001f;
     const sb_reduction sum = { SB_SUM, SB_F32, 0, 0, 0 };
+    const sb_host_options one_thread = { .threads = 1 };
     float total;
     for (int k = 0; k < 4 && r.source == SB_PREFETCH_NOT_YET; k++) {
-        if (sb_reduce_host(sum, x, NULL, n, &total) != SB_OK)
+        if (sb_reduce_host_opts(sum, x, NULL, n, &total, &one_thread) !=
+            SB_OK)
             break;
         sb_host_prefetch_report(&r);
     }
@@ -543,7 +546,7 @@ static int run_bench(int argc, char **argv)
         print_text_setup(cpu, plan.threads, isa, devs, dev_count);
         if (settled)
             printf("(the prefetch distance measured before the runs, on f32 "
-                   "sums of 2^25 elements)\n");
+                   "sums of 2^25 elements on one thread)\n");
     }
     const int no_platform = list.platform_count == 0;
     if (bench_throughput(&plan, devs, dev_count, no_platform) != 0)
