@@ -384,13 +384,17 @@ inline void sb_eight_plain_leaves(const global in_t *x,
  * end: a read's loop with one vector op per load. The leaf-by-leaf fold
  * extracted lanes for its sixteen chains (on POCL 0.5-0.65 of its read
  * kernel for the i32 sum). */
-/* With a map or a product only when it wraps (SB_WRAP then covers the
- * sum or product too): a checked one would need its overflow tested per
- * lane, and the checked sum's window is on the input values. */
+/* With a map or a product when it wraps (SB_WRAP then covers the sum or
+ * product too), or when no term can overflow (SB_TERMS_FIT: |x|, x² and
+ * dot products of i32 into i64, ...; src/device_programs.c): a term that
+ * could would need its overflow tested per lane. The checked sum's window
+ * is then on the terms, as the lanes hold them (sb_vterm). These folded
+ * leaf by leaf with a test per step, on POCL 0.19-0.44 of the plain sum
+ * (i32 into i64, 2^27). */
 /* Not for a count, whose lanes would hold the elements, not 1s. */
 #if SB_WIDE_FOLDS_OK && SB_ACC_KIND == SB_KIND_INT && \
     SB_IN_KIND == SB_KIND_INT && !SB_IS_BOOLEAN && !SB_COUNT && \
-    (SB_WRAP || (!SB_TERMS && \
+    (SB_WRAP || ((!SB_TERMS || SB_TERMS_FIT) && \
      (SB_OP == SB_OP_MIN || SB_OP == SB_OP_MAX || \
       (SB_OP == SB_OP_SUM && SB_ACC_BITS >= 32))))
 #define SB_ORDER_FREE_ITEMS 1
@@ -434,6 +438,12 @@ inline vacc16_t sb_vterm(const global in_t *x, const global in_t *y,
     return SB_AS_V16(SB_AS_UW16(a) * SB_AS_UW16(b));
 #elif SB_MAP == SB_MAP_SQUARE
     return SB_AS_V16(SB_AS_UW16(a) * SB_AS_UW16(a));
+#elif SB_MAP == SB_MAP_ABS && SB_ACC_SIGNED && !SB_ABS_BY_SELECT
+    /* (a ^ s) - s, s all ones where a < 0, as sb_term_abs() spells it:
+     * POCL's abs() of a long16 read 19-25 GB/s of i32 into i64 where
+     * x² read 35 (2^22). */
+    const uw16_t s = SB_AS_UW16(a >> (SB_ACC_BITS - 1));
+    return SB_AS_V16((SB_AS_UW16(a) ^ s) - s);
 #elif SB_MAP == SB_MAP_ABS
     return SB_AS_V16(abs(a));
 #else
@@ -451,7 +461,7 @@ inline vacc16_t sb_vterm(const global in_t *x, const global in_t *y,
 #define SB_VOP(a, b) ((a) * (b))
 #endif
 
-/* The checked sum's window for `count` = 2^k elements: every element in
+/* The checked sum's window for `count` = 2^k terms: every term in
  * [-2^(b-1-k), 2^(b-1-k)) (signed) or below 2^(b-k) (unsigned), so that no
  * sum of up to 2^k of them leaves the accumulator's range. The OR of the
  * offset lanes is below 2^(b-k) exactly when every lane is. */

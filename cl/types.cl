@@ -64,7 +64,8 @@
     !defined(SB_ACC_HALF) || !defined(SB_KIND_F16) || \
     !defined(SB_KIND_BF16) || !defined(SB_COUNT) || !defined(SB_ARG) || \
     !defined(SB_RESULT_INDEX_OFFSET) || !defined(SB_ROWS_MAX_LPI_LOG2) || \
-    !defined(SB_CHAIN_FOLDS) || !defined(SB_LANE_LEAVES)
+    !defined(SB_CHAIN_FOLDS) || !defined(SB_LANE_LEAVES) || \
+    !defined(SB_TERMS_FIT)
 #error "build with the host's -D options (src/device_programs.c)"
 #endif
 #if SB_LEAF_SIZE != 16

@@ -253,6 +253,31 @@ static int abs_by_select(const sb_device_caps *c)
     return sb__is_simulator_name(c->name);
 }
 
+/* Whether a checked integer map or dot product's every term is exact in
+ * the accumulator, whatever the elements (cl/reduce.cl, SB_TERMS_FIT):
+ * |x| and x² of i32 into i64, a dot product of u16 into u32 or u64, ...
+ * Their order-free items then need only the sum's window on the terms, as
+ * a plain sum's on its elements. With an input of n value bits (n - 1 if
+ * signed, whose magnitude reaches 2^(n-1)) and an accumulator of a value
+ * bits: |x| fits when a signed input's n - 1 < a (an unsigned one's n <=
+ * a), x² and x*y when 2(n - 1) < a (2n <= a); a signed dot product into
+ * an unsigned accumulator never (its products may be negative). */
+static int terms_fit(const sb__plan *plan)
+{
+    if (kind_of(plan->input) != KIND_INT || kind_of(plan->acc) != KIND_INT ||
+        (plan->map == SB_MAP_NONE && !plan->dot))
+        return 0;
+    const bool in_signed = sb__type_is_signed(plan->input);
+    const bool acc_signed = sb__type_is_signed(plan->acc);
+    const int n = (int)sb_type_size(plan->input) * 8;
+    const int a = (int)sb_type_size(plan->acc) * 8 - (acc_signed ? 1 : 0);
+    if (plan->dot && in_signed && !acc_signed)
+        return 0;
+    if (plan->map == SB_MAP_ABS)
+        return in_signed ? n - 1 < a : n <= a;
+    return in_signed ? 2 * (n - 1) < a : 2 * n <= a;
+}
+
 /* Build options: the types, the modes, the operation, the shared
  * constants, the sub-group back-end, and nothing that would relax IEEE
  * arithmetic: never -cl-fast-relaxed-math, -cl-mad-enable,
@@ -320,7 +345,7 @@ static void build_options(const sb_context *ctx, const sb__plan *plan,
              "-DSB_CAN_PREFETCH=%d -DSB_COUNT=%d -DSB_ARG=%d "
              "-DSB_RESULT_INDEX_OFFSET=%d -DSB_ROWS_MAX_LPI_LOG2=%d "
              "-DSB_CHAIN_FOLDS=%d -DSB_ROWS_IN_LANES=%d -DSB_HALF_LOADS=%d "
-             "-DSB_LANE_LEAVES=%d -DSB_HALF_SETS_LOG2=%d",
+             "-DSB_LANE_LEAVES=%d -DSB_HALF_SETS_LOG2=%d -DSB_TERMS_FIT=%d",
              opt, std, denorms_are_zero ? "-cl-denorms-are-zero " : "",
              storage_name(c, plan->input),
              boolean ? "uint" : storage_name(c, acc_store),
@@ -342,7 +367,7 @@ static void build_options(const sb_context *ctx, const sb__plan *plan,
              count, (int)plan->arg, (int)offsetof(sb_device_arg_result, index),
              SB_ROWS_MAX_LEAVES_LOG2, chain_folds_ok(c), rows_in_lanes_ok(c),
              half_loads_ok(ctx), lane_leaves(ctx, plan) > 0,
-             half_sets_log2(c, plan));
+             half_sets_log2(c, plan), terms_fit(plan));
 }
 
 /* ---- programs shared between contexts ---------------------------------------

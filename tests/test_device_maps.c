@@ -63,6 +63,10 @@ static const job jobs[] = {
     R(SUM, I32, 0, SB_WRAP, ABS), R(MAX, I32, 0, SB_WRAP, SQUARE),
     R(SUM, I32, SB_I64, 0, SQUARE), R(MAX, I16, 0, 0, ABS),
     R(SUM, U8, SB_U32, 0, SQUARE),
+    /* checked maps whose every term fits (order-free items on a CPU
+     * device, the sum's window on the terms) */
+    R(SUM, I32, SB_I64, 0, ABS), R(MIN, I32, SB_I64, 0, ABS),
+    R(MAX, I32, SB_I64, 0, SQUARE),
     /* integers into floats (in lanes on a CPU device) */
     R(SUM, I16, SB_F32, 0, SQUARE), R(MAX, I8, SB_F64, 0, ABS),
     R(SUM, I32, SB_F64, 0, ABS),
@@ -74,7 +78,7 @@ static const job jobs[] = {
     /* dot products */
     D(F32, 0, 0), D(F64, 0, 0), D(F32, SB_F64, 0), D(I32, 0, 0),
     D(I32, 0, SB_WRAP), D(I16, SB_I64, 0), D(F32, 0, SB_SKIP_NAN),
-    D(I32, SB_F64, 0), D(U16, SB_F32, 0),
+    D(I32, SB_F64, 0), D(U16, SB_F32, 0), D(I32, SB_I64, 0),
 };
 
 /* The float modes' subset (its f64 rows take the software mode on a
