@@ -379,8 +379,8 @@ inline void sb_eight_plain_leaves(const global in_t *x,
  * item's node is then the same value whatever the grouping (min and max
  * pick a value, and equal integers are the same bits; wrapping arithmetic
  * is associative and commutative; an exact sum that never overflows is
- * the wrapping one), so a full, unmasked item folds its lpi leaves as
- * 16-lane vectors, four independent ones, and reduces the lanes at the
+ * the wrapping one), so a full item (masked too, below) folds its lpi
+ * leaves as 16-lane vectors, four independent ones, and reduces the lanes at the
  * end: a read's loop with one vector op per load. The leaf-by-leaf fold
  * extracted lanes for its sixteen chains (on POCL 0.5-0.65 of its read
  * kernel for the i32 sum). */
@@ -467,10 +467,92 @@ inline vacc16_t sb_vterm(const global in_t *x, const global in_t *y,
  * offset lanes is below 2^(b-k) exactly when every lane is. */
 #define SB_ITEM_WINDOW (SB_OP == SB_OP_SUM && !SB_WRAP)
 
-/* Whether this item takes the order-free fold, and if so its node. The
- * caller has checked that the item is full and unmasked. */
+/* A masked item's lanes: an element that does not take part is the
+ * op's identity (0, 1, the type's largest for min, its smallest for max),
+ * which changes no sum, product, min or max of the others; `any` gathers
+ * the mask, and an item with no element taking part is no node. A masked
+ * i32 sum into i64 folded leaf by leaf with a test per element: on POCL
+ * 2.9 GB/s against 27.5 unmasked (2^27). */
+#if SB_OP == SB_OP_MIN && SB_ACC_SIGNED
+#define SB_V_IDENTITY \
+    SB_AS_V16((uw16_t)(SB_UW_NAME)(((SB_UW_NAME)1 << (SB_ACC_BITS - 1)) - 1))
+#elif SB_OP == SB_OP_MIN
+#define SB_V_IDENTITY SB_AS_V16((uw16_t)(SB_UW_NAME)~(SB_UW_NAME)0)
+#elif SB_OP == SB_OP_MAX && SB_ACC_SIGNED
+#define SB_V_IDENTITY \
+    SB_AS_V16((uw16_t)(SB_UW_NAME)((SB_UW_NAME)1 << (SB_ACC_BITS - 1)))
+#elif SB_OP == SB_OP_PROD
+#define SB_V_IDENTITY ((vacc16_t)1)
+#else
+#define SB_V_IDENTITY ((vacc16_t)0)
+#endif
+#if SB_ACC_BITS == 8
+#define SB_SW_NAME char
+#elif SB_ACC_BITS == 16
+#define SB_SW_NAME short
+#elif SB_ACC_BITS == 32
+#define SB_SW_NAME int
+#else
+#define SB_SW_NAME long
+#endif
+inline vacc16_t sb_vterm_masked(const global in_t *x, const global in_t *y,
+                                const global uchar *mask, ulong at,
+                                uchar16 *any)
+{
+    const uchar16 m = vload16(0, mask + at);
+    *any |= m;
+    /* all ones where the element takes part, as select() reads it */
+    const SB_CAT(SB_SW_NAME, 16) keep =
+        SB_CAT(convert_, SB_CAT(SB_SW_NAME, 16))(m != (uchar16)0);
+    return select(SB_V_IDENTITY, sb_vterm(x, y, at), keep);
+}
+#define SB_VLOAD_MASKED_AT(at) sb_vterm_masked(x, y, mask, (at), &any)
+
+/* An item's lanes: LOAD(at) reads the 16 lanes of a leaf from element
+ * `at`; MASKED: its mask's lines are prefetched too. */
+#define SB_ORDER_FREE_FOLD(LOAD, MASKED)                                   \
+    if (lpi >= 4) {                                                        \
+        a0 = LOAD(first);                                                  \
+        a1 = LOAD(first + 16);                                             \
+        a2 = LOAD(first + 32);                                             \
+        a3 = LOAD(first + 48);                                             \
+        SB_WINDOW_ADD(a0) SB_WINDOW_ADD(a1) SB_WINDOW_ADD(a2)              \
+        SB_WINDOW_ADD(a3)                                                  \
+        for (l = 4; l < lpi; l += 4) {                                     \
+            const ulong at = first + (ulong)l * SB_LEAF_SIZE;              \
+            SB_PREFETCH_AHEAD(x + at, 64 * sizeof(in_t), ahead);           \
+            if (SB_DOT)                                                    \
+                SB_PREFETCH_AHEAD(y + at, 64 * sizeof(in_t), ahead);       \
+            if (MASKED)                                                    \
+                SB_PREFETCH_AHEAD(mask + at, 64, ahead);                   \
+            const vacc16_t b0 = LOAD(at);                                  \
+            const vacc16_t b1 = LOAD(at + 16);                             \
+            const vacc16_t b2 = LOAD(at + 32);                             \
+            const vacc16_t b3 = LOAD(at + 48);                             \
+            SB_WINDOW_ADD(b0) SB_WINDOW_ADD(b1) SB_WINDOW_ADD(b2)          \
+            SB_WINDOW_ADD(b3)                                              \
+            a0 = SB_VOP(a0, b0);                                           \
+            a1 = SB_VOP(a1, b1);                                           \
+            a2 = SB_VOP(a2, b2);                                           \
+            a3 = SB_VOP(a3, b3);                                           \
+        }                                                                  \
+        a0 = SB_VOP(SB_VOP(a0, a1), SB_VOP(a2, a3));                       \
+    } else {                                                               \
+        a0 = LOAD(first);                                                  \
+        SB_WINDOW_ADD(a0)                                                  \
+        for (l = 1; l < lpi; l++) {                                        \
+            const vacc16_t b = LOAD(first + l * 16);                       \
+            SB_WINDOW_ADD(b)                                               \
+            a0 = SB_VOP(a0, b);                                            \
+        }                                                                  \
+    }
+
+/* Whether this item takes the order-free fold, and if so its node (v,
+ * f). The caller has checked that the item is full, and has no NaN to
+ * skip and no position to keep; `mask` may be NULL. */
 inline int sb_order_free_item(const global in_t *x, const global in_t *y,
-                              ulong first, uint lpi, uint ahead, acc_t *v)
+                              const global uchar *mask, ulong first,
+                              uint lpi, uint ahead, acc_t *v, uint *f)
 {
     const uint k = 31u - clz(lpi) + 4u;   /* log2(lpi * 16) */
 #if SB_ITEM_WINDOW
@@ -482,44 +564,18 @@ inline int sb_order_free_item(const global in_t *x, const global in_t *y,
     const uw16_t offset = (uw16_t)0;
 #endif
     uw16_t window = (uw16_t)0;
-#define SB_WINDOW_ADD(a) window |= (a) + offset;
+#define SB_WINDOW_ADD(a) window |= SB_AS_UW16(a) + offset;
 #else
 #define SB_WINDOW_ADD(a)
 #endif
     vacc16_t a0, a1, a2, a3;
     uint l;
-    if (lpi >= 4) {
-        a0 = SB_VLOAD_AT(first);
-        a1 = SB_VLOAD_AT(first + 16);
-        a2 = SB_VLOAD_AT(first + 32);
-        a3 = SB_VLOAD_AT(first + 48);
-        SB_WINDOW_ADD(a0) SB_WINDOW_ADD(a1) SB_WINDOW_ADD(a2)
-        SB_WINDOW_ADD(a3)
-        for (l = 4; l < lpi; l += 4) {
-            const ulong at = first + (ulong)l * SB_LEAF_SIZE;
-            SB_PREFETCH_AHEAD(x + at, 64 * sizeof(in_t), ahead);
-            if (SB_DOT)
-                SB_PREFETCH_AHEAD(y + at, 64 * sizeof(in_t), ahead);
-            const vacc16_t b0 = SB_VLOAD_AT(at);
-            const vacc16_t b1 = SB_VLOAD_AT(at + 16);
-            const vacc16_t b2 = SB_VLOAD_AT(at + 32);
-            const vacc16_t b3 = SB_VLOAD_AT(at + 48);
-            SB_WINDOW_ADD(b0) SB_WINDOW_ADD(b1) SB_WINDOW_ADD(b2)
-            SB_WINDOW_ADD(b3)
-            a0 = SB_VOP(a0, b0);
-            a1 = SB_VOP(a1, b1);
-            a2 = SB_VOP(a2, b2);
-            a3 = SB_VOP(a3, b3);
-        }
-        a0 = SB_VOP(SB_VOP(a0, a1), SB_VOP(a2, a3));
+    uchar16 any = (uchar16)0;
+    if (mask == 0) {
+        any = (uchar16)1;
+        SB_ORDER_FREE_FOLD(SB_VLOAD_AT, 0)
     } else {
-        a0 = SB_VLOAD_AT(first);
-        SB_WINDOW_ADD(a0)
-        for (l = 1; l < lpi; l++) {
-            const vacc16_t b = SB_VLOAD_AT(first + l * 16);
-            SB_WINDOW_ADD(b)
-            a0 = SB_VOP(a0, b);
-        }
+        SB_ORDER_FREE_FOLD(SB_VLOAD_MASKED_AT, 1)
     }
 #undef SB_WINDOW_ADD
 #if SB_ITEM_WINDOW
@@ -537,6 +593,10 @@ inline int sb_order_free_item(const global in_t *x, const global in_t *y,
     const SB_CAT(SB_V_NAME, 4) h4 = SB_VOP(h8.lo, h8.hi);
     const SB_CAT(SB_V_NAME, 2) h2 = SB_VOP(h4.lo, h4.hi);
     *v = SB_AS_ACC(SB_VOP(h2, h2.yx).x);
+    const uchar8 any8 = any.lo | any.hi;
+    const uchar4 any4 = any8.lo | any8.hi;
+    const uchar2 any2 = any4.lo | any4.hi;
+    *f = (any2.x | any2.y) != 0 ? SB_HAS : 0u;
     return 1;
 }
 #else
@@ -1296,10 +1356,12 @@ inline void sb_item_node(const global in_t *x, const global in_t *y,
 #if SB_ORDER_FREE_ITEMS
     {
         acc_t node;
-        if (whole && (first_leaf + lpi) * SB_LEAF_SIZE <= n &&
-            sb_order_free_item(x, y, first_leaf * SB_LEAF_SIZE, lpi, ahead,
-                               &node)) {
-            sb_push(sv, sf, si, sl, &top, node, SB_HAS, 0, 0);
+        uint node_f;
+        if ((whole || (mask && !SB_SKIP_NAN && !SB_ARG)) &&
+            (first_leaf + lpi) * SB_LEAF_SIZE <= n &&
+            sb_order_free_item(x, y, mask, first_leaf * SB_LEAF_SIZE, lpi,
+                               ahead, &node, &node_f)) {
+            sb_push(sv, sf, si, sl, &top, node, node_f, 0, 0);
             l = lpi;   /* the item is one node: its leaves are done */
         }
     }

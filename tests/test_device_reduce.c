@@ -588,6 +588,15 @@ static const struct {
     { { SB_MIN, SB_U16, SB_I32, 0, 0 }, FAMILY_UNIFORM, MASK_NONE },
     { { SB_MAX, SB_I8, SB_F64, 0, 0 }, FAMILY_LIMITS, MASK_EMPTY_LEAVES },
     { { SB_MIN, SB_F64, 0, 0, 0 }, FAMILY_UNIFORM, MASK_ALL_ZERO },
+    /* masked integer items folded order-free on a CPU device, their
+     * elements that do not take part the op's identity, and whole items
+     * with none (MASK_EMPTY_RUNS: aligned runs of 128 leaves) no node */
+    { { SB_MIN, SB_I32, 0, 0, 0 }, FAMILY_LIMITS, MASK_EMPTY_RUNS },
+    { { SB_MAX, SB_I64, 0, 0, 0 }, FAMILY_UNIFORM, MASK_ALL_ZERO },
+    { { SB_MAX, SB_I16, 0, 0, 0 }, FAMILY_LIMITS, MASK_RANDOM },
+    { { SB_MIN, SB_U8, 0, 0, 0 }, FAMILY_LIMITS, MASK_EMPTY_RUNS },
+    { { SB_SUM, SB_I32, SB_I64, 0, 0 }, FAMILY_SUM_EDGE, MASK_EMPTY_RUNS },
+    { { SB_PROD, SB_I32, 0, SB_WRAP, 0 }, FAMILY_UNIFORM, MASK_EMPTY_RUNS },
     { { SB_ANY, SB_F32, 0, 0, 0 }, FAMILY_NEGATIVE_ZERO, MASK_RANDOM },
     { { SB_ALL, SB_U8, 0, 0, 0 }, FAMILY_UNIFORM, MASK_NONE },
 };
